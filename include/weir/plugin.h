@@ -1,0 +1,104 @@
+/*  weir/plugin.h - the processor interface: what a processor callback sees.
+
+    A processor is a table of callbacks (weir_processor).  An embedding
+    program passes one to weir_pipe_add_processor(); a plugin (a shared
+    object) returns one from weir_plugin_processor().  Both see the running
+    stage only through the opaque weir_stage handle and the functions below.
+
+    Conventions:
+    - callbacks return 0 on success and -1 on error; use weir_fail() to say
+      what went wrong, the engine stops the job cleanly and reports the
+      message with the element's name;
+    - strings returned as const char * are borrowed: valid while the stage
+      runs, never freed by the caller;
+    - a weir_stage handle belongs to one runtime thread: call these
+      functions only from the callback that was given it.
+*/
+#ifndef WEIR_PLUGIN_H_INCLUDED
+#define WEIR_PLUGIN_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include <msgpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(WEIR_BUILDING) && defined(__GNUC__)
+#    define WEIR_EXPORT __attribute__ ((visibility ("default")))
+#else
+#    define WEIR_EXPORT
+#endif
+
+#if defined(__GNUC__)
+#    define WEIR_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#else
+#    define WEIR_PRINTF(f, a)
+#endif
+
+/*  Bumped on any incompatible change of weir_processor or of the functions
+    below; the engine refuses a processor built against another value.  */
+#define WEIR_PLUGIN_ABI 1
+
+typedef struct weir_stage weir_stage;
+
+/*  The callback table.  Only 'abi', 'name' and 'process' are required.
+    Order of calls, per stage: open, init (fresh start only), then in each
+    runtime thread thread_open, process for every record, epoch_end at the
+    end of each epoch (the end of the stream ends the last one),
+    thread_close; finally close once every thread has finished.  */
+typedef struct weir_processor {
+    int abi;                /*  WEIR_PLUGIN_ABI  */
+    const char *name, *description;
+    int (*open) (weir_stage *st, void **state);
+    int (*init) (weir_stage *st, void *state);
+    int (*thread_open) (weir_stage *st, void *state, void **tstate);
+    int (*process) (weir_stage *st, void *tstate, const msgpack_object *rec);
+    int (*epoch_end) (weir_stage *st, void *tstate, uint64_t epoch);
+    void (*thread_close) (weir_stage *st, void *tstate);
+    void (*close) (weir_stage *st, void *state);
+} weir_processor;
+
+/*  The value of the element's property KEY, or FALLBACK when it was not
+    given.  */
+WEIR_EXPORT const char *weir_prop (weir_stage *st, const char *key, const char *fallback);
+
+/*  Pass a copy of REC downstream.  REC may point into the record being
+    processed.  Returns 0, or -1 when the job is being torn down (return
+    -1 from the callback then).  */
+WEIR_EXPORT int weir_emit (weir_stage *st, const msgpack_object *rec);
+
+/*  The efficient way to emit a record you build: pack exactly one msgpack
+    object with the returned packer, then call weir_emit_packed().  The
+    packer writes straight into the outgoing batch; no object tree is
+    built.  weir_emit_packed() checks that exactly one well-formed object
+    was packed and fails otherwise.  */
+WEIR_EXPORT msgpack_packer *weir_packer (weir_stage *st);
+WEIR_EXPORT int weir_emit_packed (weir_stage *st);
+
+/*  Ask the job to stop: readers stop at their next batch, everything read
+    so far flows through and the job ends normally.  */
+WEIR_EXPORT void weir_stop (weir_stage *st);
+
+/*  Record an error message for the job (printf-style) and return -1, so
+    that a callback can say: return weir_fail (st, "bad record");  The
+    first error of a job wins.  */
+WEIR_EXPORT int weir_fail (weir_stage *st, const char *fmt, ...) WEIR_PRINTF (2, 3);
+
+/*  This runtime thread's index (0 .. count-1) and the stage's thread
+    count.  */
+WEIR_EXPORT unsigned weir_thread_index (const weir_stage *st);
+WEIR_EXPORT unsigned weir_thread_count (const weir_stage *st);
+
+/*  The element name of the stage, as written in the description.  */
+WEIR_EXPORT const char *weir_stage_name (const weir_stage *st);
+
+/*  The user argument given to weir_pipe_add_processor(), or NULL.  */
+WEIR_EXPORT void *weir_user (weir_stage *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,153 @@
+/*  weir/weir.h - the public C API of weir.
+
+    A pipe is a chain of stages: one reader, any number of processors, one
+    writer.  Stages exchange batches of msgpack records over bounded
+    ZeroMQ in-process queues; every stage runs threads=N runtime threads.
+
+        weir_pipe *pipe = weir_pipe_new ();
+        if (weir_pipe_parse (pipe, "range count=1000000 ! null") == 0)
+            rc = weir_pipe_run (pipe);
+        if (rc)
+            fprintf (stderr, "%s\n", weir_pipe_error (pipe));
+        weir_pipe_destroy (&pipe);
+
+    Conventions:
+    - functions that can fail return 0 or a negative WEIR_E* code; the
+      human message (element, file, byte offset) is weir_pipe_error ();
+    - _new / _destroy (&p) pairs: destroy nulls the caller's pointer and
+      does nothing on NULL;
+    - const char * results are borrowed, char * results are the caller's.
+*/
+#ifndef WEIR_WEIR_H_INCLUDED
+#define WEIR_WEIR_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include <weir/plugin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*  Error codes.  Values never change meaning; new ones are appended.  */
+#define WEIR_OK 0
+#define WEIR_ENOMEM -1       /*  out of memory  */
+#define WEIR_ESYNTAX -2      /*  malformed pipeline description  */
+#define WEIR_EUNKNOWN -3     /*  unknown element  */
+#define WEIR_EPROPERTY -4    /*  unknown or invalid property  */
+#define WEIR_ESTRUCTURE -5   /*  stages in an impossible order  */
+#define WEIR_EIO -6          /*  an input or output failed  */
+#define WEIR_ECORRUPT -7     /*  input that is not what it claims  */
+#define WEIR_EPROCESSOR -8   /*  a processor callback failed  */
+#define WEIR_ESYSTEM -9      /*  threads, ZeroMQ or another system facility failed  */
+#define WEIR_ESTATE -10      /*  call not allowed now (pipe already ran)  */
+
+/*  A static string describing CODE.  */
+WEIR_EXPORT const char *weir_strerror (int code);
+
+/*  True for the codes that mean the user's description was wrong (the
+    command exits 2 for these, 1 for the rest).  */
+WEIR_EXPORT int weir_is_usage_error (int code);
+
+/*  The library's version, "MAJOR.MINOR.PATCH".  */
+WEIR_EXPORT const char *weir_version (void);
+
+/*  ---------------------------------------------------------------------
+    Elements and their properties, for documentation and validation.  */
+
+typedef enum { WEIR_ELEMENT_READER, WEIR_ELEMENT_PROCESSOR, WEIR_ELEMENT_WRITER } weir_element_kind;
+
+typedef struct weir_property_info {
+    const char *name;
+    const char *fallback;     /*  default value as text, NULL if required  */
+    const char *description;
+} weir_property_info;
+
+typedef struct weir_element_info {
+    const char *name;
+    weir_element_kind kind;
+    const char *description;
+    const weir_property_info *props;    /*  terminated by a NULL name  */
+} weir_element_info;
+
+/*  The builtin elements, terminated by a NULL name.  */
+WEIR_EXPORT const weir_element_info *weir_elements (void);
+
+/*  Properties every element takes (threads, capacity, batch), terminated by
+    a NULL name.  */
+WEIR_EXPORT const weir_property_info *weir_common_properties (void);
+
+/*  ---------------------------------------------------------------------
+    The pipe.  */
+
+typedef struct weir_pipe weir_pipe;
+
+WEIR_EXPORT weir_pipe *weir_pipe_new (void);
+WEIR_EXPORT void weir_pipe_destroy (weir_pipe **self_p);
+
+/*  Append the stages of a textual description:
+        ELEMENT [key=value ...] ! ELEMENT [key=value ...] ! ...
+    Values may be quoted with '...' or "..." to hold spaces or '!'.  On a
+    syntax or property error, weir_pipe_error_offset() is the byte offset
+    in DESCRIPTION of the offending text.  */
+WEIR_EXPORT int weir_pipe_parse (weir_pipe *self, const char *description);
+
+/*  Append one builtin element.  PROPS is a NULL-terminated array of
+    "key=value" strings, or NULL.  */
+WEIR_EXPORT int weir_pipe_add (weir_pipe *self, const char *element, const char *const *props);
+
+/*  Append a processor stage made of plain C callbacks.  PROC must outlive
+    the pipe; USER is returned by weir_user().  PROPS as above; every key is
+    accepted (the processor reads its own with weir_prop()).  */
+WEIR_EXPORT int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *user,
+                                         const char *const *props);
+
+/*  Run the pipe to the end of its input.  A pipe runs once.  */
+WEIR_EXPORT int weir_pipe_run (weir_pipe *self);
+
+/*  Ask a running pipe to stop as weir_stop() does (safe from any thread,
+    including a signal-handling thread).  */
+WEIR_EXPORT void weir_pipe_stop (weir_pipe *self);
+
+/*  The message of the first failure, "" if none.  */
+WEIR_EXPORT const char *weir_pipe_error (const weir_pipe *self);
+
+/*  Byte offset into the last parsed description that the failure points
+    at, or -1 when it does not point into a description.  */
+WEIR_EXPORT long weir_pipe_error_offset (const weir_pipe *self);
+
+/*  ---------------------------------------------------------------------
+    Progress and statistics.  */
+
+typedef struct weir_stage_stats {
+    const char *name;           /*  element name  */
+    weir_element_kind kind;
+    unsigned threads;
+    uint64_t records_in;        /*  records taken from the input or the queue  */
+    uint64_t records_out;       /*  records passed on (written, for a writer)  */
+    uint64_t batches_in;
+    double busy_seconds;        /*  summed over threads: time not spent waiting on a queue  */
+    unsigned queue_fill;        /*  batches in the queue feeding this stage  */
+    unsigned queue_capacity;    /*  its bound (0 for the reader)  */
+} weir_stage_stats;
+
+WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
+
+/*  Fill *STATS for stage INDEX.  Safe while the pipe runs (from the
+    progress callback) and after.  */
+WEIR_EXPORT int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stats);
+
+/*  Wall time of the run so far (or of the whole run once it ended).  */
+WEIR_EXPORT double weir_pipe_wall_seconds (const weir_pipe *self);
+
+/*  Call FN (from the thread inside weir_pipe_run) every INTERVAL_MS while
+    the pipe runs, and once more when it ends.  */
+typedef void (weir_progress_fn) (weir_pipe *pipe, void *arg, int final);
+WEIR_EXPORT void weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg,
+                                         unsigned interval_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,157 @@
+/*  lib/props.c - property lists: parsing values, refusing unknown keys.  */
+#include "config.h"
+#include "lib/props.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void weir__props_init (weir__props *self)
+{
+    self->items = NULL;
+    self->count = 0;
+}
+
+void weir__props_release (weir__props *self)
+{
+    for (size_t i = 0; i < self->count; i++) {
+        free (self->items[i].key);
+        free (self->items[i].value);
+    }
+    free (self->items);
+    weir__props_init (self);
+}
+
+int weir__props_add (weir__props *self, const char *key, const char *value, long key_offset,
+                     long value_offset)
+{
+    weir__prop *items = realloc (self->items, (self->count + 1) * sizeof *items);
+    if (!items)
+        return WEIR_ENOMEM;
+    self->items = items;
+    weir__prop *p = &items[self->count];
+    p->key = strdup (key);
+    p->value = strdup (value);
+    if (!p->key || !p->value) {
+        free (p->key);
+        free (p->value);
+        return WEIR_ENOMEM;
+    }
+    p->key_offset = key_offset;
+    p->value_offset = value_offset;
+    p->used = 0;
+    self->count++;
+    return 0;
+}
+
+int weir__props_add_text (weir__props *self, const char *text, weir__err *err)
+{
+    const char *eq = strchr (text, '=');
+    if (!eq || eq == text)
+        return weir__err_set (err, WEIR_EPROPERTY, "property '%s' is not of the form key=value", text);
+    char *key = strndup (text, (size_t) (eq - text));
+    if (!key)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    int rc = weir__props_add (self, key, eq + 1, -1, -1);
+    free (key);
+    if (rc)
+        return weir__err_set (err, rc, "out of memory");
+    return 0;
+}
+
+weir__prop *weir__props_find (weir__props *self, const char *key)
+{
+    //  The last one wins, as on a command line
+    for (size_t i = self->count; i-- > 0;)
+        if (strcmp (self->items[i].key, key) == 0) {
+            self->items[i].used = 1;
+            return &self->items[i];
+        }
+    return NULL;
+}
+
+const char *weir__props_get (weir__props *self, const char *key, const char *fallback)
+{
+    weir__prop *p = weir__props_find (self, key);
+    return p ? p->value : fallback;
+}
+
+int weir__parse_int (const char *text, int64_t *out)
+{
+    if (!*text)
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll (text, &end, 10);
+    if (errno || end == text)
+        return -1;
+    int64_t scale = 1;
+    if (*end == 'k')
+        scale = 1000;
+    else if (*end == 'M')
+        scale = 1000000;
+    else if (*end == 'G')
+        scale = 1000000000;
+    if (scale > 1)
+        end++;
+    if (*end)
+        return -1;
+    if (v > LLONG_MAX / scale || v < LLONG_MIN / scale)
+        return -1;
+    *out = (int64_t) v * scale;
+    return 0;
+}
+
+int weir__props_int (weir__props *self, const char *element, const char *key, int64_t fallback,
+                     int64_t min, int64_t max, int64_t *out, weir__err *err)
+{
+    weir__prop *p = weir__props_find (self, key);
+    if (!p) {
+        *out = fallback;
+        return 0;
+    }
+    int64_t v;
+    if (weir__parse_int (p->value, &v))
+        return weir__err_at (err, WEIR_EPROPERTY, p->value_offset,
+                             "%s: property '%s': '%s' is not an integer", element, key, p->value);
+    if (v < min || v > max)
+        return weir__err_at (err, WEIR_EPROPERTY, p->value_offset,
+                             "%s: property '%s': %lld is out of range [%lld, %lld]", element, key,
+                             (long long) v, (long long) min, (long long) max);
+    *out = v;
+    return 0;
+}
+
+static int s_known (const weir_property_info *table, const char *key)
+{
+    for (; table && table->name; table++)
+        if (strcmp (table->name, key) == 0)
+            return 1;
+    return 0;
+}
+
+static void s_append_names (char *buf, size_t size, const weir_property_info *table)
+{
+    for (; table && table->name; table++) {
+        size_t used = strlen (buf);
+        snprintf (buf + used, size - used, "%s%s", used ? ", " : "", table->name);
+    }
+}
+
+int weir__props_check (const weir__props *self, const char *element, const weir_property_info *known,
+                       const weir_property_info *common, weir__err *err)
+{
+    for (size_t i = 0; i < self->count; i++) {
+        const weir__prop *p = &self->items[i];
+        if (s_known (known, p->key) || s_known (common, p->key))
+            continue;
+        char names[512] = "";
+        s_append_names (names, sizeof names, known);
+        s_append_names (names, sizeof names, common);
+        return weir__err_at (err, WEIR_EPROPERTY, p->key_offset,
+                             "%s: unknown property '%s' (known: %s)", element, p->key, names);
+    }
+    return 0;
+}

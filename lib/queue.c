@@ -1,0 +1,235 @@
+/*  lib/queue.c - bounded ZeroMQ inproc queue with exact credits.  */
+#include "config.h"
+#include "lib/queue.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+
+struct weir__queue {
+    unsigned producers, consumers, capacity;
+    unsigned low_water;             //  wake blocked producers at or below this fill
+    void **push;                    //  [producer * consumers + consumer]
+    void **pull;                    //  [consumer]
+    atomic_uint *depth;             //  per consumer: sent, not yet received
+    atomic_uint in_flight;          //  sum of depth: the credits taken
+    atomic_uint waiters;            //  producers in the slow path
+    atomic_int aborted;
+    pthread_mutex_t mutex;          //  guards only the sleep / wake hand-off
+    pthread_cond_t drained;
+};
+
+static void *s_socket (void *ctx, int type, weir__err *err)
+{
+    void *s = zmq_socket (ctx, type);
+    if (!s) {
+        weir__err_set (err, WEIR_ESYSTEM, "zmq_socket: %s", zmq_strerror (zmq_errno ()));
+        return NULL;
+    }
+    //  No ZeroMQ marks: the credits are the bound.  No linger: every
+    //  message has been received by the time sockets close, and on an abort
+    //  the rest is to be thrown away.
+    int zero = 0;
+    zmq_setsockopt (s, ZMQ_SNDHWM, &zero, sizeof zero);
+    zmq_setsockopt (s, ZMQ_RCVHWM, &zero, sizeof zero);
+    zmq_setsockopt (s, ZMQ_LINGER, &zero, sizeof zero);
+    return s;
+}
+
+weir__queue *weir__queue_new (void *ctx, unsigned producers, unsigned consumers, unsigned capacity,
+                              weir__err *err)
+{
+    if (producers == 0 || consumers == 0 || capacity == 0) {
+        weir__err_set (err, WEIR_ESYSTEM, "queue needs producers, consumers and capacity");
+        return NULL;
+    }
+    weir__queue *self = calloc (1, sizeof *self);
+    if (!self) {
+        weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init (&self->mutex, NULL);
+    pthread_cond_init (&self->drained, NULL);
+    self->producers = producers;
+    self->consumers = consumers;
+    self->capacity = capacity;
+    self->low_water = capacity / 2;
+    self->push = calloc ((size_t) producers * consumers, sizeof *self->push);
+    self->pull = calloc (consumers, sizeof *self->pull);
+    self->depth = calloc (consumers, sizeof *self->depth);
+    if (!self->push || !self->pull || !self->depth) {
+        weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        goto failed;
+    }
+    for (unsigned c = 0; c < consumers; c++) {
+        char endpoint[64];
+        snprintf (endpoint, sizeof endpoint, "inproc://weir-%p-%u", (void *) self, c);
+        self->pull[c] = s_socket (ctx, ZMQ_PULL, err);
+        if (!self->pull[c])
+            goto failed;
+        if (zmq_bind (self->pull[c], endpoint)) {
+            weir__err_set (err, WEIR_ESYSTEM, "zmq_bind %s: %s", endpoint, zmq_strerror (zmq_errno ()));
+            goto failed;
+        }
+        for (unsigned p = 0; p < producers; p++) {
+            void *s = s_socket (ctx, ZMQ_PUSH, err);
+            self->push[p * consumers + c] = s;
+            if (!s)
+                goto failed;
+            if (zmq_connect (s, endpoint)) {
+                weir__err_set (err, WEIR_ESYSTEM, "zmq_connect %s: %s", endpoint,
+                               zmq_strerror (zmq_errno ()));
+                goto failed;
+            }
+        }
+    }
+    return self;
+
+failed:
+    weir__queue_destroy (&self);
+    return NULL;
+}
+
+void weir__queue_destroy (weir__queue **self_p)
+{
+    weir__queue *self = *self_p;
+    if (!self)
+        return;
+    if (self->push)
+        for (size_t i = 0; i < (size_t) self->producers * self->consumers; i++)
+            if (self->push[i])
+                zmq_close (self->push[i]);
+    if (self->pull)
+        for (unsigned c = 0; c < self->consumers; c++)
+            if (self->pull[c])
+                zmq_close (self->pull[c]);
+    pthread_mutex_destroy (&self->mutex);
+    pthread_cond_destroy (&self->drained);
+    free (self->push);
+    free (self->pull);
+    free (self->depth);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Take one credit, sleeping while there is none.  -1 once aborted.
+static int s_acquire (weir__queue *self, uint64_t *wait_ns)
+{
+    unsigned n = atomic_load_explicit (&self->in_flight, memory_order_relaxed);
+    while (n < self->capacity)
+        if (atomic_compare_exchange_weak (&self->in_flight, &n, n + 1))
+            return 0;
+
+    //  Slow path.  A consumer that drains to low water after seeing
+    //  waiters > 0 takes the mutex to signal, and we re-check the count under
+    //  that same mutex before sleeping, so the wake-up cannot be lost.
+    uint64_t start = weir__now_ns ();
+    int rc = 0;
+    pthread_mutex_lock (&self->mutex);
+    atomic_fetch_add (&self->waiters, 1);
+    for (;;) {
+        if (atomic_load (&self->aborted)) {
+            rc = -1;
+            break;
+        }
+        n = atomic_load (&self->in_flight);
+        if (n < self->capacity) {
+            if (atomic_compare_exchange_strong (&self->in_flight, &n, n + 1))
+                break;
+            continue;
+        }
+        pthread_cond_wait (&self->drained, &self->mutex);
+    }
+    atomic_fetch_sub (&self->waiters, 1);
+    pthread_mutex_unlock (&self->mutex);
+    if (wait_ns)
+        *wait_ns += weir__now_ns () - start;
+    return rc;
+}
+
+static void s_release (weir__queue *self, unsigned consumer)
+{
+    atomic_fetch_sub_explicit (&self->depth[consumer], 1, memory_order_relaxed);
+    unsigned n = atomic_fetch_sub (&self->in_flight, 1) - 1;
+    if (n <= self->low_water && atomic_load (&self->waiters) > 0) {
+        pthread_mutex_lock (&self->mutex);
+        pthread_cond_broadcast (&self->drained);
+        pthread_mutex_unlock (&self->mutex);
+    }
+}
+
+int weir__queue_send_to (weir__queue *self, unsigned producer, unsigned consumer, zmq_msg_t *msg,
+                         uint64_t *wait_ns)
+{
+    if (s_acquire (self, wait_ns))
+        return -1;
+    atomic_fetch_add_explicit (&self->depth[consumer], 1, memory_order_relaxed);
+    //  Never blocks: the marks are off and the credits bound the queue
+    if (zmq_msg_send (msg, self->push[producer * self->consumers + consumer], 0) < 0) {
+        s_release (self, consumer);
+        return -1;
+    }
+    return 0;
+}
+
+int weir__queue_send (weir__queue *self, unsigned producer, zmq_msg_t *msg, uint64_t *wait_ns)
+{
+    unsigned target = 0;
+    if (self->consumers > 1) {
+        //  The least loaded consumer: a slow thread does not collect a
+        //  backlog while its siblings idle.  Start the search at a
+        //  producer-dependent place so that ties spread out.
+        unsigned best = UINT32_MAX;
+        for (unsigned i = 0; i < self->consumers; i++) {
+            unsigned c = (producer + i) % self->consumers;
+            unsigned d = atomic_load_explicit (&self->depth[c], memory_order_relaxed);
+            if (d < best) {
+                best = d;
+                target = c;
+            }
+        }
+    }
+    return weir__queue_send_to (self, producer, target, msg, wait_ns);
+}
+
+int weir__queue_recv (weir__queue *self, unsigned consumer, zmq_msg_t *msg, uint64_t *wait_ns)
+{
+    void *s = self->pull[consumer];
+    if (zmq_msg_recv (msg, s, ZMQ_DONTWAIT) < 0) {
+        if (zmq_errno () != EAGAIN)
+            return -1;
+        uint64_t start = weir__now_ns ();
+        int rc;
+        while ((rc = zmq_msg_recv (msg, s, 0)) < 0 && zmq_errno () == EINTR)
+            ;
+        if (wait_ns)
+            *wait_ns += weir__now_ns () - start;
+        if (rc < 0)
+            return -1;
+    }
+    s_release (self, consumer);
+    return 0;
+}
+
+void weir__queue_abort (weir__queue *self)
+{
+    atomic_store (&self->aborted, 1);
+    pthread_mutex_lock (&self->mutex);
+    pthread_cond_broadcast (&self->drained);
+    pthread_mutex_unlock (&self->mutex);
+}
+
+unsigned weir__queue_fill (const weir__queue *self)
+{
+    return atomic_load_explicit (&((weir__queue *) self)->in_flight, memory_order_relaxed);
+}
+
+unsigned weir__queue_capacity (const weir__queue *self)
+{
+    return self->capacity;
+}

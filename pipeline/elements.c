@@ -1,0 +1,94 @@
+/*  pipeline/elements.c - builtin elements and their documentation.  */
+#include "config.h"
+#include "pipeline/elements.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+const weir_property_info weir__common_props[] = {
+    {"threads", "1", "runtime threads of this stage"},
+    {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
+    {"batch", "256", "records per batch this stage sends on"},
+    {NULL, NULL, NULL},
+};
+
+//  identity forwards batches untouched (see weir__element.passthrough), so
+//  its process callback only runs if someone embeds it as a callback table.
+static int s_identity_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    return weir_emit (st, rec);
+}
+
+static const weir_processor s_identity = {
+    WEIR_PLUGIN_ABI, "identity", "passes every record on unchanged (whole batches, without decoding)",
+    NULL, NULL, NULL, s_identity_process, NULL, NULL, NULL,
+};
+
+static const weir_property_info s_no_props[] = {{NULL, NULL, NULL}};
+
+static const weir__element s_elements[] = {
+    {"range", WEIR_ELEMENT_READER, &weir__reader_range, NULL, NULL, 0},
+    {"lines", WEIR_ELEMENT_READER, &weir__reader_lines, NULL, NULL, 0},
+    {"msgpack", WEIR_ELEMENT_READER, &weir__reader_msgpack, NULL, NULL, 0},
+    {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1},
+    {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0},
+    {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0},
+    {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0},
+};
+
+#define S_COUNT (sizeof s_elements / sizeof s_elements[0])
+
+const weir__element *weir__element_find (const char *name, int kind)
+{
+    for (size_t i = 0; i < S_COUNT; i++)
+        if ((kind < 0 || (int) s_elements[i].kind == kind) && strcmp (s_elements[i].name, name) == 0)
+            return &s_elements[i];
+    return NULL;
+}
+
+static weir_element_info s_info[S_COUNT + 1];
+static char s_names[3][256];
+static pthread_once_t s_once = PTHREAD_ONCE_INIT;
+
+static void s_build (void)
+{
+    for (size_t i = 0; i < S_COUNT; i++) {
+        const weir__element *e = &s_elements[i];
+        weir_element_info *info = &s_info[i];
+        info->name = e->name;
+        info->kind = e->kind;
+        if (e->reader) {
+            info->description = e->reader->description;
+            info->props = e->reader->props;
+        }
+        else if (e->writer) {
+            info->description = e->writer->description;
+            info->props = e->writer->props;
+        }
+        else {
+            info->description = e->processor->description;
+            info->props = s_no_props;
+        }
+        char *names = s_names[e->kind];
+        size_t used = strlen (names);
+        snprintf (names + used, sizeof s_names[0] - used, "%s%s", used ? ", " : "", e->name);
+    }
+}
+
+const weir_element_info *weir_elements (void)
+{
+    pthread_once (&s_once, s_build);
+    return s_info;
+}
+
+const weir_property_info *weir_common_properties (void)
+{
+    return weir__common_props;
+}
+
+const char *weir__element_names (weir_element_kind kind)
+{
+    pthread_once (&s_once, s_build);
+    return s_names[kind];
+}

@@ -1,0 +1,37 @@
+/*  pipeline/elements.h - the table of builtin elements.
+
+    The one place that knows which readers, processors and writers exist;
+    the pipe resolves names here and weir_elements() documents them.  */
+#ifndef WEIR_ELEMENTS_H_INCLUDED
+#define WEIR_ELEMENTS_H_INCLUDED
+
+#include <weir/weir.h>
+
+#include "readers/reader.h"
+#include "writers/writer.h"
+
+typedef struct weir__element {
+    const char *name;
+    weir_element_kind kind;
+    const weir__reader_class *reader;
+    const weir__writer_class *writer;
+    const weir_processor *processor;
+    int passthrough;        //  forwards batches untouched (identity)
+} weir__element;
+
+/*  The builtin element NAME of KIND (or of any kind when KIND < 0), or
+    NULL.  lines and msgpack are both a reader and a writer: the place in
+    the pipe says which.  */
+const weir__element *weir__element_find (const char *name, int kind);
+
+/*  Names of the builtins of KIND, comma-separated, for error messages.  */
+const char *weir__element_names (weir_element_kind kind);
+
+/*  threads, capacity, batch.  */
+extern const weir_property_info weir__common_props[];
+
+#define WEIR__DEFAULT_BATCH 256
+#define WEIR__DEFAULT_CAPACITY 16
+#define WEIR__MAX_THREADS 256
+
+#endif

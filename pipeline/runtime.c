@@ -1,0 +1,496 @@
+/*  pipeline/runtime.c - running a pipe: queues, stage threads, teardown.
+
+    The thread inside weir_pipe_run builds everything (the ZeroMQ context,
+    every queue and socket, every stage's state), starts the runtime
+    threads, waits for them while it reports progress, joins them and tears
+    everything down.  Each socket is used by exactly one runtime thread
+    between its start and its join; creating and closing them around that
+    window is what lets shutdown never hang: when every thread is joined,
+    every message has been received, so sockets close with no linger and
+    the context terminates at once.
+
+    End of stream travels in-band: each producer thread sends one EOS
+    marker to every consumer thread behind its last batch, and a consumer
+    is done when it has one from every producer.  A failure anywhere calls
+    weir__pipe_fail, which wakes everybody (see there).  */
+#include "config.h"
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "pipeline/pipe.h"
+
+static const char *s_kind_name (weir_element_kind kind)
+{
+    return kind == WEIR_ELEMENT_READER ? "reader" : kind == WEIR_ELEMENT_WRITER ? "writer" : "processor";
+}
+
+//  Find every stage's element and read the properties every stage takes.
+static int s_resolve (weir_pipe *pipe, weir__err *err)
+{
+    if (pipe->count < 2)
+        return weir__err_at (err, WEIR_ESTRUCTURE, pipe->count ? pipe->stages[0]->name_offset : 0,
+                             "a pipe needs at least a reader and a writer, as in "
+                             "'range count=10 ! lines path=out.txt'");
+    for (size_t i = 0; i < pipe->count; i++) {
+        weir__stage *stage = pipe->stages[i];
+        weir_element_kind want = i == 0                ? WEIR_ELEMENT_READER
+                                 : i == pipe->count - 1 ? WEIR_ELEMENT_WRITER
+                                                       : WEIR_ELEMENT_PROCESSOR;
+        const char *place = i == 0 ? "first" : i == pipe->count - 1 ? "last" : "middle";
+        const weir_property_info *known = NULL;
+        if (stage->proc) {
+            if (want != WEIR_ELEMENT_PROCESSOR)
+                return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
+                                     "'%s' is a processor, but the %s element must be a %s",
+                                     stage->name, place, s_kind_name (want));
+        }
+        else {
+            const weir__element *e = weir__element_find (stage->name, (int) want);
+            if (!e) {
+                const weir__element *other = weir__element_find (stage->name, -1);
+                if (other)
+                    return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
+                                         "'%s' is a %s, but the %s element must be a %s (%ss: %s)",
+                                         stage->name, s_kind_name (other->kind), place,
+                                         s_kind_name (want), s_kind_name (want),
+                                         weir__element_names (want));
+                return weir__err_at (err, WEIR_EUNKNOWN, stage->name_offset,
+                                     "unknown element '%s' (readers: %s; processors: %s; writers: %s)",
+                                     stage->name, weir__element_names (WEIR_ELEMENT_READER),
+                                     weir__element_names (WEIR_ELEMENT_PROCESSOR),
+                                     weir__element_names (WEIR_ELEMENT_WRITER));
+            }
+            stage->reader = e->reader;
+            stage->writer = e->writer;
+            stage->proc = e->processor;
+            stage->passthrough = e->passthrough;
+            known = e->reader ? e->reader->props : e->writer ? e->writer->props : NULL;
+            static const weir_property_info none[] = {{NULL, NULL, NULL}};
+            int rc = weir__props_check (&stage->props, stage->name, known ? known : none,
+                                        weir__common_props, err);
+            if (rc)
+                return rc;
+        }
+        stage->kind = want;
+        int64_t threads, capacity, batch;
+        int rc = weir__props_int (&stage->props, stage->name, "threads", 1, 1, WEIR__MAX_THREADS,
+                                  &threads, err);
+        if (!rc)
+            rc = weir__props_int (&stage->props, stage->name, "capacity", WEIR__DEFAULT_CAPACITY, 1,
+                                  1 << 20, &capacity, err);
+        if (!rc)
+            rc = weir__props_int (&stage->props, stage->name, "batch", WEIR__DEFAULT_BATCH, 1,
+                                  1 << 20, &batch, err);
+        if (rc)
+            return rc;
+        stage->threads = (unsigned) threads;
+        stage->capacity = (unsigned) capacity;
+        stage->batch = (unsigned) batch;
+    }
+    return 0;
+}
+
+static void s_thread_done (weir_stage *h)
+{
+    weir_pipe *pipe = h->stage->pipe;
+    atomic_store (&h->end_ns, weir__now_ns ());
+    pthread_mutex_lock (&pipe->lock);
+    pipe->running--;
+    pthread_cond_signal (&pipe->finished);
+    pthread_mutex_unlock (&pipe->lock);
+}
+
+static void s_add_wait (weir_stage *h, uint64_t wait)
+{
+    if (wait)
+        atomic_fetch_add_explicit (&h->wait_ns, wait, memory_order_relaxed);
+}
+
+//  One end-of-stream marker to every consumer thread downstream.
+static int s_send_eos (weir_stage *h)
+{
+    weir__queue *out = h->stage->out;
+    unsigned consumers = h->stage->pipe->stages[h->stage->index + 1]->threads;
+    for (unsigned c = 0; c < consumers; c++) {
+        zmq_msg_t msg;
+        weir__batch_header eos = {WEIR__BATCH_EOS, 0};
+        if (zmq_msg_init_size (&msg, sizeof eos))
+            return -1;
+        memcpy (zmq_msg_data (&msg), &eos, sizeof eos);
+        uint64_t wait = 0;
+        int rc = weir__queue_send_to (out, h->index, c, &msg, &wait);
+        s_add_wait (h, wait);
+        if (rc) {
+            zmq_msg_close (&msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int s_reader_flush (weir__sink *sink)
+{
+    weir_stage *h = (weir_stage *) ((char *) sink - offsetof (weir_stage, sink));
+    if (weir__stage_flush (h))
+        return WEIR__SINK_ABORT;
+    if (atomic_load_explicit (&h->stage->pipe->stop, memory_order_relaxed))
+        return WEIR__SINK_STOP;
+    return 0;
+}
+
+static void *s_reader_main (void *arg)
+{
+    weir_stage *h = arg;
+    weir__stage *stage = h->stage;
+    weir_pipe *pipe = stage->pipe;
+    weir__err err;
+    weir__err_init (&err);
+    int rc = 0;
+    while (!atomic_load_explicit (&pipe->stop, memory_order_relaxed)) {
+        size_t i = atomic_fetch_add (&stage->next_shard, 1);
+        if (i >= stage->shards.count)
+            break;
+        if ((rc = stage->reader->read (stage->reader_state, &stage->shards.items[i], &h->sink, &err)))
+            break;
+    }
+    if (rc < 0)
+        weir__pipe_fail (pipe, &err);
+    else if (rc != WEIR__SINK_ABORT && weir__stage_flush (h) == 0)
+        s_send_eos (h);
+    s_thread_done (h);
+    return NULL;
+}
+
+//  A callback returned -1.  weir_fail() has usually said why already; the
+//  first error of the job wins, so this only speaks when nobody did.
+static void s_callback_failed (weir_stage *h, const char *callback)
+{
+    weir__err err;
+    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s returned an error without a message",
+                   h->stage->name, callback);
+    weir__pipe_fail (h->stage->pipe, &err);
+}
+
+//  Receive the next message; 1 for data, 0 at the end of the stream, -1
+//  when the job is being torn down.
+static int s_next (weir_stage *h, unsigned *eos_left, zmq_msg_t *msg, weir__batch_header *hdr)
+{
+    weir__stage *stage = h->stage;
+    while (*eos_left > 0) {
+        uint64_t wait = 0;
+        zmq_msg_init (msg);
+        int rc = weir__queue_recv (stage->in, h->index, msg, &wait);
+        s_add_wait (h, wait);
+        if (rc) {
+            zmq_msg_close (msg);
+            return -1;
+        }
+        if (weir__batch_header_read (zmq_msg_data (msg), zmq_msg_size (msg), hdr)) {
+            zmq_msg_close (msg);
+            weir__err err;
+            weir__err_set (&err, WEIR_ESYSTEM, "%s: short message on the queue", stage->name);
+            weir__pipe_fail (stage->pipe, &err);
+            return -1;
+        }
+        if (hdr->kind == WEIR__BATCH_EOS) {
+            zmq_msg_close (msg);
+            (*eos_left)--;
+            continue;
+        }
+        atomic_fetch_add_explicit (&stage->records_in, hdr->count, memory_order_relaxed);
+        atomic_fetch_add_explicit (&stage->batches_in, 1, memory_order_relaxed);
+        return 1;
+    }
+    return 0;
+}
+
+static void *s_processor_main (void *arg)
+{
+    weir_stage *h = arg;
+    weir__stage *stage = h->stage;
+    weir_pipe *pipe = stage->pipe;
+    const weir_processor *proc = stage->proc;
+    unsigned eos_left = pipe->stages[stage->index - 1]->threads;
+    h->tstate = stage->proc_state;
+    if (proc->thread_open && proc->thread_open (h, stage->proc_state, &h->tstate)) {
+        s_callback_failed (h, "thread_open");
+        s_thread_done (h);
+        return NULL;
+    }
+    zmq_msg_t msg;
+    weir__batch_header hdr;
+    int rc;
+    while ((rc = s_next (h, &eos_left, &msg, &hdr)) == 1) {
+        if (stage->passthrough) {
+            //  Untouched batches go on as they are: no decoding, no copy
+            uint64_t wait = 0;
+            rc = weir__queue_send (stage->out, h->index, &msg, &wait);
+            s_add_wait (h, wait);
+            if (rc) {
+                zmq_msg_close (&msg);
+                break;
+            }
+            atomic_fetch_add_explicit (&stage->records_out, hdr.count, memory_order_relaxed);
+            continue;
+        }
+        const char *data = zmq_msg_data (&msg);
+        weir__records_reset (&h->decoder, data + WEIR__BATCH_HEADER,
+                             zmq_msg_size (&msg) - WEIR__BATCH_HEADER);
+        msgpack_object obj;
+        int more;
+        while ((more = weir__records_next (&h->decoder, &obj)) == 1)
+            if (proc->process (h, h->tstate, &obj)) {
+                s_callback_failed (h, "process");
+                break;
+            }
+        zmq_msg_close (&msg);
+        if (more != 0)
+            break;
+    }
+    if (rc == 0 && !atomic_load (&pipe->failed)) {
+        if (proc->epoch_end && proc->epoch_end (h, h->tstate, 1))
+            s_callback_failed (h, "epoch_end");
+        else if (weir__stage_flush (h) == 0)
+            s_send_eos (h);
+    }
+    if (proc->thread_close)
+        proc->thread_close (h, h->tstate);
+    s_thread_done (h);
+    return NULL;
+}
+
+static void *s_writer_main (void *arg)
+{
+    weir_stage *h = arg;
+    weir__stage *stage = h->stage;
+    weir_pipe *pipe = stage->pipe;
+    unsigned eos_left = pipe->stages[stage->index - 1]->threads;
+    zmq_msg_t msg;
+    weir__batch_header hdr;
+    weir__err err;
+    weir__err_init (&err);
+    while (s_next (h, &eos_left, &msg, &hdr) == 1) {
+        const char *data = zmq_msg_data (&msg);
+        int rc = stage->writer->write (stage->writer_state, h->index, data + WEIR__BATCH_HEADER,
+                                       zmq_msg_size (&msg) - WEIR__BATCH_HEADER, hdr.count, &err);
+        zmq_msg_close (&msg);
+        if (rc) {
+            weir__pipe_fail (pipe, &err);
+            break;
+        }
+        atomic_fetch_add_explicit (&stage->records_out, hdr.count, memory_order_relaxed);
+    }
+    s_thread_done (h);
+    return NULL;
+}
+
+static int s_handles_new (weir__stage *stage, weir__err *err)
+{
+    stage->handles = calloc (stage->threads, sizeof *stage->handles);
+    if (!stage->handles)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (unsigned t = 0; t < stage->threads; t++) {
+        weir_stage *h = &stage->handles[t];
+        h->stage = stage;
+        h->index = t;
+        h->sink.limit = stage->batch;
+        h->sink.flush = s_reader_flush;
+        //  Room for a batch of small records; grows for larger ones
+        if (weir__batch_init (&h->sink.batch, WEIR__BATCH_HEADER + (size_t) stage->batch * 16))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        if (weir__records_init (&h->decoder))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        h->decoder_ready = 1;
+    }
+    return 0;
+}
+
+static void s_handles_destroy (weir__stage *stage)
+{
+    for (unsigned t = 0; stage->handles && t < stage->threads; t++) {
+        weir__batch_release (&stage->handles[t].sink.batch);
+        if (stage->handles[t].decoder_ready)
+            weir__records_release (&stage->handles[t].decoder);
+        stage->handles[t].decoder_ready = 0;
+    }
+}
+
+static int s_open_stage (weir__stage *stage, weir__err *err)
+{
+    int rc = 0;
+    if (stage->reader)
+        rc = stage->reader->open (&stage->props, &stage->reader_state, &stage->shards, err);
+    else if (stage->writer)
+        rc = stage->writer->open (&stage->props, stage->threads, &stage->writer_state, err);
+    else {
+        const weir_processor *proc = stage->proc;
+        weir_stage *h = &stage->handles[0];
+        if (proc->open && proc->open (h, &stage->proc_state)) {
+            if (!atomic_load (&stage->pipe->failed))
+                weir__err_set (err, WEIR_EPROCESSOR, "%s: open returned an error without a message",
+                               stage->name);
+            else
+                *err = stage->pipe->err;
+            return err->code;
+        }
+        stage->proc_opened = 1;
+        if (proc->init && proc->init (h, stage->proc_state)) {
+            if (!atomic_load (&stage->pipe->failed))
+                weir__err_set (err, WEIR_EPROCESSOR, "%s: init returned an error without a message",
+                               stage->name);
+            else
+                *err = stage->pipe->err;
+            return err->code;
+        }
+        return 0;
+    }
+    if (rc == 0)
+        return 0;
+    //  Readers and writers name themselves; say which stage it was when
+    //  the same element appears twice
+    return rc;
+}
+
+//  Close what s_open_stage opened.  The writer's close flushes: its
+//  failure is the job's failure.
+static void s_close_stage (weir__stage *stage)
+{
+    weir__err err;
+    weir__err_init (&err);
+    if (stage->reader && stage->reader_state) {
+        stage->reader->close (stage->reader_state);
+        stage->reader_state = NULL;
+    }
+    else if (stage->writer && stage->writer_state) {
+        if (stage->writer->close (stage->writer_state, &err))
+            weir__pipe_fail (stage->pipe, &err);
+        stage->writer_state = NULL;
+    }
+    else if (stage->proc && stage->proc_opened) {
+        if (stage->proc->close)
+            stage->proc->close (&stage->handles[0], stage->proc_state);
+        stage->proc_opened = 0;
+    }
+}
+
+static void s_wait (weir_pipe *pipe)
+{
+    pthread_mutex_lock (&pipe->lock);
+    while (pipe->running > 0) {
+        if (!pipe->progress) {
+            pthread_cond_wait (&pipe->finished, &pipe->lock);
+            continue;
+        }
+        struct timespec until;
+        clock_gettime (CLOCK_MONOTONIC, &until);
+        uint64_t ns = (uint64_t) until.tv_nsec + (uint64_t) pipe->progress_ms * 1000000u;
+        until.tv_sec += (time_t) (ns / 1000000000u);
+        until.tv_nsec = (long) (ns % 1000000000u);
+        int rc = 0;
+        while (pipe->running > 0 && rc == 0)
+            rc = pthread_cond_timedwait (&pipe->finished, &pipe->lock, &until);
+        if (pipe->running > 0) {
+            pthread_mutex_unlock (&pipe->lock);
+            pipe->progress (pipe, pipe->progress_arg, 0);
+            pthread_mutex_lock (&pipe->lock);
+        }
+    }
+    pthread_mutex_unlock (&pipe->lock);
+}
+
+int weir__pipe_run (weir_pipe *pipe)
+{
+    weir__err err;
+    weir__err_init (&err);
+    int rc = s_resolve (pipe, &err);
+    if (rc) {
+        pipe->err = err;
+        return rc;
+    }
+
+    //  Build: context, per-thread handles, queues, then the stages' own
+    //  state (readers first, so that a missing input is found before a
+    //  writer truncates its output).
+    size_t sockets = 16;
+    for (size_t i = 1; i < pipe->count; i++)
+        sockets += (size_t) pipe->stages[i]->threads * (pipe->stages[i - 1]->threads + 1);
+    pipe->zmq_ctx = zmq_ctx_new ();
+    if (!pipe->zmq_ctx) {
+        weir__err_set (&err, WEIR_ESYSTEM, "zmq_ctx_new: %s", zmq_strerror (zmq_errno ()));
+        goto failed;
+    }
+    if (sockets > 1023)
+        zmq_ctx_set (pipe->zmq_ctx, ZMQ_MAX_SOCKETS, (int) sockets);
+    for (size_t i = 0; i < pipe->count; i++)
+        if (s_handles_new (pipe->stages[i], &err))
+            goto failed;
+    for (size_t i = 1; i < pipe->count; i++) {
+        weir__stage *stage = pipe->stages[i];
+        stage->in = weir__queue_new (pipe->zmq_ctx, pipe->stages[i - 1]->threads, stage->threads,
+                                     stage->capacity, &err);
+        if (!stage->in)
+            goto failed;
+        pipe->stages[i - 1]->out = stage->in;
+    }
+    for (size_t i = 0; i < pipe->count; i++)
+        if (s_open_stage (pipe->stages[i], &err))
+            goto failed;
+
+    //  Start
+    atomic_store (&pipe->start_ns, weir__now_ns ());
+    pthread_mutex_lock (&pipe->lock);
+    for (size_t i = 0; i < pipe->count; i++) {
+        weir__stage *stage = pipe->stages[i];
+        void *(*body) (void *) = stage->kind == WEIR_ELEMENT_READER   ? s_reader_main
+                                 : stage->kind == WEIR_ELEMENT_WRITER ? s_writer_main
+                                                                      : s_processor_main;
+        stage->live = 1;
+        for (unsigned t = 0; t < stage->threads; t++) {
+            weir_stage *h = &stage->handles[t];
+            atomic_store (&h->start_ns, weir__now_ns ());
+            pipe->running++;
+            if (pthread_create (&h->thread, NULL, body, h)) {
+                pipe->running--;
+                atomic_store (&h->end_ns, atomic_load (&h->start_ns));
+                pthread_mutex_unlock (&pipe->lock);
+                weir__err_set (&err, WEIR_ESYSTEM, "cannot start thread %u of '%s'", t, stage->name);
+                weir__pipe_fail (pipe, &err);
+                pthread_mutex_lock (&pipe->lock);
+                goto started;
+            }
+            h->started = 1;
+        }
+    }
+started:
+    pthread_mutex_unlock (&pipe->lock);
+    s_wait (pipe);
+    for (size_t i = 0; i < pipe->count; i++)
+        for (unsigned t = 0; t < pipe->stages[i]->threads; t++)
+            if (pipe->stages[i]->handles[t].started)
+                pthread_join (pipe->stages[i]->handles[t].thread, NULL);
+    atomic_store (&pipe->end_ns, weir__now_ns ());
+    goto teardown;
+
+failed:
+    weir__pipe_fail (pipe, &err);
+teardown:
+    for (size_t i = 0; i < pipe->count; i++)
+        s_close_stage (pipe->stages[i]);
+    for (size_t i = 0; i < pipe->count; i++) {
+        weir__stage *stage = pipe->stages[i];
+        s_handles_destroy (stage);
+        weir__queue_destroy (&stage->in);
+        stage->out = NULL;
+    }
+    if (pipe->zmq_ctx) {
+        zmq_ctx_term (pipe->zmq_ctx);
+        pipe->zmq_ctx = NULL;
+    }
+    if (pipe->progress)
+        pipe->progress (pipe, pipe->progress_arg, 1);
+    return pipe->err.code;
+}

@@ -1,0 +1,114 @@
+/*  readers/msgpack.c - each msgpack object of stream files.
+
+    A stream file is msgpack objects back to back.  Every object is scanned
+    before it goes anywhere (lib/scan.h): structure, depth and size are
+    checked without decoding, so a hostile file costs one pass and gets a
+    message naming the file and the byte offset, never a crash or an
+    allocation of what it declares.  Valid objects are copied into batches
+    as raw bytes.  Each file is one shard: object boundaries cannot be found
+    from the middle of a file.  */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "lib/scan.h"
+#include "readers/reader.h"
+
+typedef struct {
+    size_t max_record;
+} s_msgpack;
+
+static const weir_property_info s_props[] = {
+    {"path", NULL, "file or glob of msgpack stream files (required); each file is a shard"},
+    {"max-record", "64M", "refuse records larger than this many bytes"},
+    {NULL, NULL, NULL},
+};
+
+static int s_open (weir__props *props, void **state, weir__shards *shards, weir__err *err)
+{
+    const char *pattern = weir__props_get (props, "path", NULL);
+    if (!pattern)
+        return weir__err_set (err, WEIR_EPROPERTY, "msgpack: property 'path' is required");
+    int64_t max_record;
+    int rc = weir__props_int (props, "msgpack", "max-record", 64000000, 1, SIZE_MAX / 4, &max_record,
+                              err);
+    if (rc)
+        return rc;
+    char **paths;
+    size_t count;
+    if ((rc = weir__files_glob ("msgpack", pattern, &paths, &count, err)))
+        return rc;
+    for (size_t i = 0; i < count && !rc; i++)
+        if (weir__shards_add (shards, paths[i], 0, UINT64_MAX))
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    weir__files_free (paths, count);
+    if (rc)
+        return rc;
+    s_msgpack *self = malloc (sizeof *self);
+    if (!self)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    self->max_record = (size_t) max_record;
+    *state = self;
+    return 0;
+}
+
+static int s_read (void *state, const weir__shard *shard, weir__sink *sink, weir__err *err)
+{
+    const s_msgpack *self = state;
+    weir__window w;
+    int rc = weir__window_open (&w, "msgpack", shard->path, shard->start, shard->end,
+                                self->max_record, err);
+    if (rc)
+        return rc;
+    for (;;) {
+        size_t size = 0, where = 0;
+        weir__scan_result r = WEIR__SCAN_INCOMPLETE;
+        if (w.hi > w.lo)
+            r = weir__scan (w.buf + w.lo, w.hi - w.lo, &size, &where);
+        if (r == WEIR__SCAN_OK) {
+            if (weir__batch_append (&sink->batch, w.buf + w.lo, size)) {
+                rc = weir__err_set (err, WEIR_ENOMEM, "msgpack: out of memory");
+                break;
+            }
+            w.lo += size;
+            if ((rc = weir__sink_commit (sink)))
+                break;
+            continue;
+        }
+        if (r != WEIR__SCAN_INCOMPLETE) {
+            rc = weir__err_set (err, WEIR_ECORRUPT, "msgpack: '%s' at byte %llu: %s", shard->path,
+                                (unsigned long long) weir__window_offset (&w, w.lo + where),
+                                weir__scan_strerror (r));
+            break;
+        }
+        if (w.eof) {
+            if (w.hi > w.lo)
+                rc = weir__err_set (err, WEIR_ECORRUPT,
+                                    "msgpack: '%s' at byte %llu: truncated record (the file ends "
+                                    "inside it)",
+                                    shard->path, (unsigned long long) weir__window_offset (&w, w.lo));
+            break;
+        }
+        rc = weir__window_fill (&w, "msgpack", err);
+        if (rc == 1) {
+            rc = weir__err_set (err, WEIR_ECORRUPT,
+                                "msgpack: '%s' at byte %llu: record larger than max-record=%zu bytes",
+                                shard->path, (unsigned long long) weir__window_offset (&w, w.lo),
+                                self->max_record);
+            break;
+        }
+        if (rc)
+            break;
+    }
+    weir__window_close (&w);
+    return rc;
+}
+
+static void s_close (void *state)
+{
+    free (state);
+}
+
+const weir__reader_class weir__reader_msgpack = {
+    "msgpack", "each msgpack object of stream files", s_props, s_open, s_read, s_close,
+};

@@ -1,0 +1,76 @@
+/*  readers/range.c - the integers start .. start+count-1.
+
+    The range is cut into shards of a fixed size (not a number of shards
+    per thread), so its shards are the same whatever the thread count.  */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "readers/reader.h"
+
+#define S_SHARD 65536
+
+typedef struct {
+    int64_t start, count;
+} s_range;
+
+static const weir_property_info s_props[] = {
+    {"count", NULL, "how many integers (required; k, M, G suffixes allowed)"},
+    {"start", "0", "the first integer"},
+    {NULL, NULL, NULL},
+};
+
+static int s_open (weir__props *props, void **state, weir__shards *shards, weir__err *err)
+{
+    if (!weir__props_find (props, "count"))
+        return weir__err_set (err, WEIR_EPROPERTY, "range: property 'count' is required");
+    int64_t count, start;
+    int rc = weir__props_int (props, "range", "count", 0, 0, INT64_MAX, &count, err);
+    if (!rc)
+        rc = weir__props_int (props, "range", "start", 0, INT64_MIN, INT64_MAX, &start, err);
+    if (rc)
+        return rc;
+    if (count > 0 && start > INT64_MAX - (count - 1)) {
+        weir__prop *p = weir__props_find (props, "count");
+        return weir__err_at (err, WEIR_EPROPERTY, p->value_offset,
+                             "range: start + count - 1 overflows a 64-bit integer");
+    }
+    s_range *self = malloc (sizeof *self);
+    if (!self)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    self->start = start;
+    self->count = count;
+    //  Shards hold indexes into the range, so that they stay unsigned
+    for (uint64_t i = 0; i < (uint64_t) count; i += S_SHARD) {
+        uint64_t end = (uint64_t) count - i < S_SHARD ? (uint64_t) count : i + S_SHARD;
+        if (weir__shards_add (shards, NULL, i, end)) {
+            free (self);
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        }
+    }
+    *state = self;
+    return 0;
+}
+
+static int s_read (void *state, const weir__shard *shard, weir__sink *sink, weir__err *err)
+{
+    const s_range *self = state;
+    for (uint64_t i = shard->start; i < shard->end; i++) {
+        msgpack_pack_int64 (&sink->batch.pk, self->start + (int64_t) i);
+        if (sink->batch.oom)
+            return weir__err_set (err, WEIR_ENOMEM, "range: out of memory");
+        int rc = weir__sink_commit (sink);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static void s_close (void *state)
+{
+    free (state);
+}
+
+const weir__reader_class weir__reader_range = {
+    "range", "the integers start .. start+count-1", s_props, s_open, s_read, s_close,
+};

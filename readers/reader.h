@@ -1,0 +1,107 @@
+/*  readers/reader.h - what a builtin reader is.
+
+    A reader splits its input into shards when the stage opens (the files
+    of a glob, byte ranges of a large file cut at record boundaries, ranges
+    of integers), then reader threads take shards one at a time and push
+    their records into a sink.  Shards are cut the same way whatever the
+    thread count, because offsets are to be kept per shard: a job must be
+    able to resume with a different number of threads.  */
+#ifndef WEIR_READER_H_INCLUDED
+#define WEIR_READER_H_INCLUDED
+
+#include <stdint.h>
+#include <weir/weir.h>
+
+#include "lib/batch.h"
+#include "lib/error.h"
+#include "lib/props.h"
+
+typedef struct weir__shard {
+    char *path;         //  NULL for inputs that are not files
+    uint64_t start;     //  byte offset, or first integer
+    uint64_t end;       //  one past the last byte or integer
+} weir__shard;
+
+typedef struct weir__shards {
+    weir__shard *items;
+    size_t count;
+} weir__shards;
+
+void weir__shards_init (weir__shards *self);
+void weir__shards_release (weir__shards *self);
+int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint64_t end);
+
+/*  Where a reader thread puts records.  Append a record's bytes to
+    'batch' (raw, or with batch.pk), then call weir__sink_commit.  */
+typedef struct weir__sink weir__sink;
+struct weir__sink {
+    weir__batch batch;
+    uint32_t limit;                     //  records per batch
+    int (*flush) (weir__sink *sink);    //  0, WEIR__SINK_STOP, or < 0 when the job is aborting
+};
+
+#define WEIR__SINK_STOP 1
+
+/*  Count one record; send the batch on when it is full.  A non-zero
+    result means stop reading and return it.  */
+static inline int weir__sink_commit (weir__sink *s)
+{
+    if (++s->batch.count >= s->limit)
+        return s->flush (s);
+    return 0;
+}
+
+typedef struct weir__reader_class {
+    const char *name;
+    const char *description;
+    const weir_property_info *props;
+    /*  Read the properties, plan the shards.  */
+    int (*open) (weir__props *props, void **state, weir__shards *shards, weir__err *err);
+    /*  Read one shard into SINK: 0 at its end, WEIR__SINK_STOP or < 0 from
+        the sink, or a WEIR_E* code with ERR filled.  Called concurrently
+        from several threads on different shards.  */
+    int (*read) (void *state, const weir__shard *shard, weir__sink *sink, weir__err *err);
+    void (*close) (void *state);
+} weir__reader_class;
+
+extern const weir__reader_class weir__reader_range;
+extern const weir__reader_class weir__reader_lines;
+extern const weir__reader_class weir__reader_msgpack;
+
+/*  Shared by the file readers (readers/files.c).  */
+
+/*  The files matching PATTERN, sorted; an error names ELEMENT and the
+    pattern when nothing matches.  Free with weir__files_free.  */
+int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count,
+                      weir__err *err);
+void weir__files_free (char **paths, size_t count);
+
+/*  Sequential reading of one byte range of a file through a buffer that
+    grows up to a limit, for records that must be seen whole.  */
+typedef struct weir__window {
+    int fd;
+    const char *path;
+    char *buf;
+    size_t cap, max;    //  current and largest buffer
+    size_t lo, hi;      //  unconsumed bytes are buf[lo, hi)
+    uint64_t base;      //  file offset of buf[0]
+    uint64_t end;       //  stop reading here
+    int eof;            //  nothing more to read
+} weir__window;
+
+int weir__window_open (weir__window *w, const char *element, const char *path, uint64_t start,
+                       uint64_t end, size_t max, weir__err *err);
+void weir__window_close (weir__window *w);
+
+/*  Read more bytes after buf[hi], growing the buffer when it is full of
+    one unfinished record.  0, 1 when the buffer is at its maximum and
+    full, or WEIR_EIO.  */
+int weir__window_fill (weir__window *w, const char *element, weir__err *err);
+
+/*  File offset of buf[i].  */
+static inline uint64_t weir__window_offset (const weir__window *w, size_t i)
+{
+    return w->base + i;
+}
+
+#endif

@@ -1,0 +1,90 @@
+/*  writers/outfile.c - an output file written by several threads.  */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "writers/writer.h"
+
+//  Large enough that the lock and the system call are rare per record
+#define S_FLUSH_AT (256 * 1024)
+
+int weir__outfile_open (weir__outfile *of, const char *element, const char *path, unsigned threads,
+                        weir__err *err)
+{
+    memset (of, 0, sizeof *of);
+    of->element = element;
+    of->threads = threads;
+    of->fd = -1;
+    of->path = strdup (path);
+    of->pending = calloc (threads, sizeof *of->pending);
+    if (!of->path || !of->pending) {
+        free (of->path);
+        free (of->pending);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    of->fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (of->fd < 0) {
+        int e = errno;
+        free (of->path);
+        free (of->pending);
+        return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s' for writing: %s", element, path,
+                              strerror (e));
+    }
+    pthread_mutex_init (&of->lock, NULL);
+    return 0;
+}
+
+static int s_write (weir__outfile *of, weir__buf *b, weir__err *err)
+{
+    if (b->len == 0)
+        return 0;
+    int rc = 0;
+    pthread_mutex_lock (&of->lock);
+    size_t done = 0;
+    while (done < b->len) {
+        ssize_t n = write (of->fd, b->data + done, b->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = weir__err_set (err, WEIR_EIO, "%s: cannot write '%s' at byte %llu: %s", of->element,
+                                of->path, (unsigned long long) (of->bytes + done), strerror (errno));
+            break;
+        }
+        done += (size_t) n;
+    }
+    of->bytes += done;
+    pthread_mutex_unlock (&of->lock);
+    b->len = 0;
+    return rc;
+}
+
+int weir__outfile_commit (weir__outfile *of, unsigned thread, weir__err *err)
+{
+    weir__buf *b = &of->pending[thread];
+    return b->len >= S_FLUSH_AT ? s_write (of, b, err) : 0;
+}
+
+int weir__outfile_close (weir__outfile *of, weir__err *err)
+{
+    int rc = 0;
+    weir__err e;
+    weir__err_init (&e);
+    for (unsigned t = 0; t < of->threads; t++) {
+        if (!rc)
+            rc = s_write (of, &of->pending[t], &e);
+        weir__buf_release (&of->pending[t]);
+    }
+    if (close (of->fd) && !rc)
+        rc = weir__err_set (&e, WEIR_EIO, "%s: cannot close '%s': %s", of->element, of->path,
+                            strerror (errno));
+    if (rc)
+        *err = e;
+    pthread_mutex_destroy (&of->lock);
+    free (of->pending);
+    free (of->path);
+    return rc;
+}
