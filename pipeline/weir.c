@@ -38,6 +38,8 @@ static const char *s_run_help =
     "                    fill of the queue that feeds it (default when stderr\n"
     "                    is a terminal)\n"
     "  --no-progress     no progress line\n"
+    "  --progress-interval MS\n"
+    "                    time between progress lines (default 500)\n"
     "  --stats FILE      write statistics as JSON to FILE at exit ('-' for stdout):\n"
     "                    records in and out and busy time per stage, wall time,\n"
     "                    records/s\n"
@@ -216,18 +218,29 @@ static int s_run (int argc, char **argv)
 {
     static const struct option options[] = {
         {"progress", no_argument, NULL, 'P'}, {"no-progress", no_argument, NULL, 'N'},
-        {"stats", required_argument, NULL, 's'}, {"quiet", no_argument, NULL, 'q'},
+        {"stats", required_argument, NULL, 's'}, {"progress-interval", required_argument, NULL, 'I'}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},      {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     int progress = isatty (STDERR_FILENO), quiet = 0, c;
     const char *stats = NULL;
+    unsigned interval_ms = 500;
     optind = 1;
     while ((c = getopt_long (argc, argv, "+qhV", options, NULL)) != -1) {
         switch (c) {
         case 'P': progress = 1; break;
         case 'N': progress = 0; break;
         case 's': stats = optarg; break;
+        case 'I': {
+            char *end;
+            long ms = strtol (optarg, &end, 10);
+            if (*end || ms < 1 || ms > 3600000) {
+                fprintf (stderr, "weir run: --progress-interval wants milliseconds (1 to 3600000), not '%s'\n", optarg);
+                return S_EXIT_USAGE;
+            }
+            interval_ms = (unsigned) ms;
+            break;
+        }
         case 'q': quiet = 1; break;
         case 'h': printf ("%s%s", s_usage, s_run_help); return 0;
         case 'V': printf ("weir %s\n", weir_version ()); return 0;
@@ -260,7 +273,7 @@ static int s_run (int argc, char **argv)
     int rc = weir_pipe_parse (pipe, text.data);
     if (rc == 0) {
         if (progress && (state.last = calloc (weir_pipe_stage_count (pipe), sizeof *state.last)))
-            weir_pipe_set_progress (pipe, s_on_progress, &state, 500);
+            weir_pipe_set_progress (pipe, s_on_progress, &state, interval_ms);
         s_pipe = pipe;
         struct sigaction sa;
         memset (&sa, 0, sizeof sa);

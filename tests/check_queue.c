@@ -1,0 +1,315 @@
+/*  tests/check_queue.c - the bounded queue: exact bound, no loss, FIFO per
+    producer, wake-ups, abort.  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "lib/queue.h"
+#include "tests/testutil.h"
+
+static void s_sleep_ms (int ms)
+{
+    struct timespec ts = {ms / 1000, (long) (ms % 1000) * 1000000L};
+    nanosleep (&ts, NULL);
+}
+
+static void s_send_u32 (weir__queue *q, unsigned producer, uint32_t v, int expect)
+{
+    zmq_msg_t msg;
+    zmq_msg_init_size (&msg, sizeof v);
+    memcpy (zmq_msg_data (&msg), &v, sizeof v);
+    int rc = weir__queue_send (q, producer, &msg, NULL);
+    if (rc)
+        zmq_msg_close (&msg);
+    ck_assert_int_eq (rc, expect);
+}
+
+static uint32_t s_recv_u32 (weir__queue *q, unsigned consumer)
+{
+    zmq_msg_t msg;
+    zmq_msg_init (&msg);
+    ck_assert_int_eq (weir__queue_recv (q, consumer, &msg, NULL), 0);
+    ck_assert_uint_eq (zmq_msg_size (&msg), sizeof (uint32_t));
+    uint32_t v;
+    memcpy (&v, zmq_msg_data (&msg), sizeof v);
+    zmq_msg_close (&msg);
+    return v;
+}
+
+typedef struct {
+    weir__queue *q;
+    unsigned producer;
+    unsigned total;         //  messages to send
+    atomic_uint sent;       //  sends that returned
+    int aborted;            //  a send failed
+} s_producer;
+
+static void *s_produce (void *arg)
+{
+    s_producer *p = arg;
+    for (unsigned i = 0; i < p->total; i++) {
+        zmq_msg_t msg;
+        uint32_t v = (p->producer << 24) | i;
+        zmq_msg_init_size (&msg, sizeof v);
+        memcpy (zmq_msg_data (&msg), &v, sizeof v);
+        if (weir__queue_send (p->q, p->producer, &msg, NULL)) {
+            zmq_msg_close (&msg);
+            p->aborted = 1;
+            return NULL;
+        }
+        atomic_fetch_add (&p->sent, 1);
+    }
+    return NULL;
+}
+
+//  Wait until the producers have sent WANT in all, then a while longer to
+//  see that they stay blocked there.
+static unsigned s_settle (s_producer *ps, int n, unsigned want)
+{
+    unsigned total = 0;
+    for (int tries = 0; tries < 500; tries++) {
+        total = 0;
+        for (int i = 0; i < n; i++)
+            total += atomic_load (&ps[i].sent);
+        if (total >= want)
+            break;
+        s_sleep_ms (10);
+    }
+    s_sleep_ms (100);
+    total = 0;
+    for (int i = 0; i < n; i++)
+        total += atomic_load (&ps[i].sent);
+    return total;
+}
+
+START_TEST (test_bound_is_exact)
+{
+    //  ZeroMQ alone would let sndhwm + rcvhwm messages through; the
+    //  credits must stop the producer at exactly the capacity
+    const unsigned capacities[] = {1, 2, 5, 16};
+    for (size_t k = 0; k < sizeof capacities / sizeof capacities[0]; k++) {
+        unsigned cap = capacities[k];
+        void *ctx = zmq_ctx_new ();
+        weir__err err;
+        weir__err_init (&err);
+        weir__queue *q = weir__queue_new (ctx, 1, 1, cap, &err);
+        ck_assert_ptr_nonnull (q);
+        s_producer p = {q, 0, cap + 50, 0, 0};
+        pthread_t t;
+        pthread_create (&t, NULL, s_produce, &p);
+        ck_assert_uint_eq (s_settle (&p, 1, cap), cap);
+        ck_assert_uint_eq (weir__queue_fill (q), cap);
+        //  Drain everything; nothing is lost, order is kept
+        for (unsigned i = 0; i < cap + 50; i++) {
+            ck_assert_uint_eq (s_recv_u32 (q, 0), i);
+            ck_assert_uint_le (weir__queue_fill (q), cap);
+        }
+        pthread_join (t, NULL);
+        ck_assert_int_eq (p.aborted, 0);
+        ck_assert_uint_eq (weir__queue_fill (q), 0);
+        weir__queue_destroy (&q);
+        ck_assert_ptr_null (q);
+        zmq_ctx_term (ctx);
+    }
+}
+END_TEST
+
+typedef struct {
+    weir__queue *q;
+    unsigned consumer;
+    unsigned seen[3][100];
+    int ordered;            //  each producer's messages came in order
+} s_consumer;
+
+//  Receive until the stop marker (0xffffffff) that main sends last.
+static void *s_consume (void *arg)
+{
+    s_consumer *c = arg;
+    int next[3] = {-1, -1, -1};
+    c->ordered = 1;
+    for (;;) {
+        uint32_t v = s_recv_u32 (c->q, c->consumer);
+        if (v == 0xffffffffu)
+            return NULL;
+        unsigned producer = v >> 24, index = v & 0xffffff;
+        if (producer >= 3 || index >= 100)
+            continue;
+        if ((int) index <= next[producer])
+            c->ordered = 0;
+        next[producer] = (int) index;
+        c->seen[producer][index]++;
+    }
+}
+
+START_TEST (test_bound_counts_all_producers)
+{
+    void *ctx = zmq_ctx_new ();
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue *q = weir__queue_new (ctx, 4, 2, 7, &err);
+    ck_assert_ptr_nonnull (q);
+    s_producer ps[3] = {{q, 0, 100, 0, 0}, {q, 1, 100, 0, 0}, {q, 2, 100, 0, 0}};
+    pthread_t tp[3], tc[2];
+    for (int i = 0; i < 3; i++)
+        pthread_create (&tp[i], NULL, s_produce, &ps[i]);
+    //  Three producers together stop at the one bound
+    ck_assert_uint_eq (s_settle (ps, 3, 7), 7);
+
+    s_consumer cs[2];
+    memset (cs, 0, sizeof cs);
+    for (unsigned c = 0; c < 2; c++) {
+        cs[c].q = q;
+        cs[c].consumer = c;
+        pthread_create (&tc[c], NULL, s_consume, &cs[c]);
+    }
+    for (int i = 0; i < 3; i++)
+        pthread_join (tp[i], NULL);
+    //  Producer 3 is main: one stop marker to each consumer, behind the data
+    for (unsigned c = 0; c < 2; c++) {
+        zmq_msg_t msg;
+        uint32_t v = 0xffffffffu;
+        zmq_msg_init_size (&msg, sizeof v);
+        memcpy (zmq_msg_data (&msg), &v, sizeof v);
+        ck_assert_int_eq (weir__queue_send_to (q, 3, c, &msg, NULL), 0);
+    }
+    for (unsigned c = 0; c < 2; c++)
+        pthread_join (tc[c], NULL);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 100; k++)
+            ck_assert_uint_eq (cs[0].seen[i][k] + cs[1].seen[i][k], 1);
+    ck_assert (cs[0].ordered && cs[1].ordered);
+    weir__queue_destroy (&q);
+    zmq_ctx_term (ctx);
+}
+END_TEST
+
+START_TEST (test_send_to_reaches_that_consumer)
+{
+    void *ctx = zmq_ctx_new ();
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue *q = weir__queue_new (ctx, 2, 3, 8, &err);
+    ck_assert_ptr_nonnull (q);
+    for (unsigned c = 0; c < 3; c++) {
+        zmq_msg_t msg;
+        uint32_t v = 100 + c;
+        zmq_msg_init_size (&msg, sizeof v);
+        memcpy (zmq_msg_data (&msg), &v, sizeof v);
+        ck_assert_int_eq (weir__queue_send_to (q, 1, c, &msg, NULL), 0);
+    }
+    for (unsigned c = 3; c-- > 0;)
+        ck_assert_uint_eq (s_recv_u32 (q, c), 100 + c);
+    weir__queue_destroy (&q);
+    zmq_ctx_term (ctx);
+}
+END_TEST
+
+START_TEST (test_least_loaded_consumer)
+{
+    //  With consumer 0 holding a backlog, new batches go to consumer 1
+    void *ctx = zmq_ctx_new ();
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue *q = weir__queue_new (ctx, 1, 2, 16, &err);
+    ck_assert_ptr_nonnull (q);
+    for (uint32_t i = 0; i < 3; i++) {
+        zmq_msg_t msg;
+        zmq_msg_init_size (&msg, sizeof i);
+        memcpy (zmq_msg_data (&msg), &i, sizeof i);
+        ck_assert_int_eq (weir__queue_send_to (q, 0, 0, &msg, NULL), 0);
+    }
+    s_send_u32 (q, 0, 77, 0);
+    s_send_u32 (q, 0, 78, 0);
+    ck_assert_uint_eq (s_recv_u32 (q, 1), 77);
+    ck_assert_uint_eq (s_recv_u32 (q, 1), 78);
+    for (uint32_t i = 0; i < 3; i++)
+        ck_assert_uint_eq (s_recv_u32 (q, 0), i);
+    weir__queue_destroy (&q);
+    zmq_ctx_term (ctx);
+}
+END_TEST
+
+START_TEST (test_abort_wakes_blocked_producer)
+{
+    void *ctx = zmq_ctx_new ();
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue *q = weir__queue_new (ctx, 1, 1, 2, &err);
+    ck_assert_ptr_nonnull (q);
+    s_producer p = {q, 0, 10, 0, 0};
+    pthread_t t;
+    pthread_create (&t, NULL, s_produce, &p);
+    ck_assert_uint_eq (s_settle (&p, 1, 2), 2);
+    weir__queue_abort (q);
+    pthread_join (t, NULL);
+    ck_assert_int_eq (p.aborted, 1);
+    ck_assert_uint_eq (atomic_load (&p.sent), 2);
+    //  Once aborted, sends fail at once
+    s_send_u32 (q, 0, 1, -1);
+    weir__queue_destroy (&q);
+    zmq_ctx_term (ctx);
+}
+END_TEST
+
+static void *s_blocked_recv (void *arg)
+{
+    weir__queue *q = arg;
+    zmq_msg_t msg;
+    zmq_msg_init (&msg);
+    intptr_t rc = weir__queue_recv (q, 0, &msg, NULL);
+    zmq_msg_close (&msg);
+    return (void *) rc;
+}
+
+START_TEST (test_context_shutdown_wakes_receiver)
+{
+    void *ctx = zmq_ctx_new ();
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue *q = weir__queue_new (ctx, 1, 1, 4, &err);
+    ck_assert_ptr_nonnull (q);
+    pthread_t t;
+    pthread_create (&t, NULL, s_blocked_recv, q);
+    s_sleep_ms (50);
+    zmq_ctx_shutdown (ctx);
+    void *rc;
+    pthread_join (t, &rc);
+    ck_assert_int_eq ((int) (intptr_t) rc, -1);
+    weir__queue_destroy (&q);
+    zmq_ctx_term (ctx);
+}
+END_TEST
+
+START_TEST (test_bad_arguments)
+{
+    void *ctx = zmq_ctx_new ();
+    weir__err err;
+    weir__err_init (&err);
+    ck_assert_ptr_null (weir__queue_new (ctx, 1, 1, 0, &err));
+    ck_assert_int_ne (err.code, 0);
+    weir__queue *q = NULL;
+    weir__queue_destroy (&q);
+    zmq_ctx_term (ctx);
+}
+END_TEST
+
+static Suite *s_queue_suite (void)
+{
+    Suite *s = suite_create ("queue");
+    TCase *tc = tcase_create ("core");
+    tcase_set_timeout (tc, 60);
+    tcase_add_test (tc, test_bound_is_exact);
+    tcase_add_test (tc, test_bound_counts_all_producers);
+    tcase_add_test (tc, test_send_to_reaches_that_consumer);
+    tcase_add_test (tc, test_least_loaded_consumer);
+    tcase_add_test (tc, test_abort_wakes_blocked_producer);
+    tcase_add_test (tc, test_context_shutdown_wakes_receiver);
+    tcase_add_test (tc, test_bad_arguments);
+    suite_add_tcase (s, tc);
+    return s;
+}
+
+int main (void)
+{
+    return testutil_run (s_queue_suite ());
+}

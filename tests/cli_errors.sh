@@ -1,0 +1,62 @@
+#!/bin/sh
+# Every error case of 'weir run' gives its exit code and a message naming
+# what was wrong and where.
+. "$(dirname "$0")/lib.sh"
+
+# Usage errors: exit 2
+expect_exit 2 "usage: weir run" -- "$WEIR"
+expect_exit 2 "unknown command 'fly'" -- "$WEIR" fly
+expect_exit 2 "no pipeline description" -- "$WEIR" run
+expect_exit 2 "unrecognized option" -- "$WEIR" run --bogus 'range count=1 ! null'
+expect_exit 2 "empty pipeline description" -- "$WEIR" run ' '
+expect_exit 2 "expected an element before '!'" -- "$WEIR" run 'range count=3 ! ! null'
+expect_exit 2 "expected an element after '!'" -- "$WEIR" run 'range count=3 !'
+expect_exit 2 "expected key=value or '!' after element 'range', not 'count'" -- "$WEIR" run 'range count ! null'
+expect_exit 2 "unterminated double quote" -- "$WEIR" run 'range count=3 ! lines path="x'
+expect_exit 2 "property 'count' given twice" -- "$WEIR" run 'range count=3 count=4 ! null'
+expect_exit 2 "unknown element 'rnage'" -- "$WEIR" run 'rnage count=3 ! null'
+expect_exit 2 "unknown property 'cuont'.*known: count, start" -- "$WEIR" run 'range cuont=3 ! null'
+expect_exit 2 "range: property 'count': 'ten' is not an integer" -- "$WEIR" run 'range count=ten ! null'
+expect_exit 2 "identity: property 'threads': 0 is out of range" -- "$WEIR" run 'range count=3 ! identity threads=0 ! null'
+expect_exit 2 "property 'count' is required" -- "$WEIR" run 'range ! null'
+expect_exit 2 "property 'path' is required" -- "$WEIR" run 'range count=3 ! lines'
+expect_exit 2 "'null' is a writer, but the first element must be a reader" -- "$WEIR" run 'null ! null'
+expect_exit 2 "'range' is a reader, but the last element must be a writer" -- "$WEIR" run 'range count=1 ! range count=1'
+expect_exit 2 "at least a reader and a writer" -- "$WEIR" run 'range count=1'
+
+# The caret stands under the offending text
+"$WEIR" run 'range count=3 ! idnetity ! null' 2>"$T/caret"
+if [ "$(sed -n 3p "$T/caret")" = "                  ^" ]; then ok; else fail "caret misplaced:"; cat "$T/caret" >&2; fi
+"$WEIR" run 'range count=3 ! lines pth=x' 2>"$T/caret"
+if [ "$(sed -n 3p "$T/caret")" = "                        ^" ]; then ok; else fail "caret misplaced:"; cat "$T/caret" >&2; fi
+
+# Runtime errors: exit 1, naming the element, the file and the offset
+expect_exit 1 "lines: cannot open '$T/missing.txt': No such file or directory" -- "$WEIR" run "lines path=$T/missing.txt ! null"
+expect_exit 1 "msgpack: no file matches '$T/none-\*.mp'" -- "$WEIR" run "msgpack path=$T/none-*.mp ! null"
+expect_exit 1 "lines: cannot read '$T'" -- "$WEIR" run "lines path=$T ! null"
+expect_exit 1 "lines: cannot open '$T/no/such/dir/out.txt' for writing" -- "$WEIR" run "range count=3 ! lines path=$T/no/such/dir/out.txt"
+"$MKMSGPACK" truncated "$T/trunc.mp"
+expect_exit 1 "msgpack: '$T/trunc.mp' at byte 2: truncated record" -- "$WEIR" run "msgpack path=$T/trunc.mp ! null"
+"$MKMSGPACK" badbyte "$T/bad.mp"
+expect_exit 1 "msgpack: '$T/bad.mp' at byte 2: invalid msgpack type byte 0xc1" -- "$WEIR" run "msgpack path=$T/bad.mp ! null"
+"$MKMSGPACK" bomb "$T/bomb.mp"
+expect_exit 1 "msgpack: '$T/bomb.mp' at byte 1: truncated record" -- "$WEIR" run "msgpack path=$T/bomb.mp ! null"
+"$MKMSGPACK" deep 40 "$T/deep.mp"
+expect_exit 1 "msgpack: '$T/deep.mp' at byte 32: record nested deeper than 32 levels" -- "$WEIR" run "msgpack path=$T/deep.mp ! null"
+"$MKMSGPACK" deep 32 "$T/deep32.mp"
+expect_exit 0 "" -- "$WEIR" run -q "msgpack path=$T/deep32.mp ! lines path=$T/deep32.txt"
+printf 'short\n%0100d\n' 0 > "$T/long.txt"
+expect_exit 1 "lines: '$T/long.txt' at byte 6: line longer than max-line=50 bytes" -- "$WEIR" run "lines path=$T/long.txt max-line=50 ! null"
+expect_exit 1 "msgpack: '$T/deep32.mp' at byte 0: record larger than max-record=8 bytes" -- "$WEIR" run "msgpack path=$T/deep32.mp max-record=8 ! null"
+
+# Help and version tell the truth and succeed
+expect_exit 0 "" -- "$WEIR" run --help
+grep -q -- "--stats FILE" "$T/out" && ok || fail "run --help does not document --stats"
+expect_exit 0 "" -- "$WEIR" --version
+grep -Eq "^weir [0-9]+\.[0-9]+\.[0-9]+$" "$T/out" && ok || fail "--version output: $(cat "$T/out")"
+expect_exit 0 "" -- "$WEIR" elements
+for e in range lines msgpack identity null; do
+    grep -q "^  $e " "$T/out" && ok || fail "weir elements does not list $e"
+done
+
+finish

@@ -1,0 +1,35 @@
+#!/bin/sh
+# A million integers through a multi-threaded pipe arrive exactly once.
+. "$(dirname "$0")/lib.sh"
+
+seq 0 999999 > "$T/expected"
+
+check_ints () {
+    # $1: description of the pipe, output in $T/out.txt
+    if sort -n "$T/out.txt" | cmp -s - "$T/expected"; then ok; else fail "$1: not every integer exactly once"; fi
+}
+
+"$WEIR" run -q "range count=1M ! identity threads=2 ! lines path=$T/out.txt" || fail "identity threads=2 run failed"
+check_ints "identity threads=2"
+
+"$WEIR" run -q "range count=1M threads=2 batch=100 ! identity threads=3 capacity=2 ! identity threads=2 ! lines path=$T/out.txt threads=2" \
+    || fail "multi-stage run failed"
+check_ints "2 readers, 3+2 processors, 2 writers, capacity 2"
+
+# One thread per stage keeps the order
+"$WEIR" run -q "range count=1M ! identity ! lines path=$T/out.txt" || fail "single-thread run failed"
+cmp -s "$T/out.txt" "$T/expected" && ok || fail "one thread per stage: order not kept"
+
+# Through msgpack files and back
+"$WEIR" run -q "range count=1M threads=2 ! identity threads=2 ! msgpack path=$T/ints.mp threads=2" || fail "to msgpack failed"
+"$WEIR" run -q "msgpack path=$T/ints.mp ! lines path=$T/out.txt" || fail "from msgpack failed"
+check_ints "via a msgpack file"
+
+# start= shifts the range
+"$WEIR" run -q "range count=5 start=-2 ! lines path=$T/out.txt" || fail "start=-2 failed"
+printf -- '-2\n-1\n0\n1\n2\n' | cmp -s - "$T/out.txt" && ok || fail "start=-2 gave $(cat "$T/out.txt")"
+
+# An empty range is a job with no records, not an error
+"$WEIR" run -q "range count=0 ! lines path=$T/out.txt" && [ ! -s "$T/out.txt" ] && ok || fail "count=0"
+
+finish

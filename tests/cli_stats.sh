@@ -1,0 +1,35 @@
+#!/bin/sh
+# --stats writes JSON with per-stage counts; --progress draws lines.
+. "$(dirname "$0")/lib.sh"
+
+"$WEIR" run -q --stats "$T/stats.json" "range count=100000 ! identity threads=2 ! null" || fail "run with --stats"
+grep -q '"records": 100000,' "$T/stats.json" && ok || fail "stats: records"
+grep -q '"exit_code": 0,' "$T/stats.json" && ok || fail "stats: exit_code"
+grep -q '"error": null,' "$T/stats.json" && ok || fail "stats: error"
+grep -q '{"name": "range", "kind": "reader", "threads": 1, "records_in": 100000, "records_out": 100000' "$T/stats.json" && ok || fail "stats: reader"
+grep -q '{"name": "identity", "kind": "processor", "threads": 2, "records_in": 100000, "records_out": 100000' "$T/stats.json" && ok || fail "stats: identity"
+grep -q '{"name": "null", "kind": "writer", "threads": 1, "records_in": 100000, "records_out": 100000' "$T/stats.json" && ok || fail "stats: writer"
+grep -Eq '"records_per_second": [0-9]+\.[0-9]' "$T/stats.json" && ok || fail "stats: records_per_second"
+
+# A failed job still writes its stats, with the error
+"$MKMSGPACK" badbyte "$T/bad.mp"
+"$WEIR" run -q --stats "$T/stats.json" "msgpack path=$T/bad.mp ! null" 2>/dev/null
+grep -q '"exit_code": 1,' "$T/stats.json" && ok || fail "failed stats: exit_code"
+grep -q '"error": "msgpack: ' "$T/stats.json" && ok || fail "failed stats: error"
+
+# Progress lines on a non-terminal: one per interval, naming every stage
+"$WEIR" run --progress --progress-interval 5 "range count=30M ! identity ! null" 2>"$T/progress" || fail "progress run"
+grep -Eq '^range [0-9.]+[kMG]?/s \| identity [0-9.]+[kMG]?/s q [0-9]+/16 \| null [0-9.]+[kMG]?/s q [0-9]+/16 \| [0-9]+ records' "$T/progress" \
+    && ok || fail "progress line: $(head -2 "$T/progress")"
+grep -Eq '^weir: 30000000 records in' "$T/progress" && ok || fail "summary line: $(tail -1 "$T/progress")"
+
+# -q prints nothing on success
+"$WEIR" run -q "range count=10 ! null" 2>"$T/quiet"
+[ ! -s "$T/quiet" ] && ok || fail "-q printed: $(cat "$T/quiet")"
+
+expect_exit 2 "progress-interval wants milliseconds" -- "$WEIR" run --progress-interval 0 "range count=1 ! null"
+
+# Unwritable stats file: exit 1 after the run
+expect_exit 1 "cannot write statistics to '$T/no/dir/s.json'" -- "$WEIR" run -q --stats "$T/no/dir/s.json" "range count=10 ! null"
+
+finish

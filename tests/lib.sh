@@ -1,0 +1,46 @@
+# tests/lib.sh - helpers for the shell tests.  Source it; it sets up $T, a
+# temporary directory removed at exit, and checks that $WEIR is set.
+set -u
+: "${WEIR:?WEIR must point at the weir command}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/weir-sh-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+failures=0
+checks=0
+
+fail () {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+ok () {
+    checks=$((checks + 1))
+}
+
+# expect_exit CODE PATTERN -- COMMAND...: run COMMAND, check its exit code
+# and that its stderr matches the grep -E PATTERN.
+expect_exit () {
+    want=$1
+    pattern=$2
+    shift 3
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "exit $got (wanted $want): $*"
+        sed 's/^/    /' "$T/err" >&2
+    elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$T/err"; then
+        fail "stderr does not match /$pattern/: $*"
+        sed 's/^/    /' "$T/err" >&2
+    else
+        ok
+    fi
+}
+
+# same FILE1 FILE2 WHAT: byte-identical files.
+same () {
+    if cmp -s "$1" "$2"; then ok; else fail "$3: $1 and $2 differ"; fi
+}
+
+finish () {
+    echo "$checks passed, $failures failed"
+    [ "$failures" -eq 0 ]
+}

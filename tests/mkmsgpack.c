@@ -1,0 +1,92 @@
+/*  tests/mkmsgpack.c - writes the msgpack fixtures the shell tests need,
+    good and hostile, so that no binary file has to live in the repo.
+
+        mkmsgpack ints N FILE        the integers 0..N-1
+        mkmsgpack mixed FILE         one record of every kind
+        mkmsgpack deep D FILE        [[[...[1]...]]] nested D deep
+        mkmsgpack bomb FILE          an array32 declaring 2^32-1 elements, then 3 bytes
+        mkmsgpack truncated FILE     two records and half of a third
+        mkmsgpack badbyte FILE       two records, then 0xc1  */
+#include <msgpack.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int s_save (const char *path, const msgpack_sbuffer *buf)
+{
+    FILE *f = fopen (path, "wb");
+    if (!f || fwrite (buf->data, 1, buf->size, f) != buf->size || fclose (f)) {
+        perror (path);
+        return 1;
+    }
+    return 0;
+}
+
+int main (int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf (stderr, "usage: mkmsgpack ints N FILE | mixed FILE | deep D FILE | bomb FILE | "
+                         "truncated FILE | badbyte FILE\n");
+        return 2;
+    }
+    const char *kind = argv[1], *path = argv[argc - 1];
+    msgpack_sbuffer buf;
+    msgpack_sbuffer_init (&buf);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, &buf, msgpack_sbuffer_write);
+
+    if (strcmp (kind, "ints") == 0 && argc == 4) {
+        long long n = atoll (argv[2]);
+        for (long long i = 0; i < n; i++)
+            msgpack_pack_int64 (&pk, i);
+    }
+    else if (strcmp (kind, "mixed") == 0) {
+        msgpack_pack_nil (&pk);
+        msgpack_pack_true (&pk);
+        msgpack_pack_false (&pk);
+        msgpack_pack_int64 (&pk, -42);
+        msgpack_pack_uint64 (&pk, 18446744073709551615ull);
+        msgpack_pack_double (&pk, 0.5);
+        msgpack_pack_str_with_body (&pk, "plain text", 10);
+        msgpack_pack_str_with_body (&pk, "tab\tquote\"", 10);
+        msgpack_pack_bin_with_body (&pk, "raw", 3);
+        msgpack_pack_array (&pk, 3);
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_str_with_body (&pk, "two", 3);
+        msgpack_pack_nil (&pk);
+        msgpack_pack_map (&pk, 2);
+        msgpack_pack_str_with_body (&pk, "k", 1);
+        msgpack_pack_int (&pk, 7);
+        msgpack_pack_int (&pk, 8);
+        msgpack_pack_array (&pk, 0);
+        msgpack_pack_ext_with_body (&pk, "\x01\x02", 2, 5);
+    }
+    else if (strcmp (kind, "deep") == 0 && argc == 4) {
+        int depth = atoi (argv[2]);
+        for (int i = 0; i < depth; i++)
+            msgpack_pack_array (&pk, 1);
+        msgpack_pack_int (&pk, 1);
+    }
+    else if (strcmp (kind, "bomb") == 0) {
+        msgpack_pack_int (&pk, 1);
+        msgpack_sbuffer_write (&buf, "\xdd\xff\xff\xff\xff\x01\x02\x03", 8);
+    }
+    else if (strcmp (kind, "truncated") == 0) {
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_int (&pk, 2);
+        msgpack_pack_str (&pk, 20);
+        msgpack_pack_str_body (&pk, "only ten b", 10);
+    }
+    else if (strcmp (kind, "badbyte") == 0) {
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_int (&pk, 2);
+        msgpack_sbuffer_write (&buf, "\xc1", 1);
+    }
+    else {
+        fprintf (stderr, "mkmsgpack: unknown fixture '%s'\n", kind);
+        return 2;
+    }
+    int rc = s_save (path, &buf);
+    msgpack_sbuffer_destroy (&buf);
+    return rc;
+}
