@@ -49,6 +49,9 @@ printf 'short\n%0100d\n' 0 > "$T/long.txt"
 expect_exit 1 "lines: '$T/long.txt' at byte 6: line longer than max-line=50 bytes" -- "$WEIR" run "lines path=$T/long.txt max-line=50 ! null"
 expect_exit 1 "msgpack: '$T/deep32.mp' at byte 0: record larger than max-record=8 bytes" -- "$WEIR" run "msgpack path=$T/deep32.mp max-record=8 ! null"
 
+# A full disk (/dev/full fails every write with ENOSPC) is an error, never silent loss
+expect_exit 1 "lines: cannot write '/dev/full' at byte 0: No space left on device" -- "$WEIR" run "range count=1M ! lines path=/dev/full"
+
 # Help and version tell the truth and succeed
 expect_exit 0 "" -- "$WEIR" run --help
 grep -q -- "--stats FILE" "$T/out" && ok || fail "run --help does not document --stats"

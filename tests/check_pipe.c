@@ -1,0 +1,457 @@
+/*  tests/check_pipe.c - the pipe through its public API: callback order and
+    counts, errors from callbacks, stop, emission, statistics.  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <weir/weir.h>
+
+#include "tests/testutil.h"
+
+/*  A processor that records how it is called.  */
+typedef struct {
+    atomic_int opens, inits, thread_opens, thread_closes, closes, epoch_ends;
+    atomic_uint_fast64_t processed, sum;
+    atomic_int bad_tstate;          //  a callback got the wrong thread state
+    int fail_in;                    //  which callback fails (see s_fail_*)
+    int stop_after;                 //  weir_stop after this many records (0: never)
+    int fanout;                     //  records emitted per input
+    unsigned threads_seen;          //  weir_thread_count
+    atomic_uint thread_mask;        //  bit per weir_thread_index seen
+} s_probe;
+
+enum { S_FAIL_NONE, S_FAIL_OPEN, S_FAIL_INIT, S_FAIL_THREAD_OPEN, S_FAIL_PROCESS, S_FAIL_EPOCH_END,
+       S_FAIL_SILENT };
+
+typedef struct {
+    s_probe *probe;
+    unsigned index;
+} s_tstate;
+
+static int s_open (weir_stage *st, void **state)
+{
+    s_probe *p = weir_user (st);
+    atomic_fetch_add (&p->opens, 1);
+    *state = p;
+    if (p->fail_in == S_FAIL_OPEN)
+        return weir_fail (st, "cannot open: %s", "on purpose");
+    return 0;
+}
+
+static int s_init (weir_stage *st, void *state)
+{
+    s_probe *p = state;
+    //  init runs after open, before any thread
+    ck_assert_int_eq (atomic_load (&p->opens), 1);
+    ck_assert_int_eq (atomic_load (&p->thread_opens), 0);
+    atomic_fetch_add (&p->inits, 1);
+    if (p->fail_in == S_FAIL_INIT)
+        return weir_fail (st, "init failed on purpose");
+    return 0;
+}
+
+static int s_thread_open (weir_stage *st, void *state, void **tstate)
+{
+    s_probe *p = state;
+    p->threads_seen = weir_thread_count (st);
+    atomic_fetch_or (&p->thread_mask, 1u << weir_thread_index (st));
+    //  A thread whose thread_open fails gets no thread_close
+    if (p->fail_in == S_FAIL_THREAD_OPEN)
+        return weir_fail (st, "thread %u refuses", weir_thread_index (st));
+    atomic_fetch_add (&p->thread_opens, 1);
+    s_tstate *t = malloc (sizeof *t);
+    t->probe = p;
+    t->index = weir_thread_index (st);
+    *tstate = t;
+    return 0;
+}
+
+static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_tstate *t = tstate;
+    s_probe *p = t->probe;
+    if (t->index != weir_thread_index (st))
+        atomic_store (&p->bad_tstate, 1);
+    uint64_t n = atomic_fetch_add (&p->processed, 1) + 1;
+    atomic_fetch_add (&p->sum, rec->via.u64);
+    if (p->fail_in == S_FAIL_PROCESS && n == 1000)
+        return weir_fail (st, "record %llu is bad", (unsigned long long) rec->via.u64);
+    if (p->fail_in == S_FAIL_SILENT && n == 10)
+        return -1;
+    if (p->stop_after && (int) n == p->stop_after)
+        weir_stop (st);
+    for (int i = 0; i < p->fanout; i++)
+        if (weir_emit (st, rec))
+            return -1;
+    return 0;
+}
+
+static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
+{
+    s_tstate *t = tstate;
+    atomic_fetch_add (&t->probe->epoch_ends, 1);
+    if (t->probe->fail_in == S_FAIL_EPOCH_END)
+        return weir_fail (st, "epoch %llu cannot end", (unsigned long long) epoch);
+    return 0;
+}
+
+static void s_thread_close (weir_stage *st, void *tstate)
+{
+    s_tstate *t = tstate;
+    atomic_fetch_add (&t->probe->thread_closes, 1);
+    free (t);
+}
+
+static void s_close (weir_stage *st, void *state)
+{
+    s_probe *p = state;
+    //  close comes last, after every thread is done
+    ck_assert_int_eq (atomic_load (&p->thread_closes), atomic_load (&p->thread_opens));
+    atomic_fetch_add (&p->closes, 1);
+}
+
+static const weir_processor s_proc = {
+    WEIR_PLUGIN_ABI, "probe", "counts its calls", s_open, s_init, s_thread_open, s_process,
+    s_epoch_end, s_thread_close, s_close,
+};
+
+//  range count=COUNT ! probe threads=THREADS ! null; returns weir_pipe_run's code
+static int s_run (s_probe *p, const char *count, const char *threads, weir_pipe **pipe_p)
+{
+    char c[64], t[64];
+    snprintf (c, sizeof c, "count=%s", count);
+    snprintf (t, sizeof t, "threads=%s", threads);
+    const char *rp[] = {c, "batch=100", NULL};
+    const char *pp[] = {t, "capacity=4", NULL};
+    weir_pipe *pipe = weir_pipe_new ();
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_proc, p, pp), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    int rc = weir_pipe_run (pipe);
+    *pipe_p = pipe;
+    return rc;
+}
+
+static void s_check_calls (int threads)
+{
+    s_probe p;
+    memset (&p, 0, sizeof p);
+    p.fanout = 1;
+    weir_pipe *pipe;
+    char t[16];
+    snprintf (t, sizeof t, "%d", threads);
+    ck_assert_int_eq (s_run (&p, "100000", t, &pipe), 0);
+    ck_assert_int_eq (p.opens, 1);
+    ck_assert_int_eq (p.inits, 1);
+    ck_assert_int_eq (p.thread_opens, threads);
+    ck_assert_int_eq (p.epoch_ends, threads);
+    ck_assert_int_eq (p.thread_closes, threads);
+    ck_assert_int_eq (p.closes, 1);
+    ck_assert_uint_eq (p.threads_seen, (unsigned) threads);
+    ck_assert_uint_eq (p.thread_mask, (1u << threads) - 1);
+    ck_assert_int_eq (p.bad_tstate, 0);
+    ck_assert_uint_eq (p.processed, 100000);
+    ck_assert_uint_eq (p.sum, 100000ull * 99999 / 2);
+    weir_stage_stats st;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 1, &st), 0);
+    ck_assert_str_eq (st.name, "probe");
+    ck_assert_uint_eq (st.records_in, 100000);
+    ck_assert_uint_eq (st.records_out, 100000);
+    ck_assert_uint_eq (st.batches_in, 1000);
+    ck_assert_uint_eq (st.threads, (unsigned) threads);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), 0);
+    ck_assert_uint_eq (st.records_out, 100000);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 3, &st), WEIR_ESTATE);
+    ck_assert (weir_pipe_wall_seconds (pipe) > 0);
+    weir_pipe_destroy (&pipe);
+    ck_assert_ptr_null (pipe);
+}
+
+START_TEST (test_callbacks_one_thread)
+{
+    s_check_calls (1);
+}
+END_TEST
+
+START_TEST (test_callbacks_four_threads)
+{
+    s_check_calls (4);
+}
+END_TEST
+
+static void s_check_failure (int where, const char *threads, const char *message)
+{
+    s_probe p;
+    memset (&p, 0, sizeof p);
+    p.fail_in = where;
+    p.fanout = 1;
+    weir_pipe *pipe;
+    ck_assert_int_eq (s_run (&p, "1M", threads, &pipe), WEIR_EPROCESSOR);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), message), "error '%s' lacks '%s'",
+                   weir_pipe_error (pipe), message);
+    ck_assert_msg (strncmp (weir_pipe_error (pipe), "probe: ", 7) == 0, "error '%s' does not name the element",
+                   weir_pipe_error (pipe));
+    //  Whatever failed, what was opened is closed
+    ck_assert_int_eq (p.thread_closes, p.thread_opens);
+    ck_assert_int_eq (p.closes, where == S_FAIL_OPEN ? 0 : 1);
+    weir_pipe_destroy (&pipe);
+}
+
+START_TEST (test_callback_errors_stop_the_job)
+{
+    s_check_failure (S_FAIL_OPEN, "2", "cannot open: on purpose");
+    s_check_failure (S_FAIL_INIT, "2", "init failed on purpose");
+    s_check_failure (S_FAIL_THREAD_OPEN, "2", "refuses");
+    s_check_failure (S_FAIL_PROCESS, "1", "record 999 is bad");
+    s_check_failure (S_FAIL_PROCESS, "3", "is bad");
+    s_check_failure (S_FAIL_EPOCH_END, "2", "epoch 1 cannot end");
+    s_check_failure (S_FAIL_SILENT, "2", "process returned an error without a message");
+}
+END_TEST
+
+START_TEST (test_stop_ends_cleanly)
+{
+    s_probe p;
+    memset (&p, 0, sizeof p);
+    p.stop_after = 5000;
+    p.fanout = 1;
+    weir_pipe *pipe;
+    //  A range far too long to finish: stop must end it early and cleanly
+    ck_assert_int_eq (s_run (&p, "1G", "2", &pipe), 0);
+    ck_assert_uint_ge (p.processed, 5000);
+    ck_assert_uint_lt (p.processed, 100000000);
+    weir_stage_stats in, out;
+    weir_pipe_stats (pipe, 0, &in);
+    weir_pipe_stats (pipe, 2, &out);
+    //  Everything read reached the writer
+    ck_assert_uint_eq (in.records_out, out.records_out);
+    ck_assert_int_eq (p.closes, 1);
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
+START_TEST (test_fanout_and_filter)
+{
+    for (int fanout = 0; fanout <= 3; fanout++) {
+        s_probe p;
+        memset (&p, 0, sizeof p);
+        p.fanout = fanout;
+        weir_pipe *pipe;
+        ck_assert_int_eq (s_run (&p, "12345", "3", &pipe), 0);
+        weir_stage_stats st;
+        weir_pipe_stats (pipe, 2, &st);
+        ck_assert_uint_eq (st.records_in, 12345u * (unsigned) fanout);
+        weir_pipe_destroy (&pipe);
+    }
+}
+END_TEST
+
+static int s_pack_bad (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    //  Declares two elements, packs one: must be refused, not passed on
+    msgpack_packer *pk = weir_packer (st);
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_int (pk, 1);
+    return weir_emit_packed (st);
+}
+
+static int s_pack_two (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    msgpack_packer *pk = weir_packer (st);
+    msgpack_pack_int (pk, 1);
+    msgpack_pack_int (pk, 2);
+    return weir_emit_packed (st);
+}
+
+static int s_pack_none (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    weir_packer (st);
+    return weir_emit_packed (st);
+}
+
+static void s_check_packer (int (*process) (weir_stage *, void *, const msgpack_object *),
+                            const char *message)
+{
+    weir_processor proc = {WEIR_PLUGIN_ABI, "packer", NULL, NULL, NULL, NULL, process, NULL, NULL, NULL};
+    weir_pipe *pipe = weir_pipe_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, NULL, NULL), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROCESSOR);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), message), "'%s' lacks '%s'", weir_pipe_error (pipe),
+                   message);
+    weir_pipe_destroy (&pipe);
+}
+
+START_TEST (test_emit_packed_checks_the_record)
+{
+    s_check_packer (s_pack_bad, "packer: weir_emit_packed: the packer holds truncated record");
+    s_check_packer (s_pack_two, "more than one object");
+    s_check_packer (s_pack_none, "no object");
+}
+END_TEST
+
+START_TEST (test_processor_table_is_checked)
+{
+    weir_pipe *pipe = weir_pipe_new ();
+    weir_processor wrong = {WEIR_PLUGIN_ABI + 1, "future", NULL, NULL, NULL, NULL, s_process, NULL, NULL, NULL};
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &wrong, NULL, NULL), WEIR_EPROCESSOR);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "future: built for processor ABI 2, this weir has ABI 1"),
+                   "%s", weir_pipe_error (pipe));
+    weir_processor none = {WEIR_PLUGIN_ABI, "empty", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &none, NULL, NULL), WEIR_EPROCESSOR);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "empty: the processor has no process callback"), "%s",
+                   weir_pipe_error (pipe));
+    //  A callback processor cannot stand where a reader must
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_proc, NULL, NULL), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_ESTRUCTURE);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "'probe' is a processor, but the first element must be a reader"),
+                   "%s", weir_pipe_error (pipe));
+    //  A pipe runs once
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_ESTATE);
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=1 ! null"), WEIR_ESTATE);
+    weir_pipe_destroy (&pipe);
+    weir_pipe_destroy (&pipe);     //  NULL: nothing happens
+}
+END_TEST
+
+START_TEST (test_parse_errors_point_into_the_text)
+{
+    weir_pipe *pipe = weir_pipe_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=3 ! lines path=\"x"), WEIR_ESYNTAX);
+    ck_assert_int_eq (weir_pipe_error_offset (pipe), 27);
+    weir_pipe_destroy (&pipe);
+
+    pipe = weir_pipe_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=3 ! null colour=red"), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROPERTY);
+    ck_assert_int_eq (weir_pipe_error_offset (pipe), 21);
+    ck_assert (weir_is_usage_error (WEIR_EPROPERTY));
+    ck_assert (!weir_is_usage_error (WEIR_EIO));
+    weir_pipe_destroy (&pipe);
+
+    //  Properties given in code have no place in a text
+    pipe = weir_pipe_new ();
+    const char *bad[] = {"novalue", NULL};
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", bad), WEIR_EPROPERTY);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "range: property 'novalue' is not of the form key=value"),
+                   "%s", weir_pipe_error (pipe));
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
+START_TEST (test_small_queues_and_batches)
+{
+    //  capacity=1, batch=1: the tightest queue still moves everything
+    weir_pipe *pipe = weir_pipe_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=20000 batch=1 threads=2 ! identity threads=3 "
+                                             "capacity=1 batch=1 ! null capacity=1 threads=2"), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    weir_stage_stats st;
+    weir_pipe_stats (pipe, 2, &st);
+    ck_assert_uint_eq (st.records_out, 20000);
+    ck_assert_uint_eq (st.batches_in, 20000);
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
+static atomic_int s_progress_calls, s_progress_finals;
+
+static void s_progress (weir_pipe *pipe, void *arg, int final)
+{
+    weir_stage_stats st;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 0, &st), 0);
+    atomic_fetch_add (final ? &s_progress_finals : &s_progress_calls, 1);
+}
+
+static int s_slow (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    struct timespec ts = {0, 2000000};
+    nanosleep (&ts, NULL);
+    return weir_emit (st, rec);
+}
+
+START_TEST (test_progress_callback)
+{
+    weir_processor slow = {WEIR_PLUGIN_ABI, "slow", NULL, NULL, NULL, NULL, s_slow, NULL, NULL, NULL};
+    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe_set_progress (pipe, s_progress, NULL, 10);
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=50"), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &slow, NULL, NULL), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    //  50 records at 2 ms take 100 ms: several 10 ms ticks, one final call
+    ck_assert_int_ge (atomic_load (&s_progress_calls), 2);
+    ck_assert_int_eq (atomic_load (&s_progress_finals), 1);
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
+static void *s_stopper (void *arg)
+{
+    struct timespec ts = {0, 50000000};
+    nanosleep (&ts, NULL);
+    weir_pipe_stop (arg);
+    return NULL;
+}
+
+START_TEST (test_stop_from_another_thread)
+{
+    weir_pipe *pipe = weir_pipe_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=1G ! identity threads=2 ! null"), 0);
+    pthread_t t;
+    pthread_create (&t, NULL, s_stopper, pipe);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    pthread_join (t, NULL);
+    weir_stage_stats in, out;
+    weir_pipe_stats (pipe, 0, &in);
+    weir_pipe_stats (pipe, 2, &out);
+    ck_assert_uint_gt (in.records_out, 0);
+    ck_assert_uint_eq (in.records_out, out.records_out);
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
+START_TEST (test_elements_are_documented)
+{
+    int readers = 0, writers = 0, processors = 0;
+    for (const weir_element_info *e = weir_elements (); e->name; e++) {
+        ck_assert_ptr_nonnull (e->description);
+        ck_assert_ptr_nonnull (e->props);
+        readers += e->kind == WEIR_ELEMENT_READER;
+        writers += e->kind == WEIR_ELEMENT_WRITER;
+        processors += e->kind == WEIR_ELEMENT_PROCESSOR;
+    }
+    ck_assert_int_eq (readers, 3);
+    ck_assert_int_eq (processors, 1);
+    ck_assert_int_eq (writers, 3);
+    ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
+    ck_assert_str_eq (weir_strerror (WEIR_ECORRUPT), "corrupt input");
+    ck_assert_str_eq (weir_strerror (12345), "unknown error code");
+}
+END_TEST
+
+static Suite *s_pipe_suite (void)
+{
+    Suite *s = suite_create ("pipe");
+    TCase *tc = tcase_create ("core");
+    tcase_set_timeout (tc, 120);
+    tcase_add_test (tc, test_callbacks_one_thread);
+    tcase_add_test (tc, test_callbacks_four_threads);
+    tcase_add_test (tc, test_callback_errors_stop_the_job);
+    tcase_add_test (tc, test_stop_ends_cleanly);
+    tcase_add_test (tc, test_fanout_and_filter);
+    tcase_add_test (tc, test_emit_packed_checks_the_record);
+    tcase_add_test (tc, test_processor_table_is_checked);
+    tcase_add_test (tc, test_parse_errors_point_into_the_text);
+    tcase_add_test (tc, test_small_queues_and_batches);
+    tcase_add_test (tc, test_progress_callback);
+    tcase_add_test (tc, test_stop_from_another_thread);
+    tcase_add_test (tc, test_elements_are_documented);
+    suite_add_tcase (s, tc);
+    return s;
+}
+
+int main (void)
+{
+    return testutil_run (s_pipe_suite ());
+}

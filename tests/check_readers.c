@@ -1,0 +1,325 @@
+/*  tests/check_readers.c - the builtin readers, driven directly: their
+    shards and the records they push into a sink.  */
+#include "readers/reader.h"
+#include "tests/testutil.h"
+
+/*  A sink that keeps every batch's records in one buffer.  */
+typedef struct {
+    weir__sink sink;
+    char *all;
+    size_t len;
+    uint64_t records;
+    int flushes;
+    int stop_after;         //  WEIR__SINK_STOP at this flush (0: never)
+} s_collector;
+
+static int s_flush (weir__sink *sink)
+{
+    s_collector *c = (s_collector *) sink;
+    size_t n = weir__batch_payload (&sink->batch);
+    c->all = realloc (c->all, c->len + n + 1);
+    memcpy (c->all + c->len, sink->batch.data + WEIR__BATCH_HEADER, n);
+    c->len += n;
+    c->records += sink->batch.count;
+    weir__batch_clear (&sink->batch);
+    return ++c->flushes == c->stop_after ? WEIR__SINK_STOP : 0;
+}
+
+static void s_collector_init (s_collector *c, uint32_t limit)
+{
+    memset (c, 0, sizeof *c);
+    ck_assert_int_eq (weir__batch_init (&c->sink.batch, 64), 0);
+    c->sink.limit = limit;
+    c->sink.flush = s_flush;
+}
+
+static void s_collector_release (s_collector *c)
+{
+    weir__batch_release (&c->sink.batch);
+    free (c->all);
+}
+
+//  Open CLASS with the "k=v" properties, read every shard; returns the
+//  first error code, the shards in *SHARDS.
+static int s_read_all (const weir__reader_class *cls, const char *const *kv, s_collector *c,
+                       weir__shards *shards, weir__err *err)
+{
+    weir__props props;
+    weir__props_init (&props);
+    for (size_t i = 0; kv[i]; i++)
+        ck_assert_int_eq (weir__props_add_text (&props, kv[i], err), 0);
+    weir__shards_init (shards);
+    void *state = NULL;
+    int rc = cls->open (&props, &state, shards, err);
+    for (size_t i = 0; rc == 0 && i < shards->count; i++)
+        rc = cls->read (state, &shards->items[i], &c->sink, err);
+    if (rc == 0 && c->sink.batch.count)
+        rc = c->sink.flush (&c->sink);
+    if (state)
+        cls->close (state);
+    weir__props_release (&props);
+    return rc;
+}
+
+//  Decode the collected records as integers / strings.
+static void s_expect_ints (const s_collector *c, int64_t first, uint64_t count)
+{
+    weir__records it;
+    weir__records_init (&it);
+    weir__records_reset (&it, c->all, c->len);
+    msgpack_object o;
+    uint64_t n = 0;
+    while (weir__records_next (&it, &o) == 1) {
+        ck_assert (o.type == MSGPACK_OBJECT_POSITIVE_INTEGER || o.type == MSGPACK_OBJECT_NEGATIVE_INTEGER);
+        ck_assert_int_eq (o.via.i64, first + (int64_t) n);
+        n++;
+    }
+    ck_assert_uint_eq (n, count);
+    ck_assert_uint_eq (c->records, count);
+    weir__records_release (&it);
+}
+
+START_TEST (test_range_shards_and_values)
+{
+    s_collector c;
+    s_collector_init (&c, 1000);
+    weir__shards shards;
+    weir__err err;
+    weir__err_init (&err);
+    const char *kv[] = {"count=200000", "start=-5", NULL};
+    ck_assert_int_eq (s_read_all (&weir__reader_range, kv, &c, &shards, &err), 0);
+    //  Fixed-size shards: the same cut whatever the thread count
+    ck_assert_uint_eq (shards.count, 4);
+    ck_assert_uint_eq (shards.items[0].start, 0);
+    ck_assert_uint_eq (shards.items[0].end, 65536);
+    ck_assert_uint_eq (shards.items[3].start, 196608);
+    ck_assert_uint_eq (shards.items[3].end, 200000);
+    s_expect_ints (&c, -5, 200000);
+    ck_assert_int_eq (c.flushes, 200);
+    weir__shards_release (&shards);
+    s_collector_release (&c);
+}
+END_TEST
+
+START_TEST (test_range_errors)
+{
+    const char *cases[][3] = {
+        {"start=1", NULL, "range: property 'count' is required"},
+        {"count=-1", NULL, "range: property 'count': -1 is out of range"},
+        {"count=9223372036854775807", "start=2", "overflows"},
+        {"count=12q", NULL, "'12q' is not an integer"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        s_collector c;
+        s_collector_init (&c, 10);
+        weir__shards shards;
+        weir__err err;
+        weir__err_init (&err);
+        const char *kv[] = {cases[i][0], cases[i][1], NULL};
+        ck_assert_int_eq (s_read_all (&weir__reader_range, kv, &c, &shards, &err), WEIR_EPROPERTY);
+        ck_assert_msg (strstr (err.msg, cases[i][2]), "'%s' lacks '%s'", err.msg, cases[i][2]);
+        weir__shards_release (&shards);
+        s_collector_release (&c);
+    }
+}
+END_TEST
+
+START_TEST (test_reader_stops_when_sink_says_so)
+{
+    s_collector c;
+    s_collector_init (&c, 10);
+    c.stop_after = 3;
+    weir__shards shards;
+    weir__err err;
+    weir__err_init (&err);
+    const char *kv[] = {"count=1000", NULL};
+    ck_assert_int_eq (s_read_all (&weir__reader_range, kv, &c, &shards, &err), WEIR__SINK_STOP);
+    ck_assert_uint_eq (c.records, 30);
+    weir__shards_release (&shards);
+    s_collector_release (&c);
+}
+END_TEST
+
+START_TEST (test_lines_split_at_line_boundaries)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200], prop[4300];
+    snprintf (path, sizeof path, "%s/in.txt", dir);
+    //  Lines of varying length, one of them longer than the split size
+    char text[20000];
+    size_t len = 0;
+    for (int i = 0; i < 500; i++)
+        len += (size_t) snprintf (text + len, sizeof text - len, "%0*d\n", 1 + (i * 7) % 23, i);
+    len += (size_t) snprintf (text + len, sizeof text - len, "%0300d\nlast", 7);
+    testutil_write (path, text, len);
+    snprintf (prop, sizeof prop, "path=%s", path);
+
+    const char *splits[] = {"split=1", "split=10", "split=64", "split=100000"};
+    for (size_t k = 0; k < 4; k++) {
+        s_collector c;
+        s_collector_init (&c, 7);
+        weir__shards shards;
+        weir__err err;
+        weir__err_init (&err);
+        const char *kv[] = {prop, splits[k], NULL};
+        ck_assert_int_eq (s_read_all (&weir__reader_lines, kv, &c, &shards, &err), 0);
+        //  Shards tile the file, and each starts at the start of a line
+        ck_assert_uint_eq (shards.items[0].start, 0);
+        for (size_t i = 0; i < shards.count; i++) {
+            if (i)
+                ck_assert_uint_eq (shards.items[i].start, shards.items[i - 1].end);
+            ck_assert (shards.items[i].start == 0 || text[shards.items[i].start - 1] == '\n');
+        }
+        ck_assert_uint_eq (shards.items[shards.count - 1].end, len);
+        //  Lines come back whole and in order: joined with newlines they
+        //  are the file (plus the newline the last line lacked)
+        weir__records it;
+        weir__records_init (&it);
+        weir__records_reset (&it, c.all, c.len);
+        msgpack_object o;
+        char *joined = malloc (len + 2);
+        size_t jl = 0;
+        while (weir__records_next (&it, &o) == 1) {
+            ck_assert_int_eq (o.type, MSGPACK_OBJECT_STR);
+            memcpy (joined + jl, o.via.str.ptr, o.via.str.size);
+            jl += o.via.str.size;
+            joined[jl++] = '\n';
+        }
+        ck_assert_uint_eq (jl, len + 1);
+        ck_assert (memcmp (joined, text, len) == 0);
+        ck_assert_uint_eq (c.records, 502);
+        free (joined);
+        weir__records_release (&it);
+        weir__shards_release (&shards);
+        s_collector_release (&c);
+    }
+    testutil_rmdir (dir);
+}
+END_TEST
+
+START_TEST (test_lines_glob_sorted_and_errors)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200], prop[4300];
+    for (int i = 3; i > 0; i--) {
+        snprintf (path, sizeof path, "%s/f%d.txt", dir, i);
+        char line[16];
+        int n = snprintf (line, sizeof line, "file %d\n", i);
+        testutil_write (path, line, (size_t) n);
+    }
+    snprintf (prop, sizeof prop, "path=%s/f*.txt", dir);
+    s_collector c;
+    s_collector_init (&c, 100);
+    weir__shards shards;
+    weir__err err;
+    weir__err_init (&err);
+    const char *kv[] = {prop, NULL};
+    ck_assert_int_eq (s_read_all (&weir__reader_lines, kv, &c, &shards, &err), 0);
+    ck_assert_uint_eq (shards.count, 3);
+    ck_assert (strstr (shards.items[0].path, "f1.txt"));
+    ck_assert (strstr (shards.items[2].path, "f3.txt"));
+    ck_assert_uint_eq (c.records, 3);
+    weir__shards_release (&shards);
+    s_collector_release (&c);
+
+    snprintf (prop, sizeof prop, "path=%s/none*.txt", dir);
+    s_collector_init (&c, 100);
+    const char *kv2[] = {prop, NULL};
+    ck_assert_int_eq (s_read_all (&weir__reader_lines, kv2, &c, &shards, &err), WEIR_EIO);
+    ck_assert_msg (strstr (err.msg, "lines: no file matches"), "%s", err.msg);
+    weir__shards_release (&shards);
+    s_collector_release (&c);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+START_TEST (test_msgpack_reader_copies_records_raw)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200], prop[4300];
+    snprintf (path, sizeof path, "%s/in.mp", dir);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init (&sb);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
+    for (int i = 0; i < 3000; i++) {
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_int (&pk, i);
+        msgpack_pack_str_with_body (&pk, "abc", 3);
+    }
+    //  One record larger than the reader's first buffer (1 MiB)
+    char *big = calloc (1, 3u << 20);
+    msgpack_pack_bin_with_body (&pk, big, 3u << 20);
+    free (big);
+    testutil_write (path, sb.data, sb.size);
+    snprintf (prop, sizeof prop, "path=%s", path);
+    s_collector c;
+    s_collector_init (&c, 64);
+    weir__shards shards;
+    weir__err err;
+    weir__err_init (&err);
+    const char *kv[] = {prop, NULL};
+    ck_assert_int_eq (s_read_all (&weir__reader_msgpack, kv, &c, &shards, &err), 0);
+    ck_assert_uint_eq (c.records, 3001);
+    ck_assert_uint_eq (c.len, sb.size);
+    ck_assert (memcmp (c.all, sb.data, sb.size) == 0);
+    weir__shards_release (&shards);
+    s_collector_release (&c);
+    msgpack_sbuffer_destroy (&sb);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+START_TEST (test_msgpack_reader_names_file_and_offset)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200], prop[4300];
+    snprintf (path, sizeof path, "%s/bad.mp", dir);
+    struct {
+        const char *bytes;
+        size_t len;
+        const char *message;
+    } cases[] = {
+        {"\x01\x02\xc1", 3, "at byte 2: invalid msgpack type byte 0xc1"},
+        {"\x01\x92\x01\xc1", 4, "at byte 3: invalid msgpack type byte 0xc1"},
+        {"\x01\xdd\xff\xff\xff\xff\x01", 7, "at byte 1: truncated record"},
+        {"\x01\xdb\x00\x00\x00\x10" "abc", 9, "at byte 1: truncated record"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        testutil_write (path, cases[i].bytes, cases[i].len);
+        snprintf (prop, sizeof prop, "path=%s", path);
+        s_collector c;
+        s_collector_init (&c, 64);
+        weir__shards shards;
+        weir__err err;
+        weir__err_init (&err);
+        const char *kv[] = {prop, NULL};
+        ck_assert_int_eq (s_read_all (&weir__reader_msgpack, kv, &c, &shards, &err), WEIR_ECORRUPT);
+        ck_assert_msg (strstr (err.msg, cases[i].message) && strstr (err.msg, path), "case %zu: %s", i,
+                       err.msg);
+        weir__shards_release (&shards);
+        s_collector_release (&c);
+    }
+    testutil_rmdir (dir);
+}
+END_TEST
+
+static Suite *s_readers_suite (void)
+{
+    Suite *s = suite_create ("readers");
+    TCase *tc = tcase_create ("core");
+    tcase_add_test (tc, test_range_shards_and_values);
+    tcase_add_test (tc, test_range_errors);
+    tcase_add_test (tc, test_reader_stops_when_sink_says_so);
+    tcase_add_test (tc, test_lines_split_at_line_boundaries);
+    tcase_add_test (tc, test_lines_glob_sorted_and_errors);
+    tcase_add_test (tc, test_msgpack_reader_copies_records_raw);
+    tcase_add_test (tc, test_msgpack_reader_names_file_and_offset);
+    suite_add_tcase (s, tc);
+    return s;
+}
+
+int main (void)
+{
+    return testutil_run (s_readers_suite ());
+}
