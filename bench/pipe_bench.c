@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@ typedef struct {
     unsigned threads;           //  0 for the references: fixed thread layout
     unsigned batch;
     double runs[S_MAX_REPEAT];  //  records/s of each repeat
+    double cpu[S_MAX_REPEAT];   //  process CPU ns per record of each repeat
 } s_config;
 
 static uint64_t s_records;
@@ -53,6 +55,17 @@ static double s_now (void)
     struct timespec ts;
     clock_gettime (CLOCK_MONOTONIC, &ts);
     return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+//  CPU time of the whole process, user and system, in seconds.  Wall time
+//  on 2 cores mixes work with waiting and preemption; CPU per record says
+//  how much work a configuration does, whatever the scheduling.
+static double s_cpu (void)
+{
+    struct rusage ru;
+    getrusage (RUSAGE_SELF, &ru);
+    return (double) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
+           + (double) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
 static void s_die (const char *fmt, ...) __attribute__ ((format (printf, 1, 2), noreturn));
@@ -482,18 +495,18 @@ int main (int argc, char *argv[])
     }
 
     s_config configs[] = {
-        {S_WEIR_IDENTITY, "weir identity", 1, 64, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 1, 256, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 1, 1024, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 2, 64, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 2, 256, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 2, 1024, {0}},
-        {S_WEIR_REPACK, "weir repack", 1, 256, {0}},
-        {S_WEIR_REPACK, "weir repack", 1, 1024, {0}},
-        {S_WEIR_REPACK, "weir repack", 2, 256, {0}},
-        {S_WEIR_REPACK, "weir repack", 2, 1024, {0}},
-        {S_REF_A, "ref_a zmq chain unpack/repack", 0, S_REF_BATCH, {0}},
-        {S_REF_B, "ref_b zmq pair", 0, S_REF_BATCH, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 1, 64, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 1, 256, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 1, 1024, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 2, 64, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 2, 256, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 2, 1024, {0}, {0}},
+        {S_WEIR_REPACK, "weir repack", 1, 256, {0}, {0}},
+        {S_WEIR_REPACK, "weir repack", 1, 1024, {0}, {0}},
+        {S_WEIR_REPACK, "weir repack", 2, 256, {0}, {0}},
+        {S_WEIR_REPACK, "weir repack", 2, 1024, {0}, {0}},
+        {S_REF_A, "ref_a zmq chain unpack/repack", 0, S_REF_BATCH, {0}, {0}},
+        {S_REF_B, "ref_b zmq pair", 0, S_REF_BATCH, {0}, {0}},
     };
     size_t n = sizeof configs / sizeof configs[0];
 
@@ -502,15 +515,17 @@ int main (int argc, char *argv[])
     for (int r = 0; r < repeat; r++)
         for (size_t i = 0; i < n; i++) {
             s_config *c = &configs[i];
+            double cpu = s_cpu ();
             double seconds = c->kind == S_REF_A   ? s_run_ref_a (c)
                              : c->kind == S_REF_B ? s_run_ref_b (c)
                                                   : s_run_weir (c);
             c->runs[r] = seconds > 0 ? (double) s_records / seconds : 0;
+            c->cpu[r] = (s_cpu () - cpu) * 1e9 / (double) s_records;
             char threads[32] = "";
             if (c->threads)
                 snprintf (threads, sizeof threads, "threads=%u", c->threads);
-            fprintf (stderr, "[%d/%d] %-30s %-9s batch=%-4u %7.2f M records/s\n", r + 1, repeat,
-                     c->name, threads, c->batch, c->runs[r] / 1e6);
+            fprintf (stderr, "[%d/%d] %-30s %-9s batch=%-4u %7.2f M records/s %6.1f cpu ns/record\n",
+                     r + 1, repeat, c->name, threads, c->batch, c->runs[r] / 1e6, c->cpu[r]);
         }
 
     int zmq_major, zmq_minor, zmq_patch;
@@ -530,7 +545,8 @@ int main (int argc, char *argv[])
         printf ("\"batch\":%u,\"records_per_s\":%.0f,\"runs\":[", c->batch, median[i]);
         for (int r = 0; r < repeat; r++)
             printf ("%s%.0f", r ? "," : "", c->runs[r]);
-        printf ("]}%s\n", i + 1 < n ? "," : "");
+        printf ("],\"cpu_ns_per_record\":%.1f}%s\n", s_median (c->cpu, repeat),
+                i + 1 < n ? "," : "");
     }
     printf (" ],\n");
 

@@ -388,7 +388,12 @@ END_TEST
 
 static void *s_stopper (void *arg)
 {
-    struct timespec ts = {0, 50000000};
+    //  Wait for the run to start (wall time is readable from any thread),
+    //  then let records flow a little before stopping
+    struct timespec ts = {0, 1000000};
+    while (weir_pipe_wall_seconds (arg) == 0)
+        nanosleep (&ts, NULL);
+    ts.tv_nsec = 20000000;
     nanosleep (&ts, NULL);
     weir_pipe_stop (arg);
     return NULL;

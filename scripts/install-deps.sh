@@ -1,0 +1,40 @@
+#!/bin/sh
+# Install what weir needs to build and test on Debian (12 or later).
+# Idempotent: installs only the packages that are missing, and does
+# nothing at all when every one is there.
+set -eu
+
+# msgpack-c's C library is libmsgpack-c-dev from Debian 13 on, part of
+# libmsgpack-dev before
+msgpack=libmsgpack-dev
+if apt-cache show libmsgpack-c-dev >/dev/null 2>&1; then
+    msgpack=libmsgpack-c-dev
+fi
+
+packages="gcc make autoconf automake libtool pkg-config libzmq3-dev $msgpack libleveldb-dev check"
+
+missing=
+for p in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    echo "install-deps: every dependency is installed"
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=
+elif command -v sudo >/dev/null; then
+    sudo=sudo
+else
+    echo "install-deps: need root (or sudo) to install:$missing" >&2
+    exit 1
+fi
+
+echo "install-deps: installing$missing"
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
