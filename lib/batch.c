@@ -5,9 +5,25 @@
 #include <stdlib.h>
 #include <weir/weir.h>
 
+//  msgpack's packer writes every value in pieces of 1 to 9 bytes.  A
+//  memcpy of constant size compiles to one move; a call to the library
+//  memcpy for each piece was a fifth of the cost of repacking a record.
 static int s_packer_write (void *data, const char *buf, size_t len)
 {
-    return weir__batch_append ((weir__batch *) data, buf, len);
+    weir__batch *b = data;
+    if (b->cap - b->len < len)
+        return weir__batch_append (b, buf, len);
+    char *to = b->data + b->len;
+    switch (len) {
+    case 1: to[0] = buf[0]; break;
+    case 2: memcpy (to, buf, 2); break;
+    case 3: memcpy (to, buf, 3); break;
+    case 5: memcpy (to, buf, 5); break;
+    case 9: memcpy (to, buf, 9); break;
+    default: memcpy (to, buf, len);
+    }
+    b->len += len;
+    return 0;
 }
 
 int weir__batch_init (weir__batch *b, size_t cap)

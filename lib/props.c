@@ -2,6 +2,7 @@
 #include "config.h"
 #include "lib/props.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -80,7 +81,8 @@ const char *weir__props_get (weir__props *self, const char *key, const char *fal
 
 int weir__parse_int (const char *text, int64_t *out)
 {
-    if (!*text)
+    //  strtoll would skip leading blanks; a value is the number alone
+    if (!*text || isspace ((unsigned char) *text))
         return -1;
     errno = 0;
     char *end;

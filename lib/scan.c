@@ -39,6 +39,7 @@ weir__scan_result weir__scan (const void *buf, size_t len, size_t *size, size_t 
         uint64_t payload = 0;   //  bytes after the head
         uint64_t children = 0;  //  objects nested in it
         int per_len = 0;        //  0: length is bytes; 1: elements; 2: pairs
+        int container = (c >= 0x80 && c <= 0x9f) || (c >= 0xdc && c <= 0xdf);
 
         if (c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3)
             ;   //  fixint, nil, false, true
@@ -90,13 +91,14 @@ weir__scan_result weir__scan (const void *buf, size_t len, size_t *size, size_t 
         }
         if (len - pos < head || len - pos - head < payload)
             return WEIR__SCAN_INCOMPLETE;
-        if (children) {
-            if (depth == WEIR__SCAN_MAX_DEPTH) {
-                *where = pos;
-                return WEIR__SCAN_TOO_DEEP;
-            }
-            left[++depth] = children;
+        //  msgpack-c refuses a container past its depth limit even when it is
+        //  empty, so the check comes before looking at the count
+        if (container && depth == WEIR__SCAN_MAX_DEPTH) {
+            *where = pos;
+            return WEIR__SCAN_TOO_DEEP;
         }
+        if (children)
+            left[++depth] = children;
         pos += head + (size_t) payload;
     }
 }
