@@ -4,12 +4,15 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/clock.h"
+
+#define S_YIELDS 8
 
 struct weir__queue {
     unsigned producers, consumers, capacity;
@@ -200,7 +203,17 @@ int weir__queue_send (weir__queue *self, unsigned producer, zmq_msg_t *msg, uint
 int weir__queue_recv (weir__queue *self, unsigned consumer, zmq_msg_t *msg, uint64_t *wait_ns)
 {
     void *s = self->pull[consumer];
-    if (zmq_msg_recv (msg, s, ZMQ_DONTWAIT) < 0) {
+    int got = zmq_msg_recv (msg, s, ZMQ_DONTWAIT) >= 0;
+    //  Before sleeping, give the producer a few chances to deliver: waking
+    //  a sleeping thread costs about 10 us, a yield far less; and yielding,
+    //  unlike spinning, lets the producer run when both share a core.
+    for (int i = 0; !got && i < S_YIELDS; i++) {
+        if (zmq_errno () != EAGAIN)
+            return -1;
+        sched_yield ();
+        got = zmq_msg_recv (msg, s, ZMQ_DONTWAIT) >= 0;
+    }
+    if (!got) {
         if (zmq_errno () != EAGAIN)
             return -1;
         uint64_t start = weir__now_ns ();
