@@ -48,6 +48,8 @@ int weir__batch_grow (weir__batch *b, size_t n);
 /*  Append N raw bytes (part of or a whole record; count it yourself).  */
 static inline int weir__batch_append (weir__batch *b, const void *p, size_t n)
 {
+    if (n == 0)
+        return 0;
     if (b->len + n > b->cap && weir__batch_grow (b, n))
         return -1;
     memcpy (b->data + b->len, p, n);

@@ -19,6 +19,9 @@ int weir__buf_reserve (weir__buf *b, size_t n);
 
 static inline int weir__buf_append (weir__buf *b, const void *p, size_t n)
 {
+    //  An empty string may come with a NULL pointer: memcpy must not see it
+    if (n == 0)
+        return 0;
     if (b->cap - b->len < n && weir__buf_reserve (b, n))
         return -1;
     memcpy (b->data + b->len, p, n);

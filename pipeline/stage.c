@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/pack.h"
 #include "lib/scan.h"
 #include "pipeline/pipe.h"
 
@@ -80,7 +81,7 @@ static int s_commit (weir_stage *st)
 int weir_emit (weir_stage *st, const msgpack_object *rec)
 {
     assert (st && rec);
-    msgpack_pack_object (&st->sink.batch.pk, *rec);
+    weir__pack_object (&st->sink.batch, rec);
     return s_commit (st);
 }
 

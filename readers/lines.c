@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/pack.h"
 #include "readers/reader.h"
 
 typedef struct {
@@ -118,9 +119,7 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
 
 static int s_emit (weir__sink *sink, const char *p, size_t n)
 {
-    msgpack_pack_str (&sink->batch.pk, n);
-    msgpack_pack_str_body (&sink->batch.pk, p, n);
-    if (sink->batch.oom)
+    if (weir__pack_str (&sink->batch, p, n))
         return WEIR_ENOMEM;
     return weir__sink_commit (sink);
 }

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "lib/pack.h"
 #include "readers/reader.h"
 
 #define S_SHARD 65536
@@ -56,8 +57,7 @@ static int s_read (void *state, const weir__shard *shard, weir__sink *sink, weir
 {
     const s_range *self = state;
     for (uint64_t i = shard->start; i < shard->end; i++) {
-        msgpack_pack_int64 (&sink->batch.pk, self->start + (int64_t) i);
-        if (sink->batch.oom)
+        if (weir__pack_int64 (&sink->batch, self->start + (int64_t) i))
             return weir__err_set (err, WEIR_ENOMEM, "range: out of memory");
         int rc = weir__sink_commit (sink);
         if (rc)
