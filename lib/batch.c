@@ -107,10 +107,95 @@ void weir__records_reset (weir__records *it, const char *payload, size_t len)
     it->off = 0;
 }
 
+static uint64_t s_be (const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+//  Scalar records (integers, strings, nil, booleans) are the common case
+//  and need no zone: decode them here and leave containers, floats and
+//  exts to msgpack-c.  1 when decoded, 0 to fall back.
+static int s_scalar (weir__records *it, msgpack_object *o)
+{
+    const unsigned char *p = (const unsigned char *) it->data + it->off;
+    size_t left = it->len - it->off;
+    unsigned c = p[0];
+    size_t used;
+    if (c <= 0x7f) {
+        o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+        o->via.u64 = c;
+        used = 1;
+    }
+    else if (c >= 0xe0) {
+        o->type = MSGPACK_OBJECT_NEGATIVE_INTEGER;
+        o->via.i64 = (int8_t) c;
+        used = 1;
+    }
+    else if (c >= 0xa0 && c <= 0xbf) {
+        uint32_t n = c & 0x1f;
+        if (left < 1 + (size_t) n)
+            return 0;
+        o->type = MSGPACK_OBJECT_STR;
+        o->via.str.ptr = (const char *) p + 1;
+        o->via.str.size = n;
+        used = 1 + n;
+    }
+    else if (c >= 0xcc && c <= 0xcf) {
+        int n = 1 << (c - 0xcc);
+        if (left < 1 + (size_t) n)
+            return 0;
+        o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+        o->via.u64 = s_be (p + 1, n);
+        used = 1 + (size_t) n;
+    }
+    else if (c >= 0xd0 && c <= 0xd3) {
+        int n = 1 << (c - 0xd0);
+        if (left < 1 + (size_t) n)
+            return 0;
+        uint64_t u = s_be (p + 1, n);
+        //  Sign-extend from n bytes
+        int64_t v = n == 8 ? (int64_t) u : (int64_t) (u ^ (1ull << (8 * n - 1))) - (int64_t) (1ull << (8 * n - 1));
+        //  msgpack-c types a non-negative signed value as positive
+        o->type = v < 0 ? MSGPACK_OBJECT_NEGATIVE_INTEGER : MSGPACK_OBJECT_POSITIVE_INTEGER;
+        o->via.i64 = v;
+        used = 1 + (size_t) n;
+    }
+    else if (c >= 0xd9 && c <= 0xdb) {
+        int n = 1 << (c - 0xd9);
+        if (left < 1 + (size_t) n)
+            return 0;
+        uint64_t size = s_be (p + 1, n);
+        if (left - 1 - (size_t) n < size)
+            return 0;
+        o->type = MSGPACK_OBJECT_STR;
+        o->via.str.ptr = (const char *) p + 1 + n;
+        o->via.str.size = (uint32_t) size;
+        used = 1 + (size_t) n + (size_t) size;
+    }
+    else if (c == 0xc0) {
+        o->type = MSGPACK_OBJECT_NIL;
+        used = 1;
+    }
+    else if (c == 0xc2 || c == 0xc3) {
+        o->type = MSGPACK_OBJECT_BOOLEAN;
+        o->via.boolean = c == 0xc3;
+        used = 1;
+    }
+    else
+        return 0;
+    it->off += used;
+    return 1;
+}
+
 int weir__records_next (weir__records *it, msgpack_object *obj)
 {
     if (it->off >= it->len)
         return 0;
+    if (s_scalar (it, obj))
+        return 1;
     msgpack_zone_clear (&it->zone);
     msgpack_unpack_return rc = msgpack_unpack (it->data, it->len, &it->off, &it->zone, obj);
     if (rc == MSGPACK_UNPACK_SUCCESS || rc == MSGPACK_UNPACK_EXTRA_BYTES)
