@@ -14,7 +14,7 @@ typedef struct {
     int fail_in;                    //  which callback fails (see s_fail_*)
     int stop_after;                 //  weir_stop after this many records (0: never)
     int fanout;                     //  records emitted per input
-    unsigned threads_seen;          //  weir_thread_count
+    atomic_uint threads_seen;       //  weir_thread_count
     atomic_uint thread_mask;        //  bit per weir_thread_index seen
 } s_probe;
 
@@ -51,7 +51,7 @@ static int s_init (weir_stage *st, void *state)
 static int s_thread_open (weir_stage *st, void *state, void **tstate)
 {
     s_probe *p = state;
-    p->threads_seen = weir_thread_count (st);
+    atomic_store (&p->threads_seen, weir_thread_count (st));
     atomic_fetch_or (&p->thread_mask, 1u << weir_thread_index (st));
     //  A thread whose thread_open fails gets no thread_close
     if (p->fail_in == S_FAIL_THREAD_OPEN)
