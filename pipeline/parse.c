@@ -122,6 +122,10 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
                                    "expected an element name, not the property '%s'", word.data);
                 break;
             }
+            if (!word.data[0]) {
+                rc = weir__err_at (err, WEIR_ESYNTAX, at, "empty element name");
+                break;
+            }
             if ((rc = s_new_element (spec, word.data, at, err)))
                 break;
             open = 1;

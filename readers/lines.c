@@ -54,36 +54,34 @@ static int s_next_line (int fd, const char *path, uint64_t at, uint64_t size, ui
 
 static int s_plan_file (const char *path, uint64_t split, weir__shards *shards, weir__err *err)
 {
+    //  stat, not open: opening a FIFO here would take its writer's data
+    //  and then drop it on close, before the reading thread gets there
+    struct stat st;
+    if (stat (path, &st))
+        return weir__err_set (err, WEIR_EIO, "lines: cannot open '%s': %s", path, strerror (errno));
+    if (S_ISDIR (st.st_mode))
+        return weir__err_set (err, WEIR_EIO, "lines: cannot read '%s': %s", path, strerror (EISDIR));
+    if (!S_ISREG (st.st_mode)) {
+        //  A pipe or device: one shard, read to its end
+        if (weir__shards_add (shards, path, 0, UINT64_MAX))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        return 0;
+    }
+    uint64_t size = (uint64_t) st.st_size, start = 0;
     int fd = open (path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return weir__err_set (err, WEIR_EIO, "lines: cannot open '%s': %s", path, strerror (errno));
-    struct stat st;
     int rc = 0;
-    if (fstat (fd, &st)) {
-        rc = weir__err_set (err, WEIR_EIO, "lines: cannot stat '%s': %s", path, strerror (errno));
-        goto done;
-    }
-    if (S_ISDIR (st.st_mode)) {
-        rc = weir__err_set (err, WEIR_EIO, "lines: cannot read '%s': %s", path, strerror (EISDIR));
-        goto done;
-    }
-    if (!S_ISREG (st.st_mode)) {
-        //  A pipe or device: one shard, read to its end
-        rc = weir__shards_add (shards, path, 0, UINT64_MAX);
-        goto done;
-    }
-    uint64_t size = (uint64_t) st.st_size, start = 0;
     while (start < size) {
         uint64_t end = size;
         if (size - start > split && (rc = s_next_line (fd, path, start + split - 1, size, &end, err)))
-            goto done;
+            break;
         if (weir__shards_add (shards, path, start, end)) {
             rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-            goto done;
+            break;
         }
         start = end;
     }
-done:
     close (fd);
     return rc;
 }

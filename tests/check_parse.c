@@ -230,6 +230,41 @@ START_TEST (test_parse_release_after_error)
 }
 END_TEST
 
+//  Random descriptions built from the characters that matter to the
+//  grammar never crash the parser, and every error points inside the text.
+START_TEST (test_parse_fuzz)
+{
+    static const char alphabet[] = "ab=!'\" \t\\k1";
+    unsigned seed = 12345;
+    for (int round = 0; round < 20000; round++) {
+        char text[40];
+        size_t n = (size_t) (rand_r (&seed) % (sizeof text - 1));
+        for (size_t i = 0; i < n; i++)
+            text[i] = alphabet[rand_r (&seed) % (sizeof alphabet - 1)];
+        text[n] = '\0';
+        weir__spec spec;
+        weir__spec_init (&spec);
+        weir__err err;
+        weir__err_init (&err);
+        int rc = weir__parse (text, &spec, &err);
+        if (rc) {
+            ck_assert_int_eq (rc, WEIR_ESYNTAX);
+            ck_assert_int_ge (err.offset, 0);
+            ck_assert_int_le (err.offset, (long) n);
+            ck_assert (err.msg[0] != '\0');
+        }
+        else {
+            ck_assert_uint_gt (spec.count, 0);
+            for (size_t e = 0; e < spec.count; e++) {
+                ck_assert (spec.items[e].name[0] != '\0');
+                ck_assert_int_lt (spec.items[e].name_offset, (long) n);
+            }
+        }
+        weir__spec_release (&spec);
+    }
+}
+END_TEST
+
 Suite *parse_suite (void);
 
 Suite *parse_suite (void)
@@ -248,6 +283,7 @@ Suite *parse_suite (void)
     tcase_add_test (tc, test_parse_errors_words);
     tcase_add_test (tc, test_parse_errors_quotes);
     tcase_add_test (tc, test_parse_release_after_error);
+    tcase_add_test (tc, test_parse_fuzz);
     suite_add_tcase (s, tc);
     return s;
 }
