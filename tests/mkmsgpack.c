@@ -8,6 +8,7 @@
         mkmsgpack truncated FILE     two records and half of a third
         mkmsgpack badbyte FILE       two records, then 0xc1  */
 #include <msgpack.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ int main (int argc, char **argv)
         msgpack_pack_true (&pk);
         msgpack_pack_false (&pk);
         msgpack_pack_int64 (&pk, -42);
+        msgpack_pack_int64 (&pk, INT64_MIN);
         msgpack_pack_uint64 (&pk, 18446744073709551615ull);
         msgpack_pack_double (&pk, 0.5);
         msgpack_pack_str_with_body (&pk, "plain text", 10);
