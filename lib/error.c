@@ -21,6 +21,7 @@ static const struct {
     {WEIR_EPROCESSOR, "processor failed"},
     {WEIR_ESYSTEM, "system failure"},
     {WEIR_ESTATE, "call not allowed in this state"},
+    {WEIR_EPLUGIN, "plugin cannot be loaded"},
 };
 
 const char *weir_strerror (int code)

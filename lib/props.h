@@ -6,6 +6,7 @@
 #ifndef WEIR_PROPS_H_INCLUDED
 #define WEIR_PROPS_H_INCLUDED
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "lib/error.h"
@@ -15,7 +16,7 @@ typedef struct weir__prop {
     char *value;
     long key_offset;        //  in the description, -1 when built in code
     long value_offset;
-    int used;
+    atomic_int used;        //  read by someone (atomic: processor threads mark it)
 } weir__prop;
 
 typedef struct weir__props {

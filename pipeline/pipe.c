@@ -35,6 +35,8 @@ static void s_stage_destroy (weir__stage **stage_p)
     weir__props_release (&stage->props);
     weir__shards_release (&stage->shards);
     free (stage->handles);
+    //  Last: the plugin's code and its table go away with it
+    weir_plugin_destroy (&stage->plugin);
     free (stage);
     *stage_p = NULL;
 }
@@ -48,6 +50,9 @@ void weir_pipe_destroy (weir_pipe **self_p)
         s_stage_destroy (&self->stages[i]);
     free (self->stages);
     free (self->description);
+    for (size_t i = 0; i < self->warning_count; i++)
+        free (self->warnings[i]);
+    free (self->warnings);
     pthread_mutex_destroy (&self->lock);
     pthread_cond_destroy (&self->finished);
     free (self);
@@ -194,6 +199,16 @@ void weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg, u
     self->progress = fn;
     self->progress_arg = arg;
     self->progress_ms = interval_ms ? interval_ms : 500;
+}
+
+size_t weir_pipe_warning_count (const weir_pipe *self)
+{
+    return self->warning_count;
+}
+
+const char *weir_pipe_warning (const weir_pipe *self, size_t index)
+{
+    return index < self->warning_count ? self->warnings[index] : NULL;
 }
 
 size_t weir_pipe_stage_count (const weir_pipe *self)

@@ -50,10 +50,12 @@ struct weir__stage {
     void *writer_state;
 
     const weir_processor *proc;
+    weir_plugin *plugin;        //  where proc came from, if a shared object
     void *proc_state;
     void *user;
     int passthrough;
     int proc_opened;
+    int proc_opened_once;       //  its properties had a chance to be read
     int live;                   //  its threads have been started
 
     weir__queue *in;            //  feeds this stage; NULL for the reader
@@ -79,6 +81,9 @@ struct weir_pipe {
     _Atomic uint64_t start_ns, end_ns;
     unsigned running;           //  threads not yet finished
     pthread_cond_t finished;
+
+    char **warnings;
+    size_t warning_count;
 
     weir_progress_fn *progress;
     void *progress_arg;

@@ -17,11 +17,13 @@
 
 #include <assert.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/clock.h"
 #include "pipeline/pipe.h"
+#include "pipeline/plugin.h"
 
 static const char *s_kind_name (weir_element_kind kind)
 {
@@ -49,9 +51,27 @@ static int s_resolve (weir_pipe *pipe, weir__err *err)
                                      stage->name, place, s_kind_name (want));
         }
         else {
-            const weir__element *e = weir__element_find (stage->name, (int) want);
+            const weir__element *e = weir__plugin_is_path (stage->name)
+                                         ? NULL
+                                         : weir__element_find (stage->name, (int) want);
+            const weir__element *other = e ? NULL : weir__element_find (stage->name, -1);
+            if (!e && want == WEIR_ELEMENT_PROCESSOR && !other) {
+                //  Not a builtin: a plugin, by path or by name
+                int rc = weir__plugin_load (stage->name, &stage->plugin, err);
+                if (rc == WEIR_EUNKNOWN)
+                    err->offset = stage->name_offset;
+                if (rc)
+                    return rc;
+                stage->proc = weir_plugin_table (stage->plugin);
+                stage->kind = want;
+                goto common;
+            }
+            if (!e && weir__plugin_is_path (stage->name))
+                return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
+                                     "'%s' is a plugin, and plugins are processors, but the %s element "
+                                     "must be a %s",
+                                     stage->name, place, s_kind_name (want));
             if (!e) {
-                const weir__element *other = weir__element_find (stage->name, -1);
                 if (other)
                     return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
                                          "'%s' is a %s, but the %s element must be a %s (%ss: %s)",
@@ -76,6 +96,7 @@ static int s_resolve (weir_pipe *pipe, weir__err *err)
                 return rc;
         }
         stage->kind = want;
+    common:;
         int64_t threads, capacity, batch;
         int rc = weir__props_int (&stage->props, stage->name, "threads", 1, 1, WEIR__MAX_THREADS,
                                   &threads, err);
@@ -338,6 +359,7 @@ static int s_open_stage (weir__stage *stage, weir__err *err)
             return err->code;
         }
         stage->proc_opened = 1;
+        stage->proc_opened_once = 1;
         if (proc->init && proc->init (h, stage->proc_state)) {
             if (!atomic_load (&stage->pipe->failed))
                 weir__err_set (err, WEIR_EPROCESSOR, "%s: init returned an error without a message",
@@ -374,6 +396,36 @@ static void s_close_stage (weir__stage *stage)
         if (stage->proc->close)
             stage->proc->close (&stage->handles[0], stage->proc_state);
         stage->proc_opened = 0;
+    }
+}
+
+//  A property that no callback of a processor ever read is most likely a
+//  typo: say so (builtin readers and writers refuse unknown ones at once).
+static void s_warn_unread (weir_pipe *pipe)
+{
+    for (size_t i = 0; i < pipe->count; i++) {
+        weir__stage *stage = pipe->stages[i];
+        if (stage->kind != WEIR_ELEMENT_PROCESSOR || stage->passthrough || !stage->proc_opened_once)
+            continue;
+        for (size_t k = 0; k < stage->props.count; k++) {
+            weir__prop *p = &stage->props.items[k];
+            int common = 0;
+            for (const weir_property_info *c = weir__common_props; c->name; c++)
+                common |= strcmp (c->name, p->key) == 0;
+            if (common || atomic_load (&p->used))
+                continue;
+            char **list = realloc (pipe->warnings, (pipe->warning_count + 1) * sizeof *list);
+            if (!list)
+                return;
+            pipe->warnings = list;
+            size_t size = strlen (stage->name) + strlen (p->key) + 96;
+            char *text = malloc (size);
+            if (!text)
+                return;
+            snprintf (text, size, "%s: property '%s' was never read by the processor (a typo?)", stage->name,
+                      p->key);
+            list[pipe->warning_count++] = text;
+        }
     }
 }
 
@@ -490,6 +542,7 @@ teardown:
         zmq_ctx_term (pipe->zmq_ctx);
         pipe->zmq_ctx = NULL;
     }
+    s_warn_unread (pipe);
     if (pipe->progress)
         pipe->progress (pipe, pipe->progress_arg, 1);
     return pipe->err.code;

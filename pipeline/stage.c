@@ -50,13 +50,12 @@ const char *weir_prop (weir_stage *st, const char *key, const char *fallback)
 {
     assert (st && key);
     //  Properties never change once the threads start, so threads read
-    //  them without a lock; the 'used' mark (for warnings about properties
-    //  nobody reads) is only set before then, while one thread runs.
+    //  them without a lock; the 'used' mark (for the warning about
+    //  properties nobody reads) is atomic.
     weir__props *props = &st->stage->props;
     for (size_t i = props->count; i-- > 0;)
         if (strcmp (props->items[i].key, key) == 0) {
-            if (!st->stage->live)
-                props->items[i].used = 1;
+            atomic_store_explicit (&props->items[i].used, 1, memory_order_relaxed);
             return props->items[i].value;
         }
     return fallback;

@@ -24,6 +24,7 @@
 static const char *s_usage =
     "usage: weir run [OPTIONS] 'READER [key=value ...] ! PROCESSOR ... ! WRITER [key=value ...]'\n"
     "       weir elements      list the builtin elements and their properties\n"
+    "       weir plugin PATH|NAME   describe a processor plugin\n"
     "       weir --help | --version\n";
 
 static const char *s_run_help =
@@ -52,6 +53,10 @@ static const char *s_run_help =
     "\n"
     "Exit codes: 0 success, 1 runtime failure (input, output, a processor),\n"
     "2 usage error (options, description, unknown element or property).\n"
+    "\n"
+    "An element that contains '/' or ends in .so is a processor plugin (a shared\n"
+    "object); a name that is no builtin is looked up as NAME.so in the folders of\n"
+    "$WEIR_PLUGIN_PATH (colon-separated), then in the installed plugin folder.\n"
     "\n"
     "Run 'weir elements' for the builtin elements.\n";
 
@@ -288,6 +293,8 @@ static int s_run (int argc, char **argv)
         s_pipe = NULL;
     }
     int exit_code = 0;
+    for (size_t i = 0; i < weir_pipe_warning_count (pipe); i++)
+        fprintf (stderr, "weir: warning: %s\n", weir_pipe_warning (pipe, i));
     if (rc) {
         fprintf (stderr, "weir: %s\n", weir_pipe_error (pipe));
         if (weir_is_usage_error (rc))
@@ -315,6 +322,31 @@ static int s_run (int argc, char **argv)
     return exit_code;
 }
 
+static int s_plugin (int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf (stderr, "usage: weir plugin PATH|NAME\n");
+        return S_EXIT_USAGE;
+    }
+    char *error = NULL;
+    weir_plugin *plugin = weir_plugin_new (argv[1], &error);
+    if (!plugin) {
+        fprintf (stderr, "weir: %s\n", error ? error : "out of memory");
+        free (error);
+        return S_EXIT_FAILURE;
+    }
+    const weir_processor *table = weir_plugin_table (plugin);
+    printf ("name:        %s\n", table->name ? table->name : "(none)");
+    printf ("description: %s\n", table->description ? table->description : "(none)");
+    printf ("abi:         %d\n", table->abi);
+    printf ("path:        %s\n", weir_plugin_path (plugin));
+    printf ("callbacks:  %s%s%s process%s%s%s\n", table->open ? " open" : "", table->init ? " init" : "",
+            table->thread_open ? " thread_open" : "", table->epoch_end ? " epoch_end" : "",
+            table->thread_close ? " thread_close" : "", table->close ? " close" : "");
+    weir_plugin_destroy (&plugin);
+    return 0;
+}
+
 int main (int argc, char **argv)
 {
     if (argc < 2) {
@@ -326,6 +358,8 @@ int main (int argc, char **argv)
         return s_run (argc - 1, argv + 1);
     if (strcmp (cmd, "elements") == 0)
         return s_elements ();
+    if (strcmp (cmd, "plugin") == 0)
+        return s_plugin (argc - 1, argv + 1);
     if (strcmp (cmd, "--help") == 0 || strcmp (cmd, "-h") == 0 || strcmp (cmd, "help") == 0) {
         printf ("%s%s", s_usage, s_run_help);
         return 0;

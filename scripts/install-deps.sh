@@ -11,7 +11,7 @@ if apt-cache show libmsgpack-c-dev >/dev/null 2>&1; then
     msgpack=libmsgpack-c-dev
 fi
 
-packages="gcc make autoconf automake libtool pkg-config libzmq3-dev $msgpack libleveldb-dev check"
+packages="gcc g++ make autoconf automake libtool pkg-config libzmq3-dev $msgpack libleveldb-dev check"
 
 missing=
 for p in $packages; do

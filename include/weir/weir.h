@@ -41,6 +41,7 @@ extern "C" {
 #define WEIR_EPROCESSOR -8   /*  a processor callback failed  */
 #define WEIR_ESYSTEM -9      /*  threads, ZeroMQ or another system facility failed  */
 #define WEIR_ESTATE -10      /*  call not allowed now (pipe already ran)  */
+#define WEIR_EPLUGIN -11     /*  a plugin cannot be loaded or is not a weir processor  */
 
 /*  A static string describing CODE.  */
 WEIR_EXPORT const char *weir_strerror (int code);
@@ -101,6 +102,31 @@ WEIR_EXPORT int weir_pipe_add (weir_pipe *self, const char *element, const char 
     accepted (the processor reads its own with weir_prop()).  */
 WEIR_EXPORT int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *user,
                                          const char *const *props);
+
+/*  Warnings of the last run (properties no callback read, which are
+    likely typos): COUNT of them, and each by index.  */
+WEIR_EXPORT size_t weir_pipe_warning_count (const weir_pipe *self);
+WEIR_EXPORT const char *weir_pipe_warning (const weir_pipe *self, size_t index);
+
+/*  ---------------------------------------------------------------------
+    Plugins: processors in shared objects.
+
+    An element name that contains '/' or ends in ".so" is a plugin path; a
+    bare name that is no builtin is looked up as NAME.so in each folder of
+    $WEIR_PLUGIN_PATH (colon-separated), then in the installed plugin
+    folder.  The object must export weir_plugin_processor() (see
+    <weir/plugin.h>); its ABI is checked before anything else is called.  */
+typedef struct weir_plugin weir_plugin;
+
+/*  Load NAME (a path or a bare name).  NULL on failure, with the message
+    in *ERROR (the caller's to free).  */
+WEIR_EXPORT weir_plugin *weir_plugin_new (const char *name, char **error);
+WEIR_EXPORT void weir_plugin_destroy (weir_plugin **self_p);
+WEIR_EXPORT const weir_processor *weir_plugin_table (const weir_plugin *self);
+WEIR_EXPORT const char *weir_plugin_path (const weir_plugin *self);
+
+/*  The folder searched after $WEIR_PLUGIN_PATH.  */
+WEIR_EXPORT const char *weir_plugin_dir (void);
 
 /*  Run the pipe to the end of its input.  A pipe runs once.  */
 WEIR_EXPORT int weir_pipe_run (weir_pipe *self);

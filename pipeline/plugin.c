@@ -1,0 +1,161 @@
+/*  pipeline/plugin.c - finding, loading and checking processor plugins.
+
+    A plugin is loaded with RTLD_NOW, so that a missing symbol fails here
+    with the loader's message instead of in the middle of a job, and with
+    RTLD_LOCAL, so that two plugins never see each other's symbols.  The
+    ABI number is the first thing read from the table: nothing else in it
+    is trusted before that (PostgreSQL's magic block, Redis' module API
+    version and SQLite's versioned VFS do the same).  */
+#include "config.h"
+#include "pipeline/plugin.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define S_SYMBOL "weir_plugin_processor"
+
+struct weir_plugin {
+    void *handle;
+    char *path;
+    const weir_processor *table;
+};
+
+const char *weir_plugin_dir (void)
+{
+    return WEIR_PLUGIN_DIR;
+}
+
+int weir__plugin_is_path (const char *name)
+{
+    size_t n = strlen (name);
+    return strchr (name, '/') || (n > 3 && strcmp (name + n - 3, ".so") == 0);
+}
+
+//  The first DIR/NAME.so that exists, from $WEIR_PLUGIN_PATH then the
+//  installed folder; NULL if none.
+static char *s_find (const char *name)
+{
+    const char *env = getenv ("WEIR_PLUGIN_PATH");
+    size_t envlen = env ? strlen (env) : 0;
+    char *dirs = malloc (envlen + strlen (WEIR_PLUGIN_DIR) + 2);
+    if (!dirs)
+        return NULL;
+    snprintf (dirs, envlen + strlen (WEIR_PLUGIN_DIR) + 2, "%s%s%s", env ? env : "", env ? ":" : "",
+              WEIR_PLUGIN_DIR);
+    char *found = NULL, *save = NULL;
+    for (char *dir = strtok_r (dirs, ":", &save); dir && !found; dir = strtok_r (NULL, ":", &save)) {
+        size_t size = strlen (dir) + strlen (name) + 5;
+        char *path = malloc (size);
+        if (!path)
+            break;
+        snprintf (path, size, "%s/%s.so", dir, name);
+        if (access (path, F_OK) == 0)
+            found = path;
+        else
+            free (path);
+    }
+    free (dirs);
+    return found;
+}
+
+int weir__plugin_load (const char *name, weir_plugin **out, weir__err *err)
+{
+    *out = NULL;
+    char *path = NULL;
+    if (weir__plugin_is_path (name))
+        path = strdup (name);
+    else if (!(path = s_find (name)))
+        return weir__err_set (err, WEIR_EUNKNOWN,
+                              "unknown element '%s': no builtin of that name, and no %s.so in "
+                              "$WEIR_PLUGIN_PATH or %s",
+                              name, name, WEIR_PLUGIN_DIR);
+    if (!path)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+
+    //  dlopen searches the library path for a name without '/': a plugin
+    //  named by path must be that file, so make the path explicit
+    char *open_path = path;
+    char dotted[4200];
+    if (!strchr (path, '/')) {
+        snprintf (dotted, sizeof dotted, "./%s", path);
+        open_path = dotted;
+    }
+    dlerror ();
+    void *handle = dlopen (open_path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *why = dlerror ();
+        weir__err_set (err, WEIR_EPLUGIN, "plugin '%s' cannot be loaded: %s", path, why ? why : "unknown reason");
+        free (path);
+        return WEIR_EPLUGIN;
+    }
+    const weir_processor *(*entry) (void);
+    *(void **) &entry = dlsym (handle, S_SYMBOL);
+    const weir_processor *table = entry ? entry () : NULL;
+    int rc = 0;
+    if (!entry)
+        rc = weir__err_set (err, WEIR_EPLUGIN,
+                            "plugin '%s' is not a weir processor: it exports no %s() (see <weir/plugin.h>)",
+                            path, S_SYMBOL);
+    else if (!table)
+        rc = weir__err_set (err, WEIR_EPLUGIN, "plugin '%s': %s() returned NULL", path, S_SYMBOL);
+    else if (table->abi != WEIR_PLUGIN_ABI)
+        rc = weir__err_set (err, WEIR_EPLUGIN,
+                            "plugin '%s' was built for processor ABI %d, but this weir has ABI %d: "
+                            "rebuild it against this weir's <weir/plugin.h>",
+                            path, table->abi, WEIR_PLUGIN_ABI);
+    else if (!table->process)
+        rc = weir__err_set (err, WEIR_EPLUGIN, "plugin '%s' has no process callback", path);
+    if (rc) {
+        dlclose (handle);
+        free (path);
+        return rc;
+    }
+    weir_plugin *self = calloc (1, sizeof *self);
+    if (!self) {
+        dlclose (handle);
+        free (path);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    self->handle = handle;
+    self->path = path;
+    self->table = table;
+    *out = self;
+    return 0;
+}
+
+weir_plugin *weir_plugin_new (const char *name, char **error)
+{
+    weir__err err;
+    weir__err_init (&err);
+    weir_plugin *self;
+    if (weir__plugin_load (name, &self, &err)) {
+        if (error)
+            *error = strdup (err.msg);
+        return NULL;
+    }
+    return self;
+}
+
+void weir_plugin_destroy (weir_plugin **self_p)
+{
+    weir_plugin *self = *self_p;
+    if (!self)
+        return;
+    dlclose (self->handle);
+    free (self->path);
+    free (self);
+    *self_p = NULL;
+}
+
+const weir_processor *weir_plugin_table (const weir_plugin *self)
+{
+    return self->table;
+}
+
+const char *weir_plugin_path (const weir_plugin *self)
+{
+    return self->path;
+}

@@ -1,0 +1,18 @@
+/*  pipeline/plugin.h - loading processors from shared objects.  The only
+    dlopen in weir.  */
+#ifndef WEIR_PLUGIN_LOADER_H_INCLUDED
+#define WEIR_PLUGIN_LOADER_H_INCLUDED
+
+#include <weir/weir.h>
+
+#include "lib/error.h"
+
+/*  Does NAME say it is a path to a plugin (a '/' in it, or ".so" at its
+    end)?  */
+int weir__plugin_is_path (const char *name);
+
+/*  Load NAME as weir_plugin_new does; WEIR_EPLUGIN with ERR filled, or
+    WEIR_EUNKNOWN when a bare NAME is found nowhere.  */
+int weir__plugin_load (const char *name, weir_plugin **out, weir__err *err);
+
+#endif

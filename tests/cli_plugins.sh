@@ -1,0 +1,74 @@
+#!/bin/sh
+# Processor plugins compiled the way users compile them, loaded by path
+# and by name: callbacks in order and count, errors, ABI and symbol checks.
+. "$(dirname "$0")/lib.sh"
+: "${PLUGIN_CFLAGS:?PLUGIN_CFLAGS must hold the compile flags of <weir/plugin.h>}"
+: "${PLUGINS_SRC:?PLUGINS_SRC must point at tests/plugins}"
+
+for p in probe wrong_abi no_symbol no_process; do
+    # shellcheck disable=SC2086
+    ${CC:-cc} -std=c99 -Wall -Wextra -Werror -shared -fPIC $PLUGIN_CFLAGS "$PLUGINS_SRC/$p.c" -o "$T/$p.so" \
+        || fail "plugin $p does not compile"
+done
+
+# The public headers compile cleanly as C99 and as C++, warnings on
+printf '#include <weir/weir.h>\n#include <weir/plugin.h>\nint main (void) { return WEIR_PLUGIN_ABI - 1; }\n' > "$T/h.c"
+# shellcheck disable=SC2086
+${CC:-cc} -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only $PLUGIN_CFLAGS "$T/h.c" && ok || fail "headers are not clean C99"
+cp "$T/h.c" "$T/h.cc"
+# shellcheck disable=SC2086
+${CXX:-c++} -std=c++11 -Wall -Wextra -Werror -fsyntax-only $PLUGIN_CFLAGS "$T/h.cc" && ok || fail "headers are not clean C++"
+
+# Callbacks in their documented order and count
+check_calls () {
+    threads=$1
+    rm -f "$T/log"
+    "$WEIR" run -q "range count=10000 ! $T/probe.so log=$T/log threads=$threads ! lines path=$T/out.txt" \
+        || fail "probe threads=$threads failed"
+    [ "$(head -1 "$T/log")" = "open 00" ] && ok || fail "threads=$threads: first call is not open"
+    [ "$(sed -n 2p "$T/log")" = "init 00" ] && ok || fail "threads=$threads: second call is not init"
+    [ "$(tail -1 "$T/log")" = "close 00" ] && ok || fail "threads=$threads: last call is not close"
+    [ "$(grep -c '^thread_open [0-9]* of '"$threads"'$' "$T/log")" -eq "$threads" ] && ok || fail "threads=$threads: thread_open count"
+    [ "$(grep -c '^epoch_end [0-9]* 1$' "$T/log")" -eq "$threads" ] && ok || fail "threads=$threads: epoch_end count"
+    [ "$(grep -c '^thread_close' "$T/log")" -eq "$threads" ] && ok || fail "threads=$threads: thread_close count"
+    total=$(sed -n 's/^thread_close [0-9]* processed //p' "$T/log" | awk '{s += $1} END {print s}')
+    [ "$total" -eq 10000 ] && ok || fail "threads=$threads: processed $total records, not 10000"
+    [ "$(wc -l < "$T/log")" -eq $((3 + 3 * threads)) ] && ok || fail "threads=$threads: unexpected calls: $(cat "$T/log")"
+    seq 0 9999 | sort > "$T/expected"
+    sort "$T/out.txt" | cmp -s - "$T/expected" && ok || fail "threads=$threads: records changed"
+}
+check_calls 1
+check_calls 4
+
+# Properties reach the plugin; by name through WEIR_PLUGIN_PATH
+WEIR_PLUGIN_PATH="/nonexistent:$T" "$WEIR" run -q "range count=5 ! probe log=$T/log scale=3 ! lines path=$T/out.txt" \
+    || fail "probe by name"
+printf '0\n3\n6\n9\n12\n' | cmp -s - "$T/out.txt" && ok || fail "scale=3: $(cat "$T/out.txt")"
+
+# A property the plugin never reads is reported
+"$WEIR" run -q "range count=5 ! $T/probe.so log=$T/log scael=3 ! null" 2>"$T/err" || fail "typo run failed"
+grep -q "warning: $T/probe.so: property 'scael' was never read by the processor" "$T/err" && ok || fail "no warning for scael: $(cat "$T/err")"
+
+# Errors from each callback stop the job with the plugin's message
+for cb in open init thread_open process epoch_end; do
+    expect_exit 1 "probe.so: $cb fails as asked" -- "$WEIR" run "range count=1000 ! $T/probe.so log=$T/log fail=$cb threads=2 ! null"
+done
+
+# Loading errors: exit 1, naming the file and what is wrong
+expect_exit 1 "was built for processor ABI 2, but this weir has ABI 1" -- "$WEIR" run "range count=1 ! $T/wrong_abi.so ! null"
+expect_exit 1 "is not a weir processor: it exports no weir_plugin_processor" -- "$WEIR" run "range count=1 ! $T/no_symbol.so ! null"
+expect_exit 1 "has no process callback" -- "$WEIR" run "range count=1 ! $T/no_process.so ! null"
+expect_exit 1 "plugin '$T/missing.so' cannot be loaded" -- "$WEIR" run "range count=1 ! $T/missing.so ! null"
+echo "not an object" > "$T/text.so"
+expect_exit 1 "plugin '$T/text.so' cannot be loaded" -- "$WEIR" run "range count=1 ! $T/text.so ! null"
+expect_exit 2 "unknown element 'nosuch': no builtin of that name, and no nosuch.so" -- "$WEIR" run "range count=1 ! nosuch ! null"
+expect_exit 2 "is a plugin, and plugins are processors, but the first element must be a reader" -- "$WEIR" run "$T/probe.so ! null"
+
+# weir plugin describes one
+expect_exit 0 "" -- "$WEIR" plugin "$T/probe.so"
+grep -q "^name:        probe$" "$T/out" && grep -q "^abi:         1$" "$T/out" && grep -q "^path:        $T/probe.so$" "$T/out" \
+    && ok || fail "weir plugin output: $(cat "$T/out")"
+WEIR_PLUGIN_PATH="$T" "$WEIR" plugin probe >"$T/out" 2>&1 && grep -q "^description: logs every callback" "$T/out" && ok || fail "weir plugin by name"
+expect_exit 1 "was built for processor ABI 2" -- "$WEIR" plugin "$T/wrong_abi.so"
+
+finish

@@ -1,0 +1,15 @@
+/*  tests/plugins/wrong_abi.c - a plugin built for a future ABI.  */
+#include <weir/plugin.h>
+
+static int process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    (void) tstate;
+    return weir_emit (st, rec);
+}
+
+static const weir_processor table = {WEIR_PLUGIN_ABI + 1, "future", "from the future", 0, 0, 0, process, 0, 0, 0};
+
+const weir_processor *weir_plugin_processor (void)
+{
+    return &table;
+}
