@@ -47,7 +47,11 @@ typedef struct weir_stage weir_stage;
     Order of calls, per stage: open, init (fresh start only), then in each
     runtime thread thread_open, process for every record, epoch_end at the
     end of each epoch (the end of the stream ends the last one),
-    thread_close; finally close once every thread has finished.  */
+    thread_close; finally close once every thread has finished.
+
+    A failed open gets no close, and a failed thread_open no thread_close:
+    release what the failing callback allocated before returning -1.  Once
+    open succeeded, close is called even if init or a thread failed.  */
 typedef struct weir_processor {
     int abi;                /*  WEIR_PLUGIN_ABI  */
     const char *name, *description;

@@ -44,10 +44,14 @@ static int probe_open (weir_stage *st, void **state)
     }
     self->fail = weir_prop (st, "fail", "");
     self->scale = atoll (weir_prop (st, "scale", "1"));
-    *state = self;
     say (self, "open %u%llu\n", 0, 0);
-    if (strcmp (self->fail, "open") == 0)
+    if (strcmp (self->fail, "open") == 0) {
+        //  close will not be called after a failed open: release here
+        close (self->fd);
+        free (self);
         return weir_fail (st, "open fails as asked");
+    }
+    *state = self;
     return 0;
 }
 
