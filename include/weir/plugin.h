@@ -64,6 +64,12 @@ typedef struct weir_processor {
     void (*close) (weir_stage *st, void *state);
 } weir_processor;
 
+/*  The one symbol a plugin exports: define it to return your table.  */
+#if defined(__GNUC__)
+__attribute__ ((visibility ("default")))
+#endif
+const weir_processor *weir_plugin_processor (void);
+
 /*  The value of the element's property KEY, or FALLBACK when it was not
     given.  */
 WEIR_EXPORT const char *weir_prop (weir_stage *st, const char *key, const char *fallback);

@@ -1,0 +1,43 @@
+#!/bin/sh
+# The word-count plugins, found by name through WEIR_PLUGIN_PATH.
+. "$(dirname "$0")/lib.sh"
+: "${WORDCOUNT_DIR:?WORDCOUNT_DIR must point at the built or installed plugins}"
+
+cat > "$T/in.txt" <<'END'
+The cat sat on the mat.
+the Cat, the HAT -- and the cat's "hat"!
+END
+cat > "$T/expected" <<'END'
+["and",1]
+["cat",2]
+["cat's",1]
+["hat",2]
+["mat",1]
+["on",1]
+["sat",1]
+["the",5]
+END
+
+for threads in 1 3; do
+    WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q \
+        "lines path=$T/in.txt ! tokenize lowercase=1 threads=$threads ! count threads=$threads ! lines path=$T/out.txt" \
+        || fail "wordcount threads=$threads failed"
+    sort "$T/out.txt" | cmp -s - "$T/expected" && ok || fail "wordcount threads=$threads: $(sort "$T/out.txt")"
+done
+
+# Without lowercase=1 case is kept
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q "lines path=$T/in.txt ! tokenize ! count ! lines path=$T/out.txt" || fail "case kept"
+grep -q '^\["The",1\]$' "$T/out.txt" && grep -q '^\["HAT",1\]$' "$T/out.txt" && ok || fail "case kept: $(cat "$T/out.txt")"
+
+# Many words over several threads: the counts add up
+seq 1 20000 | sed 's/.*/alpha beta beta/' > "$T/many.txt"
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q \
+    "lines path=$T/many.txt split=10000 threads=2 ! tokenize threads=2 ! count threads=2 ! lines path=$T/out.txt" || fail "many words"
+printf '["alpha",20000]\n["beta",40000]\n' > "$T/expected"
+sort "$T/out.txt" | cmp -s - "$T/expected" && ok || fail "many words: $(cat "$T/out.txt")"
+
+# Bad properties and records are errors, not silent loss
+expect_exit 1 "lowercase=yes: expected 0 or 1" -- env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "lines path=$T/in.txt ! tokenize lowercase=yes ! null"
+expect_exit 1 "count: expected str records" -- env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "range count=3 ! count ! null"
+
+finish
