@@ -18,6 +18,7 @@
 enum {
     WEIR__BATCH_DATA = 1,   /*  records follow the header  */
     WEIR__BATCH_EOS = 2,    /*  end of stream from one producer thread  */
+    WEIR__BATCH_BARRIER = 3,    /*  end of the epoch from one producer thread  */
 };
 
 typedef struct weir__batch_header {

@@ -13,6 +13,16 @@ const weir_property_info weir__common_props[] = {
     {NULL, NULL, NULL},
 };
 
+//  Readers also take passes=P: read the input P times, each pass an epoch
+//  of its own at least
+const weir_property_info weir__reader_common_props[] = {
+    {"threads", "1", "runtime threads of this stage"},
+    {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
+    {"batch", "256", "records per batch this stage sends on"},
+    {"passes", "1", "(readers) read the input this many times; each pass ends an epoch"},
+    {NULL, NULL, NULL},
+};
+
 //  identity forwards batches untouched (see weir__element.passthrough), so
 //  its process callback only runs if someone embeds it as a callback table.
 static int s_identity_process (weir_stage *st, void *tstate, const msgpack_object *rec)

@@ -27,8 +27,9 @@ const weir__element *weir__element_find (const char *name, int kind);
 /*  Names of the builtins of KIND, comma-separated, for error messages.  */
 const char *weir__element_names (weir_element_kind kind);
 
-/*  threads, capacity, batch.  */
+/*  threads, capacity, batch; and those plus passes for readers.  */
 extern const weir_property_info weir__common_props[];
+extern const weir_property_info weir__reader_common_props[];
 
 #define WEIR__DEFAULT_BATCH 256
 #define WEIR__DEFAULT_CAPACITY 16

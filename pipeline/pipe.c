@@ -3,6 +3,8 @@
 #include "pipeline/pipe.h"
 
 #include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +23,11 @@ weir_pipe *weir_pipe_new (void)
     pthread_condattr_init (&attr);
     pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
     pthread_cond_init (&self->finished, &attr);
+    pthread_cond_init (&self->arrived_cond, &attr);
     pthread_condattr_destroy (&attr);
+    pthread_mutex_init (&self->epoch_lock, NULL);
+    pthread_cond_init (&self->release_cond, NULL);
+    self->load_blobs_epoch = -1;
     weir__err_init (&self->err);
     return self;
 }
@@ -35,6 +41,9 @@ static void s_stage_destroy (weir__stage **stage_p)
     weir__props_release (&stage->props);
     weir__shards_release (&stage->shards);
     free (stage->handles);
+    free (stage->offsets);
+    pthread_mutex_destroy (&stage->claim_lock);
+    pthread_cond_destroy (&stage->claim_cond);
     //  Last: the plugin's code and its table go away with it
     weir_plugin_destroy (&stage->plugin);
     free (stage);
@@ -55,6 +64,13 @@ void weir_pipe_destroy (weir_pipe **self_p)
     free (self->warnings);
     pthread_mutex_destroy (&self->lock);
     pthread_cond_destroy (&self->finished);
+    pthread_mutex_destroy (&self->epoch_lock);
+    pthread_cond_destroy (&self->arrived_cond);
+    pthread_cond_destroy (&self->release_cond);
+    free (self->checkpoint_dir);
+    free (self->load_blobs_dir);
+    free (self->shape);
+    weir__workspace_destroy (&self->workspace);
     free (self);
     *self_p = NULL;
 }
@@ -80,6 +96,12 @@ static weir__stage *s_stage_append (weir_pipe *self, const char *name, long offs
     }
     stage->pipe = self;
     stage->index = self->count;
+    pthread_mutex_init (&stage->claim_lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init (&attr);
+    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+    pthread_cond_init (&stage->claim_cond, &attr);
+    pthread_condattr_destroy (&attr);
     stage->name_offset = offset;
     weir__props_init (&stage->props);
     weir__shards_init (&stage->shards);
@@ -179,6 +201,86 @@ int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *
     return s_add_props (self, stage, props);
 }
 
+void weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records)
+{
+    self->epoch_records = records;
+}
+
+void weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds)
+{
+    self->epoch_seconds = seconds > 0 ? seconds : 0;
+}
+
+void weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch)
+{
+    self->max_epochs = last_epoch;
+}
+
+int weir_pipe_set_checkpoint (weir_pipe *self, const char *dir)
+{
+    char *copy = dir ? strdup (dir) : NULL;
+    if (dir && !copy)
+        return WEIR_ENOMEM;
+    free (self->checkpoint_dir);
+    self->checkpoint_dir = copy;
+    return 0;
+}
+
+void weir_pipe_set_keep (weir_pipe *self, unsigned keep)
+{
+    self->keep = keep;
+}
+
+void weir_pipe_set_async_checkpoint (weir_pipe *self, int on)
+{
+    self->async_checkpoint = on;
+}
+
+void weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures)
+{
+    self->checkpoint_failures = failures;
+}
+
+void weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch)
+{
+    self->resume_mode = mode;
+    self->resume_epoch = epoch;
+}
+
+int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int64_t epoch)
+{
+    char *copy = dir ? strdup (dir) : NULL;
+    if (dir && !copy)
+        return WEIR_ENOMEM;
+    free (self->load_blobs_dir);
+    self->load_blobs_dir = copy;
+    self->load_blobs_epoch = epoch;
+    return 0;
+}
+
+void weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg)
+{
+    self->log = fn;
+    self->log_arg = arg;
+}
+
+uint64_t weir_pipe_epoch (const weir_pipe *self)
+{
+    return atomic_load (&((weir_pipe *) self)->done_epoch);
+}
+
+void weir__pipe_log (weir_pipe *pipe, int level, const char *fmt, ...)
+{
+    if (!pipe->log)
+        return;
+    char text[1200];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (text, sizeof text, fmt, ap);
+    va_end (ap);
+    pipe->log (pipe, pipe->log_arg, level, text);
+}
+
 void weir_pipe_stop (weir_pipe *self)
 {
     atomic_store (&self->stop, 1);
@@ -272,6 +374,7 @@ void weir__pipe_fail (weir_pipe *pipe, const weir__err *err)
     for (size_t i = 0; i < pipe->count; i++)
         if (pipe->stages[i]->in)
             weir__queue_abort (pipe->stages[i]->in);
+    weir__epoch_abort (pipe);
     //  Every blocking ZeroMQ call in the job now returns ETERM
     if (pipe->zmq_ctx)
         zmq_ctx_shutdown (pipe->zmq_ctx);

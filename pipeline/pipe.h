@@ -12,6 +12,8 @@
 #include "lib/error.h"
 #include "lib/props.h"
 #include "lib/queue.h"
+#include "lib/store.h"
+#include "lib/workspace.h"
 #include "pipeline/elements.h"
 #include "readers/reader.h"
 #include "writers/writer.h"
@@ -44,10 +46,19 @@ struct weir__stage {
     const weir__reader_class *reader;
     void *reader_state;
     weir__shards shards;
+    uint64_t *offsets;          //  per shard: where reading goes on (owned by the thread holding it)
     atomic_size_t next_shard;
+    unsigned passes;            //  passes=P over the input
+    //  The epoch's record budget (see epoch.c): guarded by claim_lock
+    pthread_mutex_t claim_lock;
+    pthread_cond_t claim_cond;
+    uint64_t remaining;         //  records not yet claimed this epoch
+    unsigned holders;           //  threads holding an unused claim
+    uint64_t deadline_ns;       //  --epoch-seconds: claims end then (0: never)
 
     const weir__writer_class *writer;
     void *writer_state;
+    char committed[WEIR__WRITER_STATE_MAX];  //  at the last checkpoint
 
     const weir_processor *proc;
     weir_plugin *plugin;        //  where proc came from, if a shared object
@@ -63,7 +74,11 @@ struct weir__stage {
     weir_stage *handles;        //  [threads]
 
     _Atomic uint64_t records_in, records_out, batches_in;
+    uint64_t base_records_in, base_records_out;     //  from the resumed checkpoint
 };
+
+/*  What the epoch controller tells a thread waiting at a barrier.  */
+enum { WEIR__GO = 0, WEIR__STOP = 1, WEIR__ABORT = 2 };
 
 struct weir_pipe {
     weir__stage **stages;
@@ -85,6 +100,41 @@ struct weir_pipe {
     char **warnings;
     size_t warning_count;
 
+    //  Job options
+    uint64_t epoch_records;     //  0: no limit
+    double epoch_seconds;       //  0: no limit
+    uint64_t max_epochs;        //  stop after this epoch (0: no limit)
+    char *checkpoint_dir;
+    unsigned keep;
+    int async_checkpoint;
+    unsigned checkpoint_failures;   //  consecutive failures allowed
+    int resume_mode;
+    uint64_t resume_epoch;
+    char *load_blobs_dir;
+    int64_t load_blobs_epoch;   //  -1: latest
+    weir_log_fn *log;
+    void *log_arg;
+
+    //  Epoch controller (epoch.c); guarded by epoch_lock
+    pthread_mutex_t epoch_lock;
+    pthread_cond_t arrived_cond;    //  the controller waits on it
+    pthread_cond_t release_cond;    //  threads at a barrier wait on it
+    uint64_t epoch;             //  the epoch running now
+    uint64_t first_epoch;       //  the first epoch of this run
+    _Atomic uint64_t done_epoch;    //  the last epoch completed
+    unsigned pass;              //  0-based pass over the input
+    unsigned arrived, exhausted, total_threads, reader_threads;
+    unsigned generation;
+    int release;                //  WEIR__GO / STOP / ABORT for the waiting threads
+    int fresh;                  //  not resumed: init runs, checkpoint 0 is written
+    weir__workspace *workspace;
+    weir__store *store;
+    char *shape;                //  the description without threads/capacity/batch
+    void *async;                //  the background checkpoint writer (epoch.c)
+    weir__ckpt *resume_ckpt;    //  being resumed from, until the stages opened
+    int finished_before;        //  it says the job had finished
+    unsigned failures;          //  consecutive failed checkpoints
+
     weir_progress_fn *progress;
     void *progress_arg;
     unsigned progress_ms;
@@ -98,10 +148,55 @@ void weir__pipe_fail (weir_pipe *pipe, const weir__err *err);
 /*  Run (runtime.c).  */
 int weir__pipe_run (weir_pipe *pipe);
 
+/*  ---------------------------------------------------------------------
+    The epoch controller (epoch.c).  */
+
+/*  Before the threads start: open the checkpoint store, restore a resumed
+    checkpoint (blobs, offsets, writer states) or refuse; load blobs from
+    another job.  Sets pipe->fresh.  */
+int weir__epoch_prepare (weir_pipe *pipe, weir__err *err);
+
+/*  After the stages opened (and init ran on a fresh start): write
+    checkpoint 0.  */
+int weir__epoch_begin (weir_pipe *pipe, weir__err *err);
+
+/*  Run epochs until the job ends: wait for every thread at each barrier,
+    commit writers, checkpoint, release.  Calls the progress callback while
+    it waits.  */
+void weir__epoch_control (weir_pipe *pipe);
+
+/*  Finish background work; release the store.  */
+void weir__epoch_end (weir_pipe *pipe);
+
+/*  A reader thread claims up to WANT records of the epoch's budget; 0 when
+    the epoch is full (or the job stops).  */
+uint64_t weir__epoch_claim (weir__stage *stage, uint64_t want);
+
+/*  The same, for a thread that used up its previous claim.  */
+uint64_t weir__epoch_reclaim (weir__stage *stage, uint64_t want);
+
+/*  Reader offsets (and their check against the resumed checkpoint) once
+    the reader opened; the committed state a writer resumes from, NULL on
+    a fresh start, (const char *) -1 with ERR on a bad checkpoint.  */
+int weir__epoch_resume_stage (weir__stage *stage, weir__err *err);
+const char *weir__epoch_writer_resume (weir__stage *stage, weir__err *err);
+
+/*  A reader thread that ran out of input gives back UNUSED records.  */
+void weir__epoch_unclaim (weir__stage *stage, uint64_t unused);
+
+/*  A thread reached the barrier of the current epoch (EXHAUSTED: a reader
+    with no more input): wait for the controller.  WEIR__GO, STOP or ABORT.
+    *NEW_PASS is set when the next epoch starts a new pass.  */
+int weir__epoch_arrive (weir_stage *h, int exhausted, int *new_pass);
+
+/*  Wake everything that waits on the controller (abort).  */
+void weir__epoch_abort (weir_pipe *pipe);
+
+/*  Log a message through the pipe's log callback.  */
+void weir__pipe_log (weir_pipe *pipe, int level, const char *fmt, ...) WEIR_PRINTF (3, 4);
+
 /*  Send the thread's outgoing batch on, if it holds records (stage.c).
     0, or WEIR__SINK_ABORT when the job is being torn down.  */
 int weir__stage_flush (weir_stage *h);
-
-#define WEIR__SINK_ABORT 2
 
 #endif

@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,9 +92,15 @@ static int s_resolve (weir_pipe *pipe, weir__err *err)
             known = e->reader ? e->reader->props : e->writer ? e->writer->props : NULL;
             static const weir_property_info none[] = {{NULL, NULL, NULL}};
             int rc = weir__props_check (&stage->props, stage->name, known ? known : none,
-                                        weir__common_props, err);
+                                        e->reader ? weir__reader_common_props : weir__common_props, err);
             if (rc)
                 return rc;
+            if (e->reader) {
+                int64_t passes;
+                if ((rc = weir__props_int (&stage->props, stage->name, "passes", 1, 1, 1000000, &passes, err)))
+                    return rc;
+                stage->passes = (unsigned) passes;
+            }
         }
         stage->kind = want;
     common:;
@@ -131,17 +138,18 @@ static void s_add_wait (weir_stage *h, uint64_t wait)
         atomic_fetch_add_explicit (&h->wait_ns, wait, memory_order_relaxed);
 }
 
-//  One end-of-stream marker to every consumer thread downstream.
-static int s_send_eos (weir_stage *h)
+//  One control marker (barrier, end of stream) to every consumer thread
+//  downstream, behind everything this thread sent before.
+static int s_send_marker (weir_stage *h, uint32_t kind)
 {
     weir__queue *out = h->stage->out;
     unsigned consumers = h->stage->pipe->stages[h->stage->index + 1]->threads;
     for (unsigned c = 0; c < consumers; c++) {
         zmq_msg_t msg;
-        weir__batch_header eos = {WEIR__BATCH_EOS, 0};
-        if (zmq_msg_init_size (&msg, sizeof eos))
+        weir__batch_header marker = {kind, 0};
+        if (zmq_msg_init_size (&msg, sizeof marker))
             return -1;
-        memcpy (zmq_msg_data (&msg), &eos, sizeof eos);
+        memcpy (zmq_msg_data (&msg), &marker, sizeof marker);
         uint64_t wait = 0;
         int rc = weir__queue_send_to (out, h->index, c, &msg, &wait);
         s_add_wait (h, wait);
@@ -153,14 +161,31 @@ static int s_send_eos (weir_stage *h)
     return 0;
 }
 
+//  The reader's sink: send full batches on, claim more of the epoch's
+//  budget when this thread's claim is used up.
 static int s_reader_flush (weir__sink *sink)
 {
     weir_stage *h = (weir_stage *) ((char *) sink - offsetof (weir_stage, sink));
-    if (weir__stage_flush (h))
+    weir__stage *stage = h->stage;
+    if (sink->batch.count >= sink->limit && weir__stage_flush (h))
         return WEIR__SINK_ABORT;
-    if (atomic_load_explicit (&h->stage->pipe->stop, memory_order_relaxed))
-        return WEIR__SINK_STOP;
+    if (atomic_load_explicit (&stage->pipe->failed, memory_order_relaxed))
+        return WEIR__SINK_ABORT;
+    if (sink->quota == 0 && (sink->quota = weir__epoch_reclaim (stage, stage->batch)) == 0)
+        return WEIR__SINK_PAUSE;
     return 0;
+}
+
+//  The next shard with something left to read, or SIZE_MAX.
+static size_t s_take_shard (weir__stage *stage)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add (&stage->next_shard, 1);
+        if (i >= stage->shards.count)
+            return SIZE_MAX;
+        if (stage->offsets[i] < stage->shards.items[i].end)
+            return i;
+    }
 }
 
 static void *s_reader_main (void *arg)
@@ -170,18 +195,41 @@ static void *s_reader_main (void *arg)
     weir_pipe *pipe = stage->pipe;
     weir__err err;
     weir__err_init (&err);
-    int rc = 0;
-    while (!atomic_load_explicit (&pipe->stop, memory_order_relaxed)) {
-        size_t i = atomic_fetch_add (&stage->next_shard, 1);
-        if (i >= stage->shards.count)
+    size_t current = SIZE_MAX;      //  the shard in hand, kept across epochs
+    for (;;) {
+        int exhausted = 0, rc = 0;
+        h->sink.quota = weir__epoch_claim (stage, stage->batch);
+        while (h->sink.quota > 0) {
+            if (current == SIZE_MAX && (current = s_take_shard (stage)) == SIZE_MAX) {
+                //  No more input: give the rest of the claim to the others
+                exhausted = 1;
+                weir__epoch_unclaim (stage, h->sink.quota);
+                h->sink.quota = 0;
+                break;
+            }
+            rc = stage->reader->read (stage->reader_state, &stage->shards.items[current],
+                                      &stage->offsets[current], &h->sink, &err);
+            if (rc)
+                break;
+            current = SIZE_MAX;
+        }
+        if (rc < 0)
+            weir__pipe_fail (pipe, &err);
+        if (rc < 0 || rc == WEIR__SINK_ABORT)
             break;
-        if ((rc = stage->reader->read (stage->reader_state, &stage->shards.items[i], &h->sink, &err)))
+        //  The epoch is over for this thread: its data, then the barrier
+        if (weir__stage_flush (h) || s_send_marker (h, WEIR__BATCH_BARRIER))
             break;
+        int new_pass = 0;
+        int release = weir__epoch_arrive (h, exhausted, &new_pass);
+        if (new_pass)
+            current = SIZE_MAX;
+        if (release == WEIR__GO)
+            continue;
+        if (release == WEIR__STOP)
+            s_send_marker (h, WEIR__BATCH_EOS);
+        break;
     }
-    if (rc < 0)
-        weir__pipe_fail (pipe, &err);
-    else if (rc != WEIR__SINK_ABORT && weir__stage_flush (h) == 0)
-        s_send_eos (h);
     s_thread_done (h);
     return NULL;
 }
@@ -191,40 +239,65 @@ static void *s_reader_main (void *arg)
 static void s_callback_failed (weir_stage *h, const char *callback)
 {
     weir__err err;
-    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s returned an error without a message",
-                   h->stage->name, callback);
+    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s returned an error without a message (epoch %" PRIu64 ")",
+                   h->stage->name, callback, h->stage->pipe->epoch);
     weir__pipe_fail (h->stage->pipe, &err);
 }
 
-//  Receive the next message; 1 for data, 0 at the end of the stream, -1
-//  when the job is being torn down.
-static int s_next (weir_stage *h, unsigned *eos_left, zmq_msg_t *msg, weir__batch_header *hdr)
+//  Receive the next message into MSG and its header; 0, or -1 when the job
+//  is being torn down.  Data batches are counted here.
+static int s_recv (weir_stage *h, zmq_msg_t *msg, weir__batch_header *hdr)
 {
     weir__stage *stage = h->stage;
-    while (*eos_left > 0) {
-        uint64_t wait = 0;
-        zmq_msg_init (msg);
-        int rc = weir__queue_recv (stage->in, h->index, msg, &wait);
-        s_add_wait (h, wait);
-        if (rc) {
-            zmq_msg_close (msg);
-            return -1;
-        }
-        if (weir__batch_header_read (zmq_msg_data (msg), zmq_msg_size (msg), hdr)) {
-            zmq_msg_close (msg);
-            weir__err err;
-            weir__err_set (&err, WEIR_ESYSTEM, "%s: short message on the queue", stage->name);
-            weir__pipe_fail (stage->pipe, &err);
-            return -1;
-        }
-        if (hdr->kind == WEIR__BATCH_EOS) {
-            zmq_msg_close (msg);
-            (*eos_left)--;
-            continue;
-        }
+    uint64_t wait = 0;
+    zmq_msg_init (msg);
+    int rc = weir__queue_recv (stage->in, h->index, msg, &wait);
+    s_add_wait (h, wait);
+    if (rc) {
+        zmq_msg_close (msg);
+        return -1;
+    }
+    if (weir__batch_header_read (zmq_msg_data (msg), zmq_msg_size (msg), hdr)) {
+        zmq_msg_close (msg);
+        weir__err err;
+        weir__err_set (&err, WEIR_ESYSTEM, "%s: short message on the queue", stage->name);
+        weir__pipe_fail (stage->pipe, &err);
+        return -1;
+    }
+    if (hdr->kind == WEIR__BATCH_DATA) {
         atomic_fetch_add_explicit (&stage->records_in, hdr->count, memory_order_relaxed);
         atomic_fetch_add_explicit (&stage->batches_in, 1, memory_order_relaxed);
-        return 1;
+    }
+    return 0;
+}
+
+//  What a consumer thread does with a control marker: 1 when the stream
+//  ended (every producer sent EOS), 0 to go on, -1 to quit.  AT_BARRIER
+//  runs when every producer's barrier is in, before this thread passes it
+//  on and waits for the controller.
+static int s_marker (weir_stage *h, const weir__batch_header *hdr, unsigned *eos, unsigned *barriers,
+                     int (*at_barrier) (weir_stage *h))
+{
+    weir__stage *stage = h->stage;
+    unsigned producers = stage->pipe->stages[stage->index - 1]->threads;
+    if (hdr->kind == WEIR__BATCH_EOS)
+        return ++*eos == producers;
+    if (++*barriers < producers)
+        return 0;
+    *barriers = 0;
+    if (at_barrier (h))
+        return -1;
+    if (stage->out && (weir__stage_flush (h) || s_send_marker (h, WEIR__BATCH_BARRIER)))
+        return -1;
+    return weir__epoch_arrive (h, 0, NULL) == WEIR__ABORT ? -1 : 0;
+}
+
+static int s_processor_barrier (weir_stage *h)
+{
+    const weir_processor *proc = h->stage->proc;
+    if (proc->epoch_end && proc->epoch_end (h, h->tstate, h->stage->pipe->epoch)) {
+        s_callback_failed (h, "epoch_end");
+        return -1;
     }
     return 0;
 }
@@ -233,9 +306,7 @@ static void *s_processor_main (void *arg)
 {
     weir_stage *h = arg;
     weir__stage *stage = h->stage;
-    weir_pipe *pipe = stage->pipe;
     const weir_processor *proc = stage->proc;
-    unsigned eos_left = pipe->stages[stage->index - 1]->threads;
     h->tstate = stage->proc_state;
     if (proc->thread_open && proc->thread_open (h, stage->proc_state, &h->tstate)) {
         s_callback_failed (h, "thread_open");
@@ -244,12 +315,20 @@ static void *s_processor_main (void *arg)
     }
     zmq_msg_t msg;
     weir__batch_header hdr;
-    int rc;
-    while ((rc = s_next (h, &eos_left, &msg, &hdr)) == 1) {
+    unsigned eos = 0, barriers = 0;
+    int ended = 0;
+    while (!ended && s_recv (h, &msg, &hdr) == 0) {
+        if (hdr.kind != WEIR__BATCH_DATA) {
+            zmq_msg_close (&msg);
+            ended = s_marker (h, &hdr, &eos, &barriers, s_processor_barrier);
+            if (ended < 0)
+                break;
+            continue;
+        }
         if (stage->passthrough) {
             //  Untouched batches go on as they are: no decoding, no copy
             uint64_t wait = 0;
-            rc = weir__queue_send (stage->out, h->index, &msg, &wait);
+            int rc = weir__queue_send (stage->out, h->index, &msg, &wait);
             s_add_wait (h, wait);
             if (rc) {
                 zmq_msg_close (&msg);
@@ -269,19 +348,33 @@ static void *s_processor_main (void *arg)
                 break;
             }
         zmq_msg_close (&msg);
+        if (more < 0) {
+            weir__err err;
+            weir__err_set (&err, WEIR_ESYSTEM, "%s: malformed record in a batch", stage->name);
+            weir__pipe_fail (stage->pipe, &err);
+        }
         if (more != 0)
             break;
     }
-    if (rc == 0 && !atomic_load (&pipe->failed)) {
-        if (proc->epoch_end && proc->epoch_end (h, h->tstate, 1))
-            s_callback_failed (h, "epoch_end");
-        else if (weir__stage_flush (h) == 0)
-            s_send_eos (h);
-    }
+    if (ended == 1 && weir__stage_flush (h) == 0)
+        s_send_marker (h, WEIR__BATCH_EOS);
     if (proc->thread_close)
         proc->thread_close (h, h->tstate);
     s_thread_done (h);
     return NULL;
+}
+
+static int s_writer_barrier (weir_stage *h)
+{
+    weir__err err;
+    weir__err_init (&err);
+    //  Everything of the epoch reaches the output before the controller
+    //  syncs it
+    if (h->stage->writer->flush (h->stage->writer_state, h->index, &err)) {
+        weir__pipe_fail (h->stage->pipe, &err);
+        return -1;
+    }
+    return 0;
 }
 
 static void *s_writer_main (void *arg)
@@ -289,12 +382,19 @@ static void *s_writer_main (void *arg)
     weir_stage *h = arg;
     weir__stage *stage = h->stage;
     weir_pipe *pipe = stage->pipe;
-    unsigned eos_left = pipe->stages[stage->index - 1]->threads;
     zmq_msg_t msg;
     weir__batch_header hdr;
     weir__err err;
     weir__err_init (&err);
-    while (s_next (h, &eos_left, &msg, &hdr) == 1) {
+    unsigned eos = 0, barriers = 0;
+    int ended = 0;
+    while (!ended && s_recv (h, &msg, &hdr) == 0) {
+        if (hdr.kind != WEIR__BATCH_DATA) {
+            zmq_msg_close (&msg);
+            if ((ended = s_marker (h, &hdr, &eos, &barriers, s_writer_barrier)) < 0)
+                break;
+            continue;
+        }
         const char *data = zmq_msg_data (&msg);
         int rc = stage->writer->write (stage->writer_state, h->index, data + WEIR__BATCH_HEADER,
                                        zmq_msg_size (&msg) - WEIR__BATCH_HEADER, hdr.count, &err);
@@ -343,10 +443,16 @@ static void s_handles_destroy (weir__stage *stage)
 static int s_open_stage (weir__stage *stage, weir__err *err)
 {
     int rc = 0;
-    if (stage->reader)
+    if (stage->reader) {
         rc = stage->reader->open (&stage->props, &stage->reader_state, &stage->shards, err);
-    else if (stage->writer)
-        rc = stage->writer->open (&stage->props, stage->threads, &stage->writer_state, err);
+        return rc ? rc : weir__epoch_resume_stage (stage, err);
+    }
+    if (stage->writer) {
+        const char *resume = weir__epoch_writer_resume (stage, err);
+        if (resume == (const char *) -1)
+            return err->code;
+        return stage->writer->open (&stage->props, stage->threads, resume, &stage->writer_state, err);
+    }
     else {
         const weir_processor *proc = stage->proc;
         weir_stage *h = &stage->handles[0];
@@ -360,7 +466,8 @@ static int s_open_stage (weir__stage *stage, weir__err *err)
         }
         stage->proc_opened = 1;
         stage->proc_opened_once = 1;
-        if (proc->init && proc->init (h, stage->proc_state)) {
+        //  init sets up what a checkpoint restores: only on a fresh start
+        if (stage->pipe->fresh && proc->init && proc->init (h, stage->proc_state)) {
             if (!atomic_load (&stage->pipe->failed))
                 weir__err_set (err, WEIR_EPROCESSOR, "%s: init returned an error without a message",
                                stage->name);
@@ -370,11 +477,6 @@ static int s_open_stage (weir__stage *stage, weir__err *err)
         }
         return 0;
     }
-    if (rc == 0)
-        return 0;
-    //  Readers and writers name themselves; say which stage it was when
-    //  the same element appears twice
-    return rc;
 }
 
 //  Close what s_open_stage opened.  The writer's close flushes: its
@@ -405,7 +507,10 @@ static void s_warn_unread (weir_pipe *pipe)
 {
     for (size_t i = 0; i < pipe->count; i++) {
         weir__stage *stage = pipe->stages[i];
-        if (stage->kind != WEIR_ELEMENT_PROCESSOR || stage->passthrough || !stage->proc_opened_once)
+        //  On resume init does not run, and what only init reads would look
+        //  unread
+        if (stage->kind != WEIR_ELEMENT_PROCESSOR || stage->passthrough || !stage->proc_opened_once
+            || !pipe->fresh)
             continue;
         for (size_t k = 0; k < stage->props.count; k++) {
             weir__prop *p = &stage->props.items[k];
@@ -429,38 +534,16 @@ static void s_warn_unread (weir_pipe *pipe)
     }
 }
 
-static void s_wait (weir_pipe *pipe)
-{
-    pthread_mutex_lock (&pipe->lock);
-    while (pipe->running > 0) {
-        if (!pipe->progress) {
-            pthread_cond_wait (&pipe->finished, &pipe->lock);
-            continue;
-        }
-        struct timespec until;
-        clock_gettime (CLOCK_MONOTONIC, &until);
-        uint64_t ns = (uint64_t) until.tv_nsec + (uint64_t) pipe->progress_ms * 1000000u;
-        until.tv_sec += (time_t) (ns / 1000000000u);
-        until.tv_nsec = (long) (ns % 1000000000u);
-        int rc = 0;
-        while (pipe->running > 0 && rc == 0)
-            rc = pthread_cond_timedwait (&pipe->finished, &pipe->lock, &until);
-        if (pipe->running > 0) {
-            pthread_mutex_unlock (&pipe->lock);
-            pipe->progress (pipe, pipe->progress_arg, 0);
-            pthread_mutex_lock (&pipe->lock);
-        }
-    }
-    pthread_mutex_unlock (&pipe->lock);
-}
-
 int weir__pipe_run (weir_pipe *pipe)
 {
     weir__err err;
     weir__err_init (&err);
     int rc = s_resolve (pipe, &err);
+    if (!rc)
+        rc = weir__epoch_prepare (pipe, &err);
     if (rc) {
         pipe->err = err;
+        weir__epoch_end (pipe);
         return rc;
     }
 
@@ -491,9 +574,21 @@ int weir__pipe_run (weir_pipe *pipe)
     for (size_t i = 0; i < pipe->count; i++)
         if (s_open_stage (pipe->stages[i], &err))
             goto failed;
+    if (weir__epoch_begin (pipe, &err))
+        goto failed;
+    atomic_store (&pipe->start_ns, weir__now_ns ());
+    if (pipe->finished_before) {
+        //  Resumed from the checkpoint of a job that had finished: done
+        weir__pipe_log (pipe, WEIR_LOG_INFO, "the job finished at epoch %" PRIu64 ": nothing left to do",
+                        atomic_load (&pipe->done_epoch));
+        atomic_store (&pipe->end_ns, weir__now_ns ());
+        goto teardown;
+    }
 
     //  Start
-    atomic_store (&pipe->start_ns, weir__now_ns ());
+    pipe->total_threads = 0;
+    for (size_t i = 0; i < pipe->count; i++)
+        pipe->total_threads += pipe->stages[i]->threads;
     pthread_mutex_lock (&pipe->lock);
     for (size_t i = 0; i < pipe->count; i++) {
         weir__stage *stage = pipe->stages[i];
@@ -519,7 +614,7 @@ int weir__pipe_run (weir_pipe *pipe)
     }
 started:
     pthread_mutex_unlock (&pipe->lock);
-    s_wait (pipe);
+    weir__epoch_control (pipe);
     for (size_t i = 0; i < pipe->count; i++)
         for (unsigned t = 0; t < pipe->stages[i]->threads; t++)
             if (pipe->stages[i]->handles[t].started)
@@ -542,6 +637,7 @@ teardown:
         zmq_ctx_term (pipe->zmq_ctx);
         pipe->zmq_ctx = NULL;
     }
+    weir__epoch_end (pipe);
     s_warn_unread (pipe);
     if (pipe->progress)
         pipe->progress (pipe, pipe->progress_arg, 1);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,9 +126,26 @@ int weir_fail (weir_stage *st, const char *fmt, ...)
     va_start (ap, fmt);
     vsnprintf (text, sizeof text, fmt, ap);
     va_end (ap);
-    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s", st->stage->name, text);
+    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s (epoch %" PRIu64 ")", st->stage->name, text,
+                   st->stage->pipe->epoch);
     weir__pipe_fail (st->stage->pipe, &err);
     return -1;
+}
+
+void *weir_blob (weir_stage *st, const char *name, size_t size)
+{
+    assert (st && name);
+    weir__err err;
+    weir__err_init (&err);
+    void *data = weir__workspace_blob (st->stage->pipe->workspace, name, size, &err);
+    if (!data)
+        weir_fail (st, "%s", err.msg);
+    return data;
+}
+
+uint64_t weir_epoch (const weir_stage *st)
+{
+    return st->stage->pipe->epoch;
 }
 
 unsigned weir_thread_index (const weir_stage *st)

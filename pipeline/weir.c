@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <weir/weir.h>
 
@@ -25,6 +26,7 @@ static const char *s_usage =
     "usage: weir run [OPTIONS] 'READER [key=value ...] ! PROCESSOR ... ! WRITER [key=value ...]'\n"
     "       weir elements      list the builtin elements and their properties\n"
     "       weir plugin PATH|NAME   describe a processor plugin\n"
+    "       weir checkpoints DIR [--epoch E [--blob NAME]]   list and inspect checkpoints\n"
     "       weir --help | --version\n";
 
 static const char *s_run_help =
@@ -44,7 +46,29 @@ static const char *s_run_help =
     "  --stats FILE      write statistics as JSON to FILE at exit ('-' for stdout):\n"
     "                    records in and out and busy time per stage, wall time,\n"
     "                    records/s\n"
-    "  -q, --quiet       print nothing but errors\n"
+    "  -q, --quiet       print nothing but errors and warnings\n"
+    "\n"
+    "Epochs and checkpoints:\n"
+    "  --epoch-records N end an epoch after exactly N records read (all reader\n"
+    "                    threads together; k, M, G suffixes allowed)\n"
+    "                    the end of each pass also ends one\n"
+    "  --epoch-seconds T end an epoch after T seconds of wall time\n"
+    "  --epochs N        stop after epoch N\n"
+    "  --checkpoint DIR  checkpoint into the LevelDB at DIR after init (epoch 0)\n"
+    "                    and after every epoch: reader offsets, writer lengths,\n"
+    "                    blobs, in one atomic synced write\n"
+    "  --resume          go on from the latest checkpoint in DIR, or start fresh\n"
+    "                    when it has none (safe in a restart loop)\n"
+    "  --resume-from E   go on from checkpoint E\n"
+    "  --keep K          keep the newest K checkpoints (default: all)\n"
+    "  --async-checkpoint  copy the blobs and write the checkpoint on a\n"
+    "                    background thread while the pipe runs on\n"
+    "  --checkpoint-failures N  go on through N consecutive failed\n"
+    "                    checkpoints (each reported) before failing the job\n"
+    "  --load-blobs DIR[:E]  before init, load the blobs of checkpoint E\n"
+    "                    (default: latest) of another job's directory\n"
+    "Without --resume or --resume-from, a directory that holds checkpoints is\n"
+    "refused.  Only threads=, capacity= and batch= may change on resume.\n"
     "  -h, --help        this help\n"
     "  -V, --version     print the version\n"
     "\n"
@@ -219,23 +243,137 @@ static int s_write_stats (weir_pipe *pipe, const char *path, int rc)
     return failed;
 }
 
+//  The epoch and checkpoint options of 'weir run'.
+typedef struct {
+    uint64_t epoch_records, epochs, resume_from;
+    double epoch_seconds;
+    const char *checkpoint, *load;
+    int64_t load_epoch;
+    unsigned keep, failures;
+    int resume, async;
+} s_job;
+
+static int s_count (const char *option, const char *text, uint64_t min, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull (text, &end, 10);
+    //  k, M, G as in element properties
+    unsigned long long scale = *end == 'k' ? 1000ull : *end == 'M' ? 1000000ull : *end == 'G' ? 1000000000ull : 1;
+    if (scale > 1) {
+        end++;
+        if (v > ~0ull / scale)
+            errno = ERANGE;
+        v *= scale;
+    }
+    if (errno || *end || end == text || text[0] == '-' || v < min) {
+        fprintf (stderr, "weir run: %s wants a whole number of at least %llu, not '%s'\n", option,
+                 (unsigned long long) min, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int s_job_option (s_job *job, int c, const char *arg)
+{
+    uint64_t v;
+    char *end;
+    switch (c) {
+    case 'R': return s_count ("--epoch-records", arg, 1, &job->epoch_records);
+    case 'E': return s_count ("--epochs", arg, 1, &job->epochs);
+    case 'F': job->resume = 2; return s_count ("--resume-from", arg, 0, &job->resume_from);
+    case 'K':
+        if (s_count ("--keep", arg, 1, &v) || v > 1000000)
+            return -1;
+        job->keep = (unsigned) v;
+        return 0;
+    case 'X':
+        if (s_count ("--checkpoint-failures", arg, 0, &v) || v > 1000000)
+            return -1;
+        job->failures = (unsigned) v;
+        return 0;
+    case 'T':
+        job->epoch_seconds = strtod (arg, &end);
+        if (*end || end == arg || !(job->epoch_seconds > 0)) {
+            fprintf (stderr, "weir run: --epoch-seconds wants a positive number of seconds, not '%s'\n", arg);
+            return -1;
+        }
+        return 0;
+    case 'C': job->checkpoint = arg; return 0;
+    case 'r': if (job->resume != 2) job->resume = 1; return 0;
+    case 'A': job->async = 1; return 0;
+    case 'L': {
+        //  DIR or DIR:E
+        job->load = arg;
+        const char *colon = strrchr (arg, ':');
+        if (colon && colon[1] && strspn (colon + 1, "0123456789") == strlen (colon + 1)) {
+            static char dir[4096];
+            snprintf (dir, sizeof dir, "%.*s", (int) (colon - arg), arg);
+            job->load = dir;
+            job->load_epoch = (int64_t) strtoull (colon + 1, NULL, 10);
+        }
+        return 0;
+    }
+    }
+    return -1;
+}
+
+static void s_on_log (weir_pipe *pipe, void *arg, int level, const char *message)
+{
+    int quiet = *(int *) arg;
+    if (level == WEIR_LOG_WARNING)
+        fprintf (stderr, "weir: warning: %s\n", message);
+    else if (!quiet)
+        fprintf (stderr, "weir: %s\n", message);
+}
+
+static void s_job_apply (const s_job *job, weir_pipe *pipe, int quiet)
+{
+    static int s_quiet;
+    s_quiet = quiet;
+    weir_pipe_set_log (pipe, s_on_log, &s_quiet);
+    weir_pipe_set_epoch_records (pipe, job->epoch_records);
+    weir_pipe_set_epoch_seconds (pipe, job->epoch_seconds);
+    weir_pipe_set_epochs (pipe, job->epochs);
+    weir_pipe_set_checkpoint (pipe, job->checkpoint);
+    weir_pipe_set_keep (pipe, job->keep);
+    weir_pipe_set_async_checkpoint (pipe, job->async);
+    weir_pipe_set_checkpoint_failures (pipe, job->failures);
+    weir_pipe_set_resume (pipe, job->resume == 2 ? WEIR_RESUME_EPOCH : job->resume ? WEIR_RESUME_LATEST : WEIR_RESUME_NONE,
+                          job->resume_from);
+    if (job->load)
+        weir_pipe_set_load_blobs (pipe, job->load, job->load_epoch);
+}
+
 static int s_run (int argc, char **argv)
 {
     static const struct option options[] = {
         {"progress", no_argument, NULL, 'P'}, {"no-progress", no_argument, NULL, 'N'},
-        {"stats", required_argument, NULL, 's'}, {"progress-interval", required_argument, NULL, 'I'}, {"quiet", no_argument, NULL, 'q'},
+        {"stats", required_argument, NULL, 's'}, {"progress-interval", required_argument, NULL, 'I'},
+        {"epoch-records", required_argument, NULL, 'R'}, {"epoch-seconds", required_argument, NULL, 'T'},
+        {"epochs", required_argument, NULL, 'E'},        {"checkpoint", required_argument, NULL, 'C'},
+        {"resume", no_argument, NULL, 'r'},              {"resume-from", required_argument, NULL, 'F'},
+        {"keep", required_argument, NULL, 'K'},          {"async-checkpoint", no_argument, NULL, 'A'},
+        {"checkpoint-failures", required_argument, NULL, 'X'}, {"load-blobs", required_argument, NULL, 'L'}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},      {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     int progress = isatty (STDERR_FILENO), quiet = 0, c;
     const char *stats = NULL;
     unsigned interval_ms = 500;
+    s_job job = {0};
+    job.load_epoch = -1;
     optind = 1;
     while ((c = getopt_long (argc, argv, "+qhV", options, NULL)) != -1) {
         switch (c) {
         case 'P': progress = 1; break;
         case 'N': progress = 0; break;
         case 's': stats = optarg; break;
+        case 'R': case 'T': case 'E': case 'F': case 'K': case 'X': case 'C': case 'r': case 'A': case 'L':
+            if (s_job_option (&job, c, optarg))
+                return S_EXIT_USAGE;
+            break;
         case 'I': {
             char *end;
             long ms = strtol (optarg, &end, 10);
@@ -279,6 +417,7 @@ static int s_run (int argc, char **argv)
     if (rc == 0) {
         if (progress && (state.last = calloc (weir_pipe_stage_count (pipe), sizeof *state.last)))
             weir_pipe_set_progress (pipe, s_on_progress, &state, interval_ms);
+        s_job_apply (&job, pipe, quiet);
         s_pipe = pipe;
         struct sigaction sa;
         memset (&sa, 0, sizeof sa);
@@ -322,6 +461,134 @@ static int s_run (int argc, char **argv)
     return exit_code;
 }
 
+static const char *s_meta (const weir_checkpoint *ck, const char *key, char *buf, size_t size)
+{
+    size_t len;
+    const char *v = weir_checkpoint_get (ck, 'm', key, &len);
+    snprintf (buf, size, "%.*s", v ? (int) len : 1, v ? v : "-");
+    return buf;
+}
+
+static int s_checkpoints (int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"epoch", required_argument, NULL, 'e'}, {"blob", required_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    };
+    const char *blob = NULL;
+    int64_t epoch = -2;
+    int c;
+    optind = 1;
+    while ((c = getopt_long (argc, argv, "h", options, NULL)) != -1) {
+        switch (c) {
+        case 'e': {
+            char *end;
+            epoch = (int64_t) strtoll (optarg, &end, 10);
+            if (*end || end == optarg || epoch < 0) {
+                fprintf (stderr, "weir checkpoints: --epoch wants an epoch number, not '%s'\n", optarg);
+                return S_EXIT_USAGE;
+            }
+            break;
+        }
+        case 'b': blob = optarg; break;
+        case 'h':
+            printf ("usage: weir checkpoints DIR                 one line per checkpoint, the latest marked\n"
+                    "       weir checkpoints DIR --epoch E       everything in checkpoint E\n"
+                    "       weir checkpoints DIR --epoch E --blob NAME   the blob's raw bytes on stdout\n");
+            return 0;
+        default: return S_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf (stderr, "usage: weir checkpoints DIR [--epoch E [--blob NAME]]\n");
+        return S_EXIT_USAGE;
+    }
+    const char *dir = argv[optind];
+    char *error = NULL;
+    char a[64], b[64], d[64];
+    if (epoch == -2) {
+        if (blob) {
+            fprintf (stderr, "weir checkpoints: --blob needs --epoch\n");
+            return S_EXIT_USAGE;
+        }
+        uint64_t *epochs;
+        size_t count;
+        if (weir_checkpoint_list (dir, &epochs, &count, &error)) {
+            fprintf (stderr, "weir: %s\n", error);
+            free (error);
+            return S_EXIT_FAILURE;
+        }
+        printf ("%-8s %-20s %14s %6s %14s\n", "epoch", "time", "records", "blobs", "blob bytes");
+        for (size_t i = 0; i < count; i++) {
+            weir_checkpoint *ck = weir_checkpoint_load (dir, (int64_t) epochs[i], &error);
+            if (!ck) {
+                printf ("%-8llu refused: %s\n", (unsigned long long) epochs[i], error);
+                free (error);
+                error = NULL;
+                continue;
+            }
+            size_t nblobs = weir_checkpoint_count (ck, 'b'), bytes = 0;
+            for (size_t k = 0; k < nblobs; k++) {
+                size_t size;
+                weir_checkpoint_item (ck, 'b', k, NULL, &size);
+                bytes += size;
+            }
+            time_t when = (time_t) strtoll (s_meta (ck, "time", a, sizeof a), NULL, 10);
+            struct tm tm;
+            gmtime_r (&when, &tm);
+            strftime (d, sizeof d, "%Y-%m-%dT%H:%M:%SZ", &tm);
+            printf ("%-8llu %-20s %14s %6zu %14zu%s%s\n", (unsigned long long) epochs[i], d,
+                    s_meta (ck, "records_out:0", b, sizeof b), nblobs, bytes, i + 1 == count ? "  (latest)" : "",
+                    strcmp (s_meta (ck, "finished", a, sizeof a), "1") == 0 ? "  finished" : "");
+            weir_checkpoint_destroy (&ck);
+        }
+        free (epochs);
+        return 0;
+    }
+    weir_checkpoint *ck = weir_checkpoint_load (dir, epoch, &error);
+    if (!ck) {
+        fprintf (stderr, "weir: %s\n", error);
+        free (error);
+        return S_EXIT_FAILURE;
+    }
+    int rc = 0;
+    if (blob) {
+        size_t size;
+        const void *data = weir_checkpoint_get (ck, 'b', blob, &size);
+        if (!data) {
+            fprintf (stderr, "weir: checkpoint %lld of '%s' has no blob '%s'\n", (long long) epoch, dir, blob);
+            rc = S_EXIT_FAILURE;
+        }
+        else if (fwrite (data, 1, size, stdout) != size || fflush (stdout)) {
+            fprintf (stderr, "weir: cannot write the blob to stdout: %s\n", strerror (errno));
+            rc = S_EXIT_FAILURE;
+        }
+        weir_checkpoint_destroy (&ck);
+        return rc;
+    }
+    static const struct {
+        char section;
+        const char *title;
+    } sections[] = {{'m', "metadata"}, {'o', "reader offsets (shard: next offset)"},
+                    {'w', "writers (stage: committed)"}, {'b', "blobs (name: bytes)"}};
+    printf ("checkpoint %llu of %s\n", (unsigned long long) weir_checkpoint_epoch (ck), dir);
+    for (size_t s = 0; s < 4; s++) {
+        printf ("%s:\n", sections[s].title);
+        size_t n = weir_checkpoint_count (ck, sections[s].section);
+        for (size_t k = 0; k < n; k++) {
+            const void *data;
+            size_t size;
+            const char *name = weir_checkpoint_item (ck, sections[s].section, k, &data, &size);
+            if (sections[s].section == 'b')
+                printf ("  %s: %zu\n", name, size);
+            else
+                printf ("  %s: %.*s\n", name, (int) size, (const char *) data);
+        }
+    }
+    weir_checkpoint_destroy (&ck);
+    return 0;
+}
+
 static int s_plugin (int argc, char **argv)
 {
     if (argc != 2) {
@@ -360,6 +627,8 @@ int main (int argc, char **argv)
         return s_elements ();
     if (strcmp (cmd, "plugin") == 0)
         return s_plugin (argc - 1, argv + 1);
+    if (strcmp (cmd, "checkpoints") == 0)
+        return s_checkpoints (argc - 1, argv + 1);
     if (strcmp (cmd, "--help") == 0 || strcmp (cmd, "-h") == 0 || strcmp (cmd, "help") == 0) {
         printf ("%s%s", s_usage, s_run_help);
         return 0;

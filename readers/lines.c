@@ -115,33 +115,41 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return 0;
 }
 
-static int s_emit (weir__sink *sink, const char *p, size_t n)
-{
-    if (weir__pack_str (&sink->batch, p, n))
-        return WEIR_ENOMEM;
-    return weir__sink_commit (sink);
-}
-
-static int s_read (void *state, const weir__shard *shard, weir__sink *sink, weir__err *err)
+static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink,
+                   weir__err *err)
 {
     const s_lines *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "lines", shard->path, shard->start, shard->end, self->max_line, err);
+    int rc = weir__window_open (&w, "lines", shard->path, *offset, shard->end, self->max_line, err);
     if (rc)
         return rc;
     for (;;) {
         char *nl = memchr (w.buf + w.lo, '\n', w.hi - w.lo);
         if (nl) {
             size_t n = (size_t) (nl - (w.buf + w.lo));
-            if ((rc = s_emit (sink, w.buf + w.lo, n)))
+            //  The record is in the batch, and the offset past it, before
+            //  the sink may pause the epoch
+            if (weir__pack_str (&sink->batch, w.buf + w.lo, n)) {
+                rc = WEIR_ENOMEM;
                 break;
+            }
             w.lo += n + 1;
+            *offset = weir__window_offset (&w, w.lo);
+            if ((rc = weir__sink_commit (sink)))
+                break;
             continue;
         }
         if (w.eof) {
             //  A last line without its newline
-            if (w.hi > w.lo)
-                rc = s_emit (sink, w.buf + w.lo, w.hi - w.lo);
+            if (w.hi > w.lo) {
+                if (weir__pack_str (&sink->batch, w.buf + w.lo, w.hi - w.lo)) {
+                    rc = WEIR_ENOMEM;
+                    break;
+                }
+                *offset = weir__window_offset (&w, w.hi);
+                w.lo = w.hi;
+                rc = weir__sink_commit (sink);
+            }
             break;
         }
         rc = weir__window_fill (&w, "lines", err);

@@ -52,11 +52,12 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return 0;
 }
 
-static int s_read (void *state, const weir__shard *shard, weir__sink *sink, weir__err *err)
+static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink,
+                   weir__err *err)
 {
     const s_msgpack *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "msgpack", shard->path, shard->start, shard->end,
+    int rc = weir__window_open (&w, "msgpack", shard->path, *offset, shard->end,
                                 self->max_record, err);
     if (rc)
         return rc;
@@ -71,6 +72,7 @@ static int s_read (void *state, const weir__shard *shard, weir__sink *sink, weir
                 break;
             }
             w.lo += size;
+            *offset = weir__window_offset (&w, w.lo);
             if ((rc = weir__sink_commit (sink)))
                 break;
             continue;

@@ -53,12 +53,14 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return 0;
 }
 
-static int s_read (void *state, const weir__shard *shard, weir__sink *sink, weir__err *err)
+static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink,
+                   weir__err *err)
 {
     const s_range *self = state;
-    for (uint64_t i = shard->start; i < shard->end; i++) {
+    for (uint64_t i = *offset; i < shard->end; i++) {
         if (weir__pack_int64 (&sink->batch, self->start + (int64_t) i))
             return weir__err_set (err, WEIR_ENOMEM, "range: out of memory");
+        *offset = i + 1;
         int rc = weir__sink_commit (sink);
         if (rc)
             return rc;

@@ -32,21 +32,31 @@ void weir__shards_release (weir__shards *self);
 int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint64_t end);
 
 /*  Where a reader thread puts records.  Append a record's bytes to
-    'batch' (raw, or with batch.pk), then call weir__sink_commit.  */
+    'batch' (raw, or with weir__pack_*), record the offset just past it,
+    then call weir__sink_commit.
+
+    The quota is how many more records this thread may read in the current
+    epoch; it is never 0 while read() runs or after commit returned 0.  When
+    it runs out, flush claims more from the stage, or returns
+    WEIR__SINK_PAUSE: the epoch is full, and read() must return at once
+    (its offset already says where to go on from).  */
 typedef struct weir__sink weir__sink;
 struct weir__sink {
     weir__batch batch;
     uint32_t limit;                     //  records per batch
-    int (*flush) (weir__sink *sink);    //  0, WEIR__SINK_STOP, or < 0 when the job is aborting
+    uint64_t quota;                     //  records this thread may still read this epoch
+    int (*flush) (weir__sink *sink);    //  0, WEIR__SINK_PAUSE, or WEIR__SINK_ABORT
 };
 
-#define WEIR__SINK_STOP 1
+#define WEIR__SINK_PAUSE 1              //  the epoch is full: return, go on next epoch
+#define WEIR__SINK_ABORT 2              //  the job is being torn down
 
-/*  Count one record; send the batch on when it is full.  A non-zero
-    result means stop reading and return it.  */
+/*  Count one record; send the batch on when it is full, claim more quota
+    when it runs out.  A non-zero result must be returned by read().  */
 static inline int weir__sink_commit (weir__sink *s)
 {
-    if (++s->batch.count >= s->limit)
+    s->batch.count++;
+    if (--s->quota == 0 || s->batch.count >= s->limit)
         return s->flush (s);
     return 0;
 }
@@ -57,10 +67,12 @@ typedef struct weir__reader_class {
     const weir_property_info *props;
     /*  Read the properties, plan the shards.  */
     int (*open) (weir__props *props, void **state, weir__shards *shards, weir__err *err);
-    /*  Read one shard into SINK: 0 at its end, WEIR__SINK_STOP or < 0 from
-        the sink, or a WEIR_E* code with ERR filled.  Called concurrently
-        from several threads on different shards.  */
-    int (*read) (void *state, const weir__shard *shard, weir__sink *sink, weir__err *err);
+    /*  Read SHARD from *OFFSET into SINK, keeping *OFFSET just past the
+        last record committed: 0 at the shard's end, what the sink returned
+        (pause, abort), or a WEIR_E* code with ERR filled.  Called
+        concurrently from several threads on different shards.  */
+    int (*read) (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink,
+                 weir__err *err);
     void (*close) (void *state);
 } weir__reader_class;
 

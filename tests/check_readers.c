@@ -10,19 +10,29 @@ typedef struct {
     size_t len;
     uint64_t records;
     int flushes;
-    int stop_after;         //  WEIR__SINK_STOP at this flush (0: never)
+    uint64_t budget;        //  records to allow before pausing (0: no limit)
 } s_collector;
 
+//  Like the engine's: collect full batches; when the quota runs out, grant
+//  more until the budget is spent, then pause the reader.
 static int s_flush (weir__sink *sink)
 {
     s_collector *c = (s_collector *) sink;
-    size_t n = weir__batch_payload (&sink->batch);
-    c->all = realloc (c->all, c->len + n + 1);
-    memcpy (c->all + c->len, sink->batch.data + WEIR__BATCH_HEADER, n);
-    c->len += n;
-    c->records += sink->batch.count;
-    weir__batch_clear (&sink->batch);
-    return ++c->flushes == c->stop_after ? WEIR__SINK_STOP : 0;
+    if (sink->batch.count >= sink->limit || sink->quota == 0) {
+        size_t n = weir__batch_payload (&sink->batch);
+        c->all = realloc (c->all, c->len + n + 1);
+        memcpy (c->all + c->len, sink->batch.data + WEIR__BATCH_HEADER, n);
+        c->len += n;
+        c->records += sink->batch.count;
+        c->flushes++;
+        weir__batch_clear (&sink->batch);
+    }
+    if (sink->quota == 0) {
+        if (c->budget && c->records >= c->budget)
+            return WEIR__SINK_PAUSE;
+        sink->quota = c->budget ? c->budget - c->records : UINT64_MAX;
+    }
+    return 0;
 }
 
 static void s_collector_init (s_collector *c, uint32_t limit)
@@ -30,6 +40,7 @@ static void s_collector_init (s_collector *c, uint32_t limit)
     memset (c, 0, sizeof *c);
     ck_assert_int_eq (weir__batch_init (&c->sink.batch, 64), 0);
     c->sink.limit = limit;
+    c->sink.quota = UINT64_MAX;
     c->sink.flush = s_flush;
 }
 
@@ -51,10 +62,17 @@ static int s_read_all (const weir__reader_class *cls, const char *const *kv, s_c
     weir__shards_init (shards);
     void *state = NULL;
     int rc = cls->open (&props, &state, shards, err);
-    for (size_t i = 0; rc == 0 && i < shards->count; i++)
-        rc = cls->read (state, &shards->items[i], &c->sink, err);
-    if (rc == 0 && c->sink.batch.count)
+    for (size_t i = 0; rc == 0 && i < shards->count; i++) {
+        uint64_t offset = shards->items[i].start;
+        rc = cls->read (state, &shards->items[i], &offset, &c->sink, err);
+        if (rc == 0)
+            ck_assert_uint_eq (offset, shards->items[i].end == UINT64_MAX ? offset : shards->items[i].end);
+    }
+    if (rc == 0 && c->sink.batch.count) {
+        c->sink.quota = 0;
+        c->budget = 0;
         rc = c->sink.flush (&c->sink);
+    }
     if (state)
         cls->close (state);
     weir__props_release (&props);
@@ -95,7 +113,6 @@ START_TEST (test_range_shards_and_values)
     ck_assert_uint_eq (shards.items[3].start, 196608);
     ck_assert_uint_eq (shards.items[3].end, 200000);
     s_expect_ints (&c, -5, 200000);
-    ck_assert_int_eq (c.flushes, 200);
     weir__shards_release (&shards);
     s_collector_release (&c);
 }
@@ -124,19 +141,81 @@ START_TEST (test_range_errors)
 }
 END_TEST
 
-START_TEST (test_reader_stops_when_sink_says_so)
+//  Pausing mid-shard and going on from the offset gives every record once,
+//  in order: what an epoch boundary does to a reader.
+static void s_pause_and_continue (const weir__reader_class *cls, const char *prop, uint64_t total)
 {
-    s_collector c;
-    s_collector_init (&c, 10);
-    c.stop_after = 3;
-    weir__shards shards;
+    weir__props props;
+    weir__props_init (&props);
     weir__err err;
     weir__err_init (&err);
-    const char *kv[] = {"count=1000", NULL};
-    ck_assert_int_eq (s_read_all (&weir__reader_range, kv, &c, &shards, &err), WEIR__SINK_STOP);
-    ck_assert_uint_eq (c.records, 30);
+    ck_assert_int_eq (weir__props_add_text (&props, prop, &err), 0);
+    weir__shards shards;
+    weir__shards_init (&shards);
+    void *state;
+    ck_assert_int_eq (cls->open (&props, &state, &shards, &err), 0);
+    s_collector whole, parts;
+    s_collector_init (&whole, 64);
+    s_collector_init (&parts, 64);
+    for (size_t i = 0; i < shards.count; i++) {
+        uint64_t offset = shards.items[i].start;
+        ck_assert_int_eq (cls->read (state, &shards.items[i], &offset, &whole.sink, &err), 0);
+        offset = shards.items[i].start;
+        //  Epochs of 37 records: pause, then go on from the offset
+        for (;;) {
+            parts.budget = parts.records + parts.sink.batch.count + 37;
+            parts.sink.quota = 37;
+            int rc = cls->read (state, &shards.items[i], &offset, &parts.sink, &err);
+            if (rc == 0)
+                break;
+            ck_assert_int_eq (rc, WEIR__SINK_PAUSE);
+            ck_assert_uint_eq (parts.records, parts.budget);
+        }
+    }
+    whole.sink.quota = 0;
+    whole.sink.flush (&whole.sink);
+    parts.sink.quota = 0;
+    parts.budget = 0;
+    parts.sink.flush (&parts.sink);
+    ck_assert_uint_eq (whole.records, total);
+    ck_assert_uint_eq (parts.records, total);
+    ck_assert_uint_eq (parts.len, whole.len);
+    ck_assert (memcmp (parts.all, whole.all, whole.len) == 0);
+    cls->close (state);
     weir__shards_release (&shards);
-    s_collector_release (&c);
+    weir__props_release (&props);
+    s_collector_release (&whole);
+    s_collector_release (&parts);
+}
+
+START_TEST (test_readers_pause_and_continue)
+{
+    s_pause_and_continue (&weir__reader_range, "count=100000", 100000);
+    char *dir = testutil_mkdtemp ();
+    char path[4200], prop[4300];
+    snprintf (path, sizeof path, "%s/in.txt", dir);
+    FILE *f = fopen (path, "w");
+    for (int i = 0; i < 5000; i++)
+        fprintf (f, "line %d%s\n", i, i % 7 ? "" : " with more words");
+    fprintf (f, "no newline");
+    fclose (f);
+    snprintf (prop, sizeof prop, "path=%s", path);
+    s_pause_and_continue (&weir__reader_lines, prop, 5001);
+    snprintf (path, sizeof path, "%s/in.mp", dir);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init (&sb);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
+    for (int i = 0; i < 3000; i++) {
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_int (&pk, i);
+        msgpack_pack_str_with_body (&pk, "x", 1);
+    }
+    testutil_write (path, sb.data, sb.size);
+    msgpack_sbuffer_destroy (&sb);
+    snprintf (prop, sizeof prop, "path=%s", path);
+    s_pause_and_continue (&weir__reader_msgpack, prop, 3000);
+    testutil_rmdir (dir);
 }
 END_TEST
 
@@ -310,7 +389,7 @@ static Suite *s_readers_suite (void)
     TCase *tc = tcase_create ("core");
     tcase_add_test (tc, test_range_shards_and_values);
     tcase_add_test (tc, test_range_errors);
-    tcase_add_test (tc, test_reader_stops_when_sink_says_so);
+    tcase_add_test (tc, test_readers_pause_and_continue);
     tcase_add_test (tc, test_lines_split_at_line_boundaries);
     tcase_add_test (tc, test_lines_glob_sorted_and_errors);
     tcase_add_test (tc, test_msgpack_reader_copies_records_raw);

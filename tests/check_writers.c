@@ -13,7 +13,7 @@ static void *s_open (const weir__writer_class *cls, const char *path, unsigned t
     if (path)
         weir__props_add (&props, "path", path, -1, -1);
     void *state = NULL;
-    *rc = cls->open (&props, threads, &state, err);
+    *rc = cls->open (&props, threads, NULL, &state, err);
     weir__props_release (&props);
     return state;
 }
@@ -175,6 +175,52 @@ START_TEST (test_open_errors)
 }
 END_TEST
 
+START_TEST (test_resume_truncates_to_the_committed_length)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200];
+    snprintf (path, sizeof path, "%s/out.txt", dir);
+    weir__err err;
+    weir__err_init (&err);
+    weir__props props;
+    weir__props_init (&props);
+    weir__props_add (&props, "path", path, -1, -1);
+    void *w;
+    ck_assert_int_eq (weir__writer_lines.open (&props, 1, NULL, &w, &err), 0);
+    weir__batch b;
+    weir__batch_init (&b, 64);
+    msgpack_pack_str_with_body (&b.pk, "kept", 4);
+    ck_assert_int_eq (weir__writer_lines.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
+    ck_assert_int_eq (weir__writer_lines.flush (w, 0, &err), 0);
+    char committed[WEIR__WRITER_STATE_MAX];
+    ck_assert_int_eq (weir__writer_lines.commit (w, committed, &err), 0);
+    ck_assert_str_eq (committed, "5");
+    //  Written after the commit: must go on resume
+    ck_assert_int_eq (weir__writer_lines.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
+    ck_assert_int_eq (weir__writer_lines.close (w, &err), 0);
+    size_t len;
+    char *got = testutil_read (path, &len);
+    ck_assert_str_eq (got, "kept\nkept\n");
+    free (got);
+
+    ck_assert_int_eq (weir__writer_lines.open (&props, 2, committed, &w, &err), 0);
+    ck_assert_int_eq (weir__writer_lines.write (w, 1, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
+    ck_assert_int_eq (weir__writer_lines.commit (w, committed, &err), 0);
+    ck_assert_int_eq (weir__writer_lines.close (w, &err), 0);
+    got = testutil_read (path, &len);
+    ck_assert_str_eq (got, "kept\nkept\n");
+    free (got);
+
+    //  A file shorter than its committed length was changed: refuse
+    testutil_write (path, "k", 1);
+    ck_assert_int_eq (weir__writer_lines.open (&props, 1, "5", &w, &err), WEIR_ECORRUPT);
+    ck_assert_msg (strstr (err.msg, "shorter than the 5 bytes the checkpoint committed"), "%s", err.msg);
+    weir__batch_release (&b);
+    weir__props_release (&props);
+    testutil_rmdir (dir);
+}
+END_TEST
+
 static Suite *s_writers_suite (void)
 {
     Suite *s = suite_create ("writers");
@@ -184,6 +230,7 @@ static Suite *s_writers_suite (void)
     tcase_add_test (tc, test_threads_share_one_file);
     tcase_add_test (tc, test_full_disk_is_an_error);
     tcase_add_test (tc, test_open_errors);
+    tcase_add_test (tc, test_resume_truncates_to_the_committed_length);
     suite_add_tcase (s, tc);
     return s;
 }

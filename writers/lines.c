@@ -23,7 +23,8 @@ static const weir_property_info s_props[] = {
     {NULL, NULL, NULL},
 };
 
-static int s_open (weir__props *props, unsigned threads, void **state, weir__err *err)
+static int s_open (weir__props *props, unsigned threads, const char *resume, void **state,
+                   weir__err *err)
 {
     const char *path = weir__props_get (props, "path", NULL);
     if (!path)
@@ -42,7 +43,7 @@ static int s_open (weir__props *props, unsigned threads, void **state, weir__err
             free (self);
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
         }
-    int rc = weir__outfile_open (&self->out, "lines", path, threads, err);
+    int rc = weir__outfile_open (&self->out, "lines", path, threads, resume, err);
     if (rc) {
         for (unsigned t = 0; t < threads; t++)
             weir__records_release (&self->decoders[t]);
@@ -105,7 +106,17 @@ static int s_write (void *state, unsigned thread, const char *payload, size_t le
             return weir__err_set (err, WEIR_ENOMEM, "lines: out of memory");
     if (more < 0)
         return weir__err_set (err, WEIR_ECORRUPT, "lines: malformed record in a batch");
-    return weir__outfile_commit (&self->out, thread, err);
+    return weir__outfile_spill (&self->out, thread, err);
+}
+
+static int s_flush (void *state, unsigned thread, weir__err *err)
+{
+    return weir__outfile_flush (&((s_lines *) state)->out, thread, err);
+}
+
+static int s_commit (void *state, char *out, weir__err *err)
+{
+    return weir__outfile_commit (&((s_lines *) state)->out, out, err);
 }
 
 static int s_close (void *state, weir__err *err)
@@ -121,5 +132,5 @@ static int s_close (void *state, weir__err *err)
 
 const weir__writer_class weir__writer_lines = {
     "lines", "one line per record: strings as their bytes, integers as decimals, the rest as JSON",
-    s_props, s_open, s_write, s_close,
+    s_props, s_open, s_write, s_flush, s_commit, s_close,
 };

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "writers/writer.h"
@@ -13,7 +15,7 @@
 #define S_FLUSH_AT (256 * 1024)
 
 int weir__outfile_open (weir__outfile *of, const char *element, const char *path, unsigned threads,
-                        weir__err *err)
+                        const char *resume, weir__err *err)
 {
     memset (of, 0, sizeof *of);
     of->element = element;
@@ -26,13 +28,42 @@ int weir__outfile_open (weir__outfile *of, const char *element, const char *path
         free (of->pending);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
-    of->fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    of->fd = open (path, O_WRONLY | O_CREAT | (resume ? 0 : O_TRUNC) | O_CLOEXEC, 0666);
     if (of->fd < 0) {
         int e = errno;
         free (of->path);
         free (of->pending);
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s' for writing: %s", element, path,
                               strerror (e));
+    }
+    if (resume) {
+        //  Whatever was written after the checkpoint is not committed: the
+        //  records that made it are read again
+        char *end;
+        unsigned long long committed = strtoull (resume, &end, 10);
+        struct stat st;
+        int rc = 0;
+        if (*end || end == resume)
+            rc = weir__err_set (err, WEIR_ECORRUPT, "%s: the checkpoint's length of '%s' is malformed: '%s'",
+                                element, path, resume);
+        else if (fstat (of->fd, &st))
+            rc = weir__err_set (err, WEIR_EIO, "%s: cannot stat '%s': %s", element, path, strerror (errno));
+        else if (S_ISREG (st.st_mode) && (unsigned long long) st.st_size < committed)
+            rc = weir__err_set (err, WEIR_ECORRUPT,
+                                "%s: '%s' is %llu bytes, shorter than the %llu bytes the checkpoint "
+                                "committed: it was changed since, and resuming would lose records",
+                                element, path, (unsigned long long) st.st_size, committed);
+        else if (S_ISREG (st.st_mode)
+                 && (ftruncate (of->fd, (off_t) committed) || lseek (of->fd, 0, SEEK_END) < 0))
+            rc = weir__err_set (err, WEIR_EIO, "%s: cannot truncate '%s' to %llu bytes: %s", element, path,
+                                committed, strerror (errno));
+        if (rc) {
+            close (of->fd);
+            free (of->path);
+            free (of->pending);
+            return rc;
+        }
+        of->bytes = committed;
     }
     pthread_mutex_init (&of->lock, NULL);
     return 0;
@@ -62,10 +93,28 @@ static int s_write (weir__outfile *of, weir__buf *b, weir__err *err)
     return rc;
 }
 
-int weir__outfile_commit (weir__outfile *of, unsigned thread, weir__err *err)
+int weir__outfile_spill (weir__outfile *of, unsigned thread, weir__err *err)
 {
     weir__buf *b = &of->pending[thread];
     return b->len >= S_FLUSH_AT ? s_write (of, b, err) : 0;
+}
+
+int weir__outfile_flush (weir__outfile *of, unsigned thread, weir__err *err)
+{
+    return s_write (of, &of->pending[thread], err);
+}
+
+int weir__outfile_commit (weir__outfile *of, char *out, weir__err *err)
+{
+    int rc = 0;
+    pthread_mutex_lock (&of->lock);
+    //  A pipe or a terminal cannot be synced, and need not be
+    if (fsync (of->fd) && errno != EINVAL && errno != ENOTSUP && errno != EROFS)
+        rc = weir__err_set (err, WEIR_EIO, "%s: cannot sync '%s': %s", of->element, of->path,
+                            strerror (errno));
+    snprintf (out, WEIR__WRITER_STATE_MAX, "%llu", (unsigned long long) of->bytes);
+    pthread_mutex_unlock (&of->lock);
+    return rc;
 }
 
 int weir__outfile_close (weir__outfile *of, weir__err *err)

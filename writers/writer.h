@@ -16,14 +16,28 @@
 #include "lib/error.h"
 #include "lib/props.h"
 
+/*  The committed state of a writer (for a file, its length in bytes) as
+    text, at most this long.  */
+#define WEIR__WRITER_STATE_MAX 64
+
 typedef struct weir__writer_class {
     const char *name;
     const char *description;
     const weir_property_info *props;
-    int (*open) (weir__props *props, unsigned threads, void **state, weir__err *err);
+    /*  RESUME is NULL on a fresh start (files are created empty), else the
+        committed state a checkpoint recorded: the writer goes back to it
+        (a file is truncated to its committed length) and appends.  */
+    int (*open) (weir__props *props, unsigned threads, const char *resume, void **state,
+                 weir__err *err);
     /*  PAYLOAD is COUNT well-formed records back to back.  */
     int (*write) (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
                   weir__err *err);
+    /*  At an epoch barrier, from writer thread THREAD: hand everything the
+        thread buffered to the output.  */
+    int (*flush) (void *state, unsigned thread, weir__err *err);
+    /*  With every thread flushed: make the output durable (fsync) and say
+        what is committed, as text in OUT.  */
+    int (*commit) (void *state, char *out, weir__err *err);
     /*  Flush and release everything; the first failure is returned.  STATE
         is freed even then.  */
     int (*close) (void *state, weir__err *err);
@@ -45,8 +59,9 @@ typedef struct weir__outfile {
     weir__buf *pending;         //  per thread, written when large
 } weir__outfile;
 
+/*  RESUME as for a writer's open: NULL, or the committed length.  */
 int weir__outfile_open (weir__outfile *of, const char *element, const char *path, unsigned threads,
-                        weir__err *err);
+                        const char *resume, weir__err *err);
 
 /*  THREAD's buffer, to append to; then call weir__outfile_commit.  */
 static inline weir__buf *weir__outfile_buf (weir__outfile *of, unsigned thread)
@@ -55,7 +70,13 @@ static inline weir__buf *weir__outfile_buf (weir__outfile *of, unsigned thread)
 }
 
 /*  Write THREAD's buffer out once it is large.  */
-int weir__outfile_commit (weir__outfile *of, unsigned thread, weir__err *err);
+int weir__outfile_spill (weir__outfile *of, unsigned thread, weir__err *err);
+
+/*  Write THREAD's buffer out now.  */
+int weir__outfile_flush (weir__outfile *of, unsigned thread, weir__err *err);
+
+/*  fsync, and the length written so far as text in OUT.  */
+int weir__outfile_commit (weir__outfile *of, char *out, weir__err *err);
 
 /*  Write every buffer, close, release; the first failure is returned.  */
 int weir__outfile_close (weir__outfile *of, weir__err *err);

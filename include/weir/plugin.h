@@ -87,8 +87,21 @@ WEIR_EXPORT int weir_emit (weir_stage *st, const msgpack_object *rec);
 WEIR_EXPORT msgpack_packer *weir_packer (weir_stage *st);
 WEIR_EXPORT int weir_emit_packed (weir_stage *st);
 
-/*  Ask the job to stop: readers stop at their next batch, everything read
-    so far flows through and the job ends normally.  */
+/*  The job's workspace blob NAME of SIZE bytes: the same memory for every
+    thread of every stage, zeroed when new, copied into every checkpoint
+    while the pipe is quiescent, and restored on resume (so a processor's
+    init, which only runs on a fresh start, sets its initial value).
+    Returns NULL, with the job's error set, when the blob exists with
+    another size.  Concurrent updates are the caller's business: use C11
+    atomics for lock-free (hogwild) updates.  */
+WEIR_EXPORT void *weir_blob (weir_stage *st, const char *name, size_t size);
+
+/*  The epoch this thread is in (1 for the first epoch of a fresh job).  */
+WEIR_EXPORT uint64_t weir_epoch (const weir_stage *st);
+
+/*  Ask the job to stop at the end of the current epoch: readers stop at
+    their next batch, everything read so far flows through, the last
+    checkpoint is written and the job ends normally.  */
 WEIR_EXPORT void weir_stop (weir_stage *st);
 
 /*  Record an error message for the job (printf-style) and return -1, so

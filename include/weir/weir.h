@@ -103,6 +103,73 @@ WEIR_EXPORT int weir_pipe_add (weir_pipe *self, const char *element, const char 
 WEIR_EXPORT int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *user,
                                          const char *const *props);
 
+/*  ---------------------------------------------------------------------
+    Epochs and checkpoints.  Set before weir_pipe_run.
+
+    An epoch ends after exactly N records read by all reader threads
+    together (the last may be shorter), after T seconds, at the end of each
+    pass over the input (readers take passes=P), or when a processor calls
+    weir_stop.  At its end the pipe is quiescent: every thread waits at
+    the barrier, writers have synced, and the checkpoint is written.  */
+WEIR_EXPORT void weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records);
+WEIR_EXPORT void weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds);
+/*  Stop after epoch N (0: run to the end of the input).  */
+WEIR_EXPORT void weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch);
+
+/*  Checkpoint into the LevelDB at DIR after init (checkpoint 0) and after
+    every epoch.  */
+WEIR_EXPORT int weir_pipe_set_checkpoint (weir_pipe *self, const char *dir);
+/*  Keep the newest K checkpoints (0: all).  */
+WEIR_EXPORT void weir_pipe_set_keep (weir_pipe *self, unsigned keep);
+/*  Copy the blobs while quiescent and write them on a background thread.  */
+WEIR_EXPORT void weir_pipe_set_async_checkpoint (weir_pipe *self, int on);
+/*  Allow N consecutive failed checkpoints before the job fails.  */
+WEIR_EXPORT void weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures);
+
+#define WEIR_RESUME_NONE 0      /*  refuse a directory that holds checkpoints  */
+#define WEIR_RESUME_LATEST 1    /*  go on from the latest checkpoint, or start fresh  */
+#define WEIR_RESUME_EPOCH 2     /*  go on from checkpoint EPOCH  */
+WEIR_EXPORT void weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch);
+
+/*  Before init, load the blobs of checkpoint EPOCH (-1: the latest) of
+    another job's checkpoint directory.  */
+WEIR_EXPORT int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int64_t epoch);
+
+/*  Messages worth a person's attention while the job runs, from the thread
+    in weir_pipe_run: LEVEL 0 for news (resuming from epoch 7), 1 for
+    warnings (a checkpoint failed, within --checkpoint-failures).  */
+#define WEIR_LOG_INFO 0
+#define WEIR_LOG_WARNING 1
+typedef void (weir_log_fn) (weir_pipe *pipe, void *arg, int level, const char *message);
+WEIR_EXPORT void weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg);
+
+/*  The last epoch completed (and checkpointed, when checkpointing).  */
+WEIR_EXPORT uint64_t weir_pipe_epoch (const weir_pipe *self);
+
+/*  ---------------------------------------------------------------------
+    Reading checkpoints: list them, inspect one, take its blobs.  */
+
+typedef struct weir_checkpoint weir_checkpoint;
+
+/*  The epochs in DIR, ascending (caller frees *EPOCHS), and the latest
+    (the newest complete one).  0, or a WEIR_E* code with *ERROR (the
+    caller's to free).  */
+WEIR_EXPORT int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, char **error);
+
+/*  Load checkpoint EPOCH of DIR (-1: the latest), verified whole.  NULL
+    with *ERROR when it is missing, incomplete or corrupt.  */
+WEIR_EXPORT weir_checkpoint *weir_checkpoint_load (const char *dir, int64_t epoch, char **error);
+WEIR_EXPORT void weir_checkpoint_destroy (weir_checkpoint **self_p);
+WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
+
+/*  Sections: 'm' metadata (text values), 'o' reader offsets per shard, 'w'
+    writer states, 'b' blobs.  Items come in name order.  */
+WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, char section);
+WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, char section, size_t index,
+                                              const void **data, size_t *size);
+WEIR_EXPORT const void *weir_checkpoint_get (const weir_checkpoint *self, char section, const char *name,
+                                             size_t *size);
+
 /*  Warnings of the last run (properties no callback read, which are
     likely typos): COUNT of them, and each by index.  */
 WEIR_EXPORT size_t weir_pipe_warning_count (const weir_pipe *self);

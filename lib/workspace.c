@@ -1,0 +1,138 @@
+/*  lib/workspace.c - the job's named blobs.  */
+#include "config.h"
+#include "lib/workspace.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *name;
+    void *data;
+    size_t size;
+} s_blob;
+
+struct weir__workspace {
+    pthread_mutex_t lock;
+    s_blob *blobs;
+    size_t count;
+};
+
+weir__workspace *weir__workspace_new (void)
+{
+    weir__workspace *self = calloc (1, sizeof *self);
+    if (self)
+        pthread_mutex_init (&self->lock, NULL);
+    return self;
+}
+
+void weir__workspace_destroy (weir__workspace **self_p)
+{
+    weir__workspace *self = *self_p;
+    if (!self)
+        return;
+    for (size_t i = 0; i < self->count; i++) {
+        free (self->blobs[i].name);
+        free (self->blobs[i].data);
+    }
+    free (self->blobs);
+    pthread_mutex_destroy (&self->lock);
+    free (self);
+    *self_p = NULL;
+}
+
+static s_blob *s_find (weir__workspace *self, const char *name)
+{
+    for (size_t i = 0; i < self->count; i++)
+        if (strcmp (self->blobs[i].name, name) == 0)
+            return &self->blobs[i];
+    return NULL;
+}
+
+//  A new zeroed blob (lock held); NULL when out of memory.
+static s_blob *s_add (weir__workspace *self, const char *name, size_t size)
+{
+    s_blob *blobs = realloc (self->blobs, (self->count + 1) * sizeof *blobs);
+    if (!blobs)
+        return NULL;
+    self->blobs = blobs;
+    //  64-byte alignment: no two blobs share a cache line, and vectorised
+    //  updates of a model stay aligned
+    size_t rounded = (size + 63) / 64 * 64;
+    void *data = aligned_alloc (64, rounded ? rounded : 64);
+    char *copy = strdup (name);
+    if (!data || !copy) {
+        free (data);
+        free (copy);
+        return NULL;
+    }
+    memset (data, 0, rounded ? rounded : 64);
+    s_blob *b = &blobs[self->count++];
+    b->name = copy;
+    b->data = data;
+    b->size = size;
+    return b;
+}
+
+void *weir__workspace_blob (weir__workspace *self, const char *name, size_t size, weir__err *err)
+{
+    pthread_mutex_lock (&self->lock);
+    s_blob *b = s_find (self, name);
+    void *data = NULL;
+    if (b && b->size != size)
+        weir__err_set (err, WEIR_EPROCESSOR, "blob '%s' is %zu bytes, not %zu (a resumed checkpoint or another "
+                       "stage made it so)", name, b->size, size);
+    else if (!b && !(b = s_add (self, name, size)))
+        weir__err_set (err, WEIR_ENOMEM, "out of memory for blob '%s' of %zu bytes", name, size);
+    else
+        data = b->data;
+    pthread_mutex_unlock (&self->lock);
+    return data;
+}
+
+int weir__workspace_restore (weir__workspace *self, const char *name, const void *data, size_t size)
+{
+    pthread_mutex_lock (&self->lock);
+    s_blob *b = s_find (self, name);
+    if (b && b->size != size) {
+        //  Replace it whole: the checkpoint says what the blob is
+        free (b->data);
+        size_t rounded = (size + 63) / 64 * 64;
+        b->data = aligned_alloc (64, rounded ? rounded : 64);
+        b->size = size;
+        if (!b->data) {
+            b->size = 0;
+            pthread_mutex_unlock (&self->lock);
+            return WEIR_ENOMEM;
+        }
+    }
+    else if (!b && !(b = s_add (self, name, size))) {
+        pthread_mutex_unlock (&self->lock);
+        return WEIR_ENOMEM;
+    }
+    if (size)
+        memcpy (b->data, data, size);
+    pthread_mutex_unlock (&self->lock);
+    return 0;
+}
+
+size_t weir__workspace_count (weir__workspace *self)
+{
+    pthread_mutex_lock (&self->lock);
+    size_t n = self->count;
+    pthread_mutex_unlock (&self->lock);
+    return n;
+}
+
+const char *weir__workspace_item (weir__workspace *self, size_t index, void **data, size_t *size)
+{
+    pthread_mutex_lock (&self->lock);
+    const char *name = NULL;
+    if (index < self->count) {
+        name = self->blobs[index].name;
+        *data = self->blobs[index].data;
+        *size = self->blobs[index].size;
+    }
+    pthread_mutex_unlock (&self->lock);
+    return name;
+}

@@ -1,0 +1,99 @@
+#!/bin/sh
+# Epochs and checkpoints: caffe2's checkpoint semantics, resume from every
+# epoch, other thread counts, refusals.
+. "$(dirname "$0")/lib.sh"
+: "${PLUGIN_CFLAGS:?PLUGIN_CFLAGS must hold the compile flags of <weir/plugin.h>}"
+: "${PLUGINS_SRC:?PLUGINS_SRC must point at tests/plugins}"
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -shared -fPIC $PLUGIN_CFLAGS "$PLUGINS_SRC/accumulate.c" -o "$T/acc.so" \
+    || fail "accumulate plugin does not compile"
+
+# The blob 'total' of a checkpoint, as a decimal
+total () {
+    "$WEIR" checkpoints "$1" --epoch "$2" --blob total | od -An -t d8 | tr -d ' '
+}
+
+# caffe2's semantics: a processor adds each record to 'total', set to 100
+# by init; range count=10 with 3-record epochs gives 4 epochs
+job="range count=10 ! $T/acc.so init=100 ! lines path=$T/out.txt"
+"$WEIR" run -q --checkpoint "$T/ck" --epoch-records 3 "$job" || fail "caffe2 job failed"
+expected="100 103 115 136 145"
+got=""
+for e in 0 1 2 3 4; do got="$got $(total "$T/ck" $e)"; done
+[ "$got" = " $expected" ] && ok || fail "totals of checkpoints 0..4: $got, wanted $expected"
+"$WEIR" checkpoints "$T/ck" > "$T/list"
+[ "$(grep -c '' "$T/list")" -eq 6 ] && grep -q '^4 .*(latest)  finished$' "$T/list" && ok || fail "listing: $(cat "$T/list")"
+seq 0 9 > "$T/expected"
+
+# Resuming from each of 1..4 ends at 145, with the same output, and init
+# does not run again (it would reset the total to 100)
+for e in 1 2 3 4; do
+    echo "garbage past the committed length" >> "$T/out.txt"
+    "$WEIR" run -q --checkpoint "$T/ck" --resume-from $e --epoch-records 3 "$job" || fail "resume from $e failed"
+    [ "$(total "$T/ck" 4)" = 145 ] && ok || fail "resume from $e: total $(total "$T/ck" 4), wanted 145"
+    same "$T/out.txt" "$T/expected" "resume from $e: output"
+done
+
+# An existing directory is refused without --resume; --resume on a
+# finished job does nothing and succeeds
+expect_exit 1 "already holds checkpoints \(the latest is epoch 4\): add --resume" -- "$WEIR" run --checkpoint "$T/ck" "$job"
+expect_exit 0 "the job finished at epoch 4: nothing left to do" -- "$WEIR" run --checkpoint "$T/ck" --resume "$job"
+# --resume on an empty directory starts fresh
+expect_exit 0 "" -- "$WEIR" run -q --checkpoint "$T/fresh" --resume "$job"
+[ "$(total "$T/fresh" 1)" = 145 ] && ok || fail "fresh --resume: $(total "$T/fresh" 1)"
+
+# Only threads, capacity and batch may change
+expect_exit 2 "was written by another pipeline" -- "$WEIR" run --checkpoint "$T/ck" --resume-from 2 "range count=11 ! $T/acc.so init=100 ! lines path=$T/out.txt"
+expect_exit 0 "" -- "$WEIR" run -q --checkpoint "$T/ck" --resume-from 2 --epoch-records 3 "range count=10 threads=2 batch=2 ! $T/acc.so init=100 threads=3 capacity=2 ! lines path=$T/out.txt threads=2"
+sort -n "$T/out.txt" | cmp -s - "$T/expected" && ok || fail "resume with other threads: $(cat "$T/out.txt")"
+[ "$(total "$T/ck" 4)" = 145 ] && ok || fail "resume with other threads: total $(total "$T/ck" 4)"
+
+# Epochs end at exactly N records read by all readers together, and at the
+# end of each pass
+"$WEIR" run -q --checkpoint "$T/ck2" --epoch-records 1000 "range count=10500 threads=3 batch=64 passes=2 ! $T/acc.so ! null" \
+    || fail "passes run failed"
+"$WEIR" checkpoints "$T/ck2" | awk 'NR > 1 {print $1, $3}' > "$T/epochs"
+{
+    echo "0 0"
+    for i in $(seq 1 11); do echo "$i $((i * 1000 > 10500 ? 10500 : i * 1000))"; done
+    for i in $(seq 12 22); do echo "$i $((10500 + (i - 11) * 1000 > 21000 ? 21000 : 10500 + (i - 11) * 1000))"; done
+} > "$T/epochs.expected"
+same "$T/epochs" "$T/epochs.expected" "epoch record counts with 3 readers and 2 passes"
+[ "$(total "$T/ck2" 22)" = $((2 * 10500 * 10499 / 2)) ] && ok || fail "two passes: total $(total "$T/ck2" 22)"
+
+# --epochs stops after that epoch; --resume goes on; --keep keeps the newest
+"$WEIR" run -q --checkpoint "$T/ck3" --keep 2 --epochs 2 --epoch-records 3 "$job" || fail "--epochs run"
+[ "$(cat "$T/out.txt" | tr '\n' ' ')" = "0 1 2 3 4 5 " ] && ok || fail "--epochs 2 output: $(cat "$T/out.txt")"
+"$WEIR" checkpoints "$T/ck3" | awk 'NR > 1 {print $1}' | tr '\n' ' ' > "$T/kept"
+[ "$(cat "$T/kept")" = "1 2 " ] && ok || fail "--keep 2 kept: $(cat "$T/kept")"
+"$WEIR" run -q --checkpoint "$T/ck3" --keep 2 --resume --epoch-records 3 "$job" || fail "resume after --epochs"
+same "$T/out.txt" "$T/expected" "resume after --epochs: output"
+
+# Async checkpoints write the same checkpoints
+"$WEIR" run -q --checkpoint "$T/ck4" --async-checkpoint --epoch-records 3 "$job" || fail "async run"
+got=""
+for e in 0 1 2 3 4; do got="$got $(total "$T/ck4" $e)"; done
+[ "$got" = " $expected" ] && ok || fail "async totals: $got"
+
+# --load-blobs: another job starts from a trained model
+"$WEIR" run -q --load-blobs "$T/ck4:2" "range count=0 ! $T/acc.so ! null" 2>"$T/err" || fail "load-blobs run: $(cat "$T/err")"
+"$WEIR" run -q --checkpoint "$T/ck5" --load-blobs "$T/ck4:2" "range count=1 start=1000 ! $T/acc.so ! null" || fail "load-blobs checkpoint"
+[ "$(total "$T/ck5" 1)" = 1115 ] && ok || fail "load-blobs: total $(total "$T/ck5" 1), wanted 115 + 1000"
+
+# A corrupted checkpoint is refused, naming the epoch; nothing half-loaded
+cp -r "$T/ck4" "$T/bad"
+for f in "$T"/bad/*.log "$T"/bad/*.ldb; do
+    [ -s "$f" ] || continue
+    size=$(wc -c < "$f")
+    printf 'XXXXXXXXXXXXXXXX' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+done
+expect_exit 1 "checkpoint" -- "$WEIR" run --checkpoint "$T/bad" --resume "$job"
+expect_exit 1 "" -- "$WEIR" checkpoints "$T/bad" --epoch 4
+
+# Inspecting: a missing blob, a missing epoch
+expect_exit 1 "has no blob 'nope'" -- "$WEIR" checkpoints "$T/ck" --epoch 1 --blob nope
+expect_exit 1 "checkpoint 9 does not exist" -- "$WEIR" checkpoints "$T/ck" --epoch 9
+expect_exit 2 "" -- "$WEIR" run --epoch-records 0 "$job"
+expect_exit 2 "resuming needs a checkpoint directory" -- "$WEIR" run --resume "$job"
+
+finish
