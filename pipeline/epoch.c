@@ -531,8 +531,15 @@ int weir__epoch_begin (weir_pipe *pipe, weir__err *err)
     s_reset_budget (pipe);
     if (!pipe->store)
         return 0;
-    //  Checkpoint 0: the state right after init, before any record
+    //  Checkpoint 0: the state right after init, before any record; the
+    //  writers commit their (empty) outputs first, so that resuming from it
+    //  knows where they stand
     if (pipe->fresh) {
+        for (size_t i = 0; i < pipe->count; i++) {
+            weir__stage *stage = pipe->stages[i];
+            if (stage->writer && stage->writer->commit (stage->writer_state, stage->committed, err))
+                return err->code;
+        }
         weir__ckpt *ck = s_snapshot (pipe, 0, 0, 0);
         int rc = ck ? weir__store_write (pipe->store, ck, pipe->keep, err)
                     : weir__err_set (err, WEIR_ENOMEM, "out of memory");
