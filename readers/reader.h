@@ -79,6 +79,7 @@ typedef struct weir__reader_class {
 extern const weir__reader_class weir__reader_range;
 extern const weir__reader_class weir__reader_lines;
 extern const weir__reader_class weir__reader_msgpack;
+extern const weir__reader_class weir__reader_leveldb;
 
 /*  Shared by the file readers (readers/files.c).  */
 

@@ -36,6 +36,22 @@ WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q \
 printf '["alpha",20000]\n["beta",40000]\n' > "$T/expected"
 sort "$T/out.txt" | cmp -s - "$T/expected" && ok || fail "many words: $(cat "$T/out.txt")"
 
+# An ingestion job into LevelDB: words as keys, counts as values
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q "lines path=$T/in.txt ! tokenize lowercase=1 ! count ! leveldb path=$T/db" \
+    || fail "wordcount into leveldb"
+"$WEIR" run -q "leveldb path=$T/db ! lines path=$T/out.txt" || fail "reading the counts back"
+cat > "$T/expected.db" <<'END'
+["and","1"]
+["cat","2"]
+["cat's","1"]
+["hat","2"]
+["mat","1"]
+["on","1"]
+["sat","1"]
+["the","5"]
+END
+same "$T/out.txt" "$T/expected.db" "wordcount in leveldb"
+
 # Bad properties and records are errors, not silent loss
 expect_exit 1 "lowercase=yes: expected 0 or 1" -- env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "lines path=$T/in.txt ! tokenize lowercase=yes ! null"
 expect_exit 1 "count: expected str records" -- env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "range count=3 ! count ! null"

@@ -2,6 +2,7 @@
     good and hostile, so that no binary file has to live in the repo.
 
         mkmsgpack ints N FILE        the integers 0..N-1
+        mkmsgpack pairs N FILE       ["key000000", "value 0"] ... ["key<N-1>", "value <N-1>"]
         mkmsgpack mixed FILE         one record of every kind
         mkmsgpack deep D FILE        [[[...[1]...]]] nested D deep
         mkmsgpack bomb FILE          an array32 declaring 2^32-1 elements, then 3 bytes
@@ -40,6 +41,17 @@ int main (int argc, char **argv)
         long long n = atoll (argv[2]);
         for (long long i = 0; i < n; i++)
             msgpack_pack_int64 (&pk, i);
+    }
+    else if (strcmp (kind, "pairs") == 0 && argc == 4) {
+        //  ["key000000", "value 0"], ... : records for the leveldb writer
+        long long n = atoll (argv[2]);
+        for (long long i = 0; i < n; i++) {
+            char k[32], v[32];
+            int kn = snprintf (k, sizeof k, "key%06lld", i), vn = snprintf (v, sizeof v, "value %lld", i);
+            msgpack_pack_array (&pk, 2);
+            msgpack_pack_str_with_body (&pk, k, (size_t) kn);
+            msgpack_pack_str_with_body (&pk, v, (size_t) vn);
+        }
     }
     else if (strcmp (kind, "mixed") == 0) {
         msgpack_pack_nil (&pk);

@@ -1,0 +1,34 @@
+#!/bin/sh
+# The leveldb reader and writer: [key, value] records in and out, key
+# order, idempotent on resume.
+. "$(dirname "$0")/lib.sh"
+
+"$MKMSGPACK" pairs 5000 "$T/pairs.mp"
+"$WEIR" run -q "msgpack path=$T/pairs.mp ! leveldb path=$T/db threads=2" || fail "into leveldb"
+"$WEIR" run -q "leveldb path=$T/db ! lines path=$T/out.txt" || fail "out of leveldb"
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "[\"key%06d\",\"value %d\"]\n", i, i }' > "$T/expected"
+same "$T/out.txt" "$T/expected" "leveldb round trip, in key order"
+
+# Values that are not strings are stored as their text
+printf '\222\243one\001\222\243two\222\001\002' > "$T/mixed.mp"
+"$WEIR" run -q "msgpack path=$T/mixed.mp ! leveldb path=$T/db2" || fail "mixed values"
+"$WEIR" run -q "leveldb path=$T/db2 ! lines path=$T/out.txt" || fail "mixed values out"
+printf '["one","1"]\n["two","[1,2]"]\n' | cmp -s - "$T/out.txt" && ok || fail "mixed values: $(cat "$T/out.txt")"
+
+# Records that are no [key, value] pair are an error naming the database
+expect_exit 1 "leveldb: '$T/db3' takes \[key, value\] records, got msgpack type" -- "$WEIR" run "range count=3 ! leveldb path=$T/db3"
+expect_exit 1 "leveldb: cannot open '$T/none'" -- "$WEIR" run "leveldb path=$T/none ! null"
+
+# Checkpointed: resuming from any epoch ends with the same database
+"$WEIR" run -q --checkpoint "$T/ck" --epoch-records 700 "msgpack path=$T/pairs.mp ! leveldb path=$T/db4" || fail "checkpointed into leveldb"
+"$WEIR" run -q --checkpoint "$T/ck" --resume-from 3 --epoch-records 700 "msgpack path=$T/pairs.mp ! leveldb path=$T/db4" \
+    || fail "resume into leveldb"
+"$WEIR" run -q "leveldb path=$T/db4 ! lines path=$T/out.txt" || fail "out of leveldb after resume"
+same "$T/out.txt" "$T/expected" "leveldb after resume"
+
+# Reading a database with checkpoints, resumed mid-way
+"$WEIR" run -q --checkpoint "$T/ck2" --epoch-records 1000 --epochs 2 "leveldb path=$T/db ! lines path=$T/part.txt" || fail "leveldb reader, 2 epochs"
+"$WEIR" run -q --checkpoint "$T/ck2" --resume --epoch-records 1000 "leveldb path=$T/db ! lines path=$T/part.txt" || fail "leveldb reader resumed"
+same "$T/part.txt" "$T/expected" "leveldb reader resumed"
+
+finish
