@@ -249,6 +249,17 @@ int weir__store_open (const char *dir, int create, weir__store **out, weir__err 
     return 0;
 }
 
+int weir__store_reopen (weir__store *self, weir__err *err)
+{
+    if (self->db)
+        leveldb_close (self->db);
+    char *msg = NULL;
+    self->db = leveldb_open (self->options, self->dir, &msg);
+    if (!self->db)
+        return s_leveldb_error (err, WEIR_EIO, "cannot reopen", self->dir, msg);
+    return 0;
+}
+
 void weir__store_destroy (weir__store **self_p)
 {
     weir__store *self = *self_p;

@@ -52,6 +52,10 @@ const char *weir__ckpt_item (const weir__ckpt *self, char section, size_t index,
 int weir__store_open (const char *dir, int create, weir__store **out, weir__err *err);
 void weir__store_destroy (weir__store **self_p);
 
+/*  Close and open the database again: after a failed write (a full disk)
+    LevelDB refuses every later write on the same handle.  */
+int weir__store_reopen (weir__store *self, weir__err *err);
+
 /*  The epochs present, ascending.  Caller frees *EPOCHS.  */
 int weir__store_epochs (weir__store *self, uint64_t **epochs, size_t *count, weir__err *err);
 

@@ -264,6 +264,14 @@ static void s_async_submit (s_async *self, weir__ckpt *ck)
 //  beyond, fail the job.  0 to go on.
 static int s_failed (weir_pipe *pipe, uint64_t epoch, weir__err *err)
 {
+    //  LevelDB refuses every write after a failed one until reopened
+    weir__err again;
+    weir__err_init (&again);
+    if (weir__store_reopen (pipe->store, &again)) {
+        weir__err_prefix (err, "checkpoint %" PRIu64 " failed: ", epoch);
+        weir__pipe_fail (pipe, err);
+        return -1;
+    }
     pipe->failures++;
     if (pipe->failures <= pipe->checkpoint_failures) {
         weir__pipe_log (pipe, WEIR_LOG_WARNING, "checkpoint %" PRIu64 " failed (%u of %u consecutive failures allowed): %s", epoch,

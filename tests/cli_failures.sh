@@ -1,0 +1,59 @@
+#!/bin/sh
+# A checkpoint that cannot be written (a full disk, simulated with a file
+# size limit) fails the job cleanly, and the previous checkpoint still
+# resumes; --checkpoint-failures goes on through failures, each reported;
+# an asynchronous write's failure surfaces at the next checkpoint.
+. "$(dirname "$0")/lib.sh"
+: "${PLUGIN_CFLAGS:?PLUGIN_CFLAGS must hold the compile flags of <weir/plugin.h>}"
+: "${PLUGINS_SRC:?PLUGINS_SRC must point at tests/plugins}"
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 -O2 -shared -fPIC $PLUGIN_CFLAGS "$PLUGINS_SRC/accumulate.c" -o "$T/acc.so" \
+    || fail "accumulate plugin does not compile"
+seq 0 999999 > "$T/expected"
+
+# Every checkpoint holds an 8 MB model; a file may grow to 20 MB (40000
+# blocks of 512 bytes), so a few checkpoints fit in LevelDB's log and the
+# next write fails with EFBIG, as on a full disk.
+limited () {
+    (
+        trap '' XFSZ
+        ulimit -f 40000
+        "$@"
+    )
+}
+job="range count=1M ! $T/acc.so blob=model slots=1000000 ! lines"
+
+limited "$WEIR" run -q --checkpoint "$T/ck" --epoch-records 100k "$job path=$T/out.txt" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 1 ] && ok || fail "full disk: exit $rc, wanted 1"
+failed=$(sed -n 's/^weir: checkpoint \([0-9]*\) failed: .*File too large.*/\1/p' "$T/err")
+[ -n "$failed" ] && ok || fail "full disk: no 'checkpoint N failed' message: $(cat "$T/err")"
+latest=$("$WEIR" checkpoints "$T/ck" | awk 'END {print $1}')
+[ "$latest" = "$((failed - 1))" ] && ok || fail "full disk: latest checkpoint $latest, failed one $failed"
+"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 100k "$job path=$T/out.txt" || fail "resume after full disk"
+same "$T/out.txt" "$T/expected" "resume after full disk"
+
+# Allowed failures: each one reported, the job finishes
+limited "$WEIR" run -q --checkpoint "$T/ck2" --checkpoint-failures 20 --epoch-records 100k "$job path=$T/out.txt" 2>"$T/err" \
+    || fail "allowed failures: the job failed: $(cat "$T/err")"
+n=$(grep -c '^weir: warning: checkpoint [0-9]* failed (.* consecutive failures allowed)' "$T/err")
+[ "$n" -ge 1 ] && ok || fail "allowed failures: not reported: $(cat "$T/err")"
+same "$T/out.txt" "$T/expected" "allowed failures: output"
+"$WEIR" run -q --checkpoint "$T/ck2" --resume --epoch-records 100k "$job path=$T/out.txt" || fail "resume after allowed failures"
+same "$T/out.txt" "$T/expected" "resume after allowed failures"
+
+# Asynchronous writes: the failure is reported, never swallowed
+limited "$WEIR" run -q --checkpoint "$T/ck3" --async-checkpoint --epoch-records 100k "$job path=$T/out.txt" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 1 ] && ok || fail "async full disk: exit $rc, wanted 1"
+grep -q "checkpoint [0-9]* failed: .*File too large" "$T/err" && ok || fail "async full disk: $(cat "$T/err")"
+"$WEIR" run -q --checkpoint "$T/ck3" --resume --async-checkpoint --epoch-records 100k "$job path=$T/out.txt" \
+    || fail "resume after async failure"
+same "$T/out.txt" "$T/expected" "resume after async failure"
+
+# --epoch-seconds ends epochs on time: a slow pipe makes several
+"$WEIR" run -q --checkpoint "$T/ck4" --epoch-seconds 0.2 "range count=1M batch=1 capacity=1 ! null" || fail "epoch-seconds run"
+epochs=$("$WEIR" checkpoints "$T/ck4" | awk 'END {print $1}')
+[ "$epochs" -ge 2 ] && ok || fail "--epoch-seconds 0.2 over a slow pipe made only $epochs epochs"
+
+finish
