@@ -658,6 +658,7 @@ void weir__epoch_control (weir_pipe *pipe)
         if (pipe->release == WEIR__ABORT)
             break;
         pthread_mutex_unlock (&pipe->epoch_lock);
+        uint64_t paused = weir__now_ns ();
         int over = s_epoch_done (pipe);
         if (!over)
             s_reset_budget (pipe);
@@ -671,6 +672,11 @@ void weir__epoch_control (weir_pipe *pipe)
         pipe->release = over ? WEIR__STOP : WEIR__GO;
         pipe->generation++;
         pthread_cond_broadcast (&pipe->release_cond);
+        uint64_t pause = weir__now_ns () - paused;
+        atomic_fetch_add (&pipe->pauses, 1);
+        atomic_fetch_add (&pipe->pause_ns, pause);
+        if (pause > atomic_load (&pipe->pause_max_ns))
+            atomic_store (&pipe->pause_max_ns, pause);
         if (over)
             break;
     }

@@ -264,6 +264,17 @@ void weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg)
     self->log_arg = arg;
 }
 
+void weir_pipe_pauses (const weir_pipe *self, uint64_t *count, double *total, double *longest)
+{
+    weir_pipe *pipe = (weir_pipe *) self;
+    if (count)
+        *count = atomic_load (&pipe->pauses);
+    if (total)
+        *total = (double) atomic_load (&pipe->pause_ns) / 1e9;
+    if (longest)
+        *longest = (double) atomic_load (&pipe->pause_max_ns) / 1e9;
+}
+
 uint64_t weir_pipe_epoch (const weir_pipe *self)
 {
     return atomic_load (&((weir_pipe *) self)->done_epoch);

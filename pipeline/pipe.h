@@ -134,6 +134,7 @@ struct weir_pipe {
     weir__ckpt *resume_ckpt;    //  being resumed from, until the stages opened
     int finished_before;        //  it says the job had finished
     unsigned failures;          //  consecutive failed checkpoints
+    _Atomic uint64_t pauses, pause_ns, pause_max_ns;
 
     weir_progress_fn *progress;
     void *progress_arg;

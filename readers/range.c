@@ -1,7 +1,9 @@
 /*  readers/range.c - the integers start .. start+count-1.
 
-    The range is cut into shards of a fixed size (not a number of shards
-    per thread), so its shards are the same whatever the thread count.  */
+    The range is cut into shards by its count alone (never by the thread
+    count), so its shards are the same whatever the threads: 64k integers
+    each, or 1/1024 of the range for large ones, so that a checkpoint
+    holds at most about a thousand offsets.  */
 #include "config.h"
 
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "readers/reader.h"
 
 #define S_SHARD 65536
+#define S_MAX_SHARDS 1024
 
 typedef struct {
     int64_t start, count;
@@ -42,8 +45,11 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     self->start = start;
     self->count = count;
     //  Shards hold indexes into the range, so that they stay unsigned
-    for (uint64_t i = 0; i < (uint64_t) count; i += S_SHARD) {
-        uint64_t end = (uint64_t) count - i < S_SHARD ? (uint64_t) count : i + S_SHARD;
+    uint64_t size = (uint64_t) count / S_MAX_SHARDS + 1;
+    if (size < S_SHARD)
+        size = S_SHARD;
+    for (uint64_t i = 0; i < (uint64_t) count; i += size) {
+        uint64_t end = (uint64_t) count - i < size ? (uint64_t) count : i + size;
         if (weir__shards_add (shards, NULL, i, end)) {
             free (self);
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");

@@ -143,6 +143,12 @@ WEIR_EXPORT int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int6
 typedef void (weir_log_fn) (weir_pipe *pipe, void *arg, int level, const char *message);
 WEIR_EXPORT void weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg);
 
+/*  The pauses of the pipe at epoch ends (from the last thread reaching
+    the barrier to the release into the next epoch: writer syncs and the
+    checkpoint, or with --async-checkpoint its staging copy): how many,
+    their total and the longest, in seconds.  */
+WEIR_EXPORT void weir_pipe_pauses (const weir_pipe *self, uint64_t *count, double *total, double *longest);
+
 /*  The last epoch completed (and checkpointed, when checkpointing).  */
 WEIR_EXPORT uint64_t weir_pipe_epoch (const weir_pipe *self);
 
