@@ -102,7 +102,7 @@ static double s_pause (unsigned mb, int async, int epochs)
     weir_pipe_set_async_checkpoint (pipe, async);
     //  Epochs long enough for an asynchronous write to finish in the
     //  background, as it would in a real job
-    weir_pipe_set_epoch_seconds (pipe, mb >= 256 ? 2.5 : 0.5);
+    weir_pipe_set_epoch_seconds (pipe, mb >= 256 ? 4 : 0.5);
     weir_pipe_set_epochs (pipe, (uint64_t) epochs);
     if (weir_pipe_run (pipe)) {
         fprintf (stderr, "checkpoint_bench: %s\n", weir_pipe_error (pipe));

@@ -383,18 +383,50 @@ static uint64_t s_hash_kv (uint64_t h, const char *key, size_t klen, const char 
     return weir__hash64 (h, value, vlen);
 }
 
-//  Delete every key of EPOCH into BATCH.
+//  Delete every key of EPOCH into BATCH.  Blob chunks are not iterated
+//  (that would read every byte of them): their keys follow from the blob
+//  sizes under 'b', which sort before them.
 static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint64_t epoch)
 {
     char prefix[32];
     s_prefix (prefix, sizeof prefix, epoch);
     leveldb_iterator_t *it = leveldb_create_iterator (self->db, self->read);
-    for (leveldb_iter_seek (it, prefix, S_PREFIX_LEN); leveldb_iter_valid (it); leveldb_iter_next (it)) {
-        size_t klen;
+    for (leveldb_iter_seek (it, prefix, S_PREFIX_LEN); leveldb_iter_valid (it);) {
+        size_t klen, vlen;
         const char *key = leveldb_iter_key (it, &klen);
         if (klen < S_PREFIX_LEN || memcmp (key, prefix, S_PREFIX_LEN) != 0)
             break;
+        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == 'c' && key[S_PREFIX_LEN + 1] == '/') {
+            //  Past the chunks, without reading them
+            char past[32];
+            memcpy (past, prefix, S_PREFIX_LEN);
+            past[S_PREFIX_LEN] = 'c';
+            past[S_PREFIX_LEN + 1] = '/' + 1;
+            leveldb_iter_seek (it, past, S_PREFIX_LEN + 2);
+            continue;
+        }
         leveldb_writebatch_delete (batch, key, klen);
+        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == 'b' && key[S_PREFIX_LEN + 1] == '/') {
+            const char *value = leveldb_iter_value (it, &vlen);
+            char digits[24];
+            size_t size = 0;
+            if (vlen < sizeof digits) {
+                memcpy (digits, value, vlen);
+                digits[vlen] = '\0';
+                size = (size_t) strtoull (digits, NULL, 10);
+            }
+            size_t nlen = klen - S_PREFIX_LEN - 2;
+            char *ckey = malloc (klen + 16);
+            if (ckey) {
+                for (size_t off = 0, chunk = 0; off < size; off += S_CHUNK, chunk++) {
+                    int n = snprintf (ckey, klen + 16, "%sc/%.*s#%08zu", prefix, (int) nlen, key + S_PREFIX_LEN + 2,
+                                      chunk);
+                    leveldb_writebatch_delete (batch, ckey, (size_t) n);
+                }
+                free (ckey);
+            }
+        }
+        leveldb_iter_next (it);
     }
     char *msg = NULL;
     leveldb_iter_get_error (it, &msg);
@@ -402,6 +434,56 @@ static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint6
     int rc = msg ? -1 : 0;
     leveldb_free (msg);
     return rc;
+}
+
+//  The small sections (metadata, offsets, writers) are stored packed, one
+//  key each: a checkpoint is a handful of LevelDB entries plus the blob
+//  chunks, whatever the number of shards.  Each entry: u32 name length,
+//  name, u32 value length, value.
+static char *s_pack_section (const weir__ckpt *ckpt, char section, size_t *len)
+{
+    size_t size = 0;
+    for (size_t i = 0; i < ckpt->count; i++)
+        if (ckpt->items[i].section == section)
+            size += 8 + strlen (ckpt->items[i].name) + ckpt->items[i].len;
+    char *out = malloc (size ? size : 1), *p = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < ckpt->count; i++) {
+        const s_item *it = &ckpt->items[i];
+        if (it->section != section)
+            continue;
+        uint32_t n = (uint32_t) strlen (it->name), v = (uint32_t) it->len;
+        memcpy (p, &n, 4);
+        memcpy (p + 4, it->name, n);
+        p += 4 + n;
+        memcpy (p, &v, 4);
+        if (v)
+            memcpy (p + 4, it->data, v);
+        p += 4 + v;
+    }
+    *len = size;
+    return out;
+}
+
+static int s_unpack_section (weir__ckpt *ckpt, char section, const char *data, size_t len)
+{
+    while (len) {
+        uint32_t n, v;
+        if (len < 4 || (memcpy (&n, data, 4), len - 4 < (size_t) n + 4))
+            return -1;
+        memcpy (&v, data + 4 + n, 4);
+        if (len - 8 - n < v)
+            return -1;
+        char *name = strndup (data + 4, n);
+        int rc = name ? weir__ckpt_put (ckpt, section, name, data + 8 + n, v, 1) : -1;
+        free (name);
+        if (rc)
+            return -1;
+        data += 8 + n + v;
+        len -= 8 + (size_t) n + v;
+    }
+    return 0;
 }
 
 int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err)
@@ -415,26 +497,31 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
         if (ckpt->items[i].section == 'b')
             cap += ckpt->items[i].len / S_CHUNK + 2;
     s_kv *kvs = calloc (cap, sizeof *kvs);
-    char **sizes = calloc (ckpt->count + 1, sizeof *sizes);
+    char **sizes = calloc (ckpt->count + 4, sizeof *sizes);
     int rc = 0;
     if (!kvs || !sizes) {
         rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
         goto done;
     }
+    static const char small[] = {'m', 'o', 'w'};
+    for (size_t k = 0; k < sizeof small; k++) {
+        size_t len;
+        char *packed = s_pack_section (ckpt, small[k], &len);
+        char *key = malloc (S_PREFIX_LEN + 2);
+        if (!packed || !key) {
+            free (packed);
+            free (key);
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            goto done;
+        }
+        sizes[ckpt->count + k] = packed;    //  freed with the sizes
+        kvs[n++] = (s_kv) {key, (size_t) snprintf (key, S_PREFIX_LEN + 2, "%s%c", prefix, small[k]), packed, len};
+    }
     for (size_t i = 0; i < ckpt->count && !rc; i++) {
         const s_item *it = &ckpt->items[i];
         size_t klen = S_PREFIX_LEN + 2 + strlen (it->name) + 10;
-        if (it->section != 'b') {
-            char *key = malloc (klen);
-            if (!key) {
-                rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-                break;
-            }
-            kvs[n] = (s_kv) {key, (size_t) snprintf (key, klen, "%s%c/%s", prefix, it->section, it->name),
-                             it->data, it->len};
-            n++;
+        if (it->section != 'b')
             continue;
-        }
         //  A blob: its size under 'b', its bytes in chunks under 'c'
         char *key = malloc (klen);
         sizes[i] = malloc (24);
@@ -508,7 +595,7 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
 done:
     for (size_t i = 0; kvs && i < n; i++)
         free (kvs[i].key);
-    for (size_t i = 0; sizes && i < ckpt->count; i++)
+    for (size_t i = 0; sizes && i < ckpt->count + 3; i++)
         free (sizes[i]);
     free (sizes);
     free (kvs);
@@ -601,6 +688,13 @@ int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir_
         }
         h = s_hash_kv (h, key, klen, value, vlen);
         n++;
+        if (klen == S_PREFIX_LEN + 1) {
+            if (s_unpack_section (ckpt, key[S_PREFIX_LEN], value, vlen)) {
+                rc = s_corrupt (err, self, epoch, "a packed section is malformed");
+                break;
+            }
+            continue;
+        }
         if (klen < S_PREFIX_LEN + 3 || key[S_PREFIX_LEN + 1] != '/') {
             rc = s_corrupt (err, self, epoch, "it holds a malformed key");
             break;

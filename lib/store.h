@@ -7,9 +7,10 @@
     the retention in ONE synced WriteBatch: after a crash at any instant a
     checkpoint is there whole or not at all.
 
-    Keys: e/<epoch, 20 digits>/<section>/<name>; a blob is stored in 4 MiB
-    chunks e/<epoch>/c/<name>#<chunk> with its size under 'b'; the checksum
-    is e/<epoch>/~sum.  The database is opened with paranoid checks and
+    Keys: e/<epoch, 20 digits>/<section> holds each small section (m, o,
+    w) packed, so a checkpoint is a handful of entries whatever the number
+    of shards; a blob is e/<epoch>/b/<name> (its size) and 4 MiB chunks
+    e/<epoch>/c/<name>#<chunk>; the checksum is e/<epoch>/~sum.  The database is opened with paranoid checks and
     read with checksum verification: LevelDB otherwise drops corrupt log
     records silently.  A checkpoint whose checksum or keys do not add up is
     refused whole, never half-loaded.  */

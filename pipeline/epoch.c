@@ -31,8 +31,18 @@
 #include "lib/clock.h"
 #include "pipeline/pipe.h"
 
+//  A blob's copy for the background writer, kept from one checkpoint to the
+//  next: the pages of a fresh buffer would be faulted in on every copy,
+//  which costs more than the copy itself.
+typedef struct {
+    void *data;
+    size_t size;
+} s_staging;
+
 typedef struct {
     weir_pipe *pipe;
+    s_staging *staging;         //  one per blob, reused while no write is in flight
+    size_t nstaging;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -157,9 +167,10 @@ static void s_writer_key (const weir__stage *stage, char *out, size_t size)
 }
 
 //  Everything of the quiescent pipe at the end of epoch EPOCH.  Blobs are
-//  copied when COPY (async), else borrowed.
-static weir__ckpt *s_snapshot (weir_pipe *pipe, uint64_t epoch, int finished, int copy)
+//  copied into STAGING when given (async), else borrowed.
+static weir__ckpt *s_snapshot (weir_pipe *pipe, uint64_t epoch, int finished, void *staging)
 {
+    s_async *async = staging;
     weir__ckpt *ck = weir__ckpt_new (epoch);
     if (!ck)
         return NULL;
@@ -192,11 +203,36 @@ static weir__ckpt *s_snapshot (weir_pipe *pipe, uint64_t epoch, int finished, in
         rc |= weir__ckpt_put_u64 (ck, 'o', key, reader->offsets[i]);
     }
     size_t n = weir__workspace_count (pipe->workspace);
+    if (async && n > async->nstaging) {
+        s_staging *more = realloc (async->staging, n * sizeof *more);
+        if (!more) {
+            weir__ckpt_destroy (&ck);
+            return NULL;
+        }
+        memset (more + async->nstaging, 0, (n - async->nstaging) * sizeof *more);
+        async->staging = more;
+        async->nstaging = n;
+    }
     for (size_t i = 0; i < n; i++) {
         void *data;
         size_t size;
         const char *name = weir__workspace_item (pipe->workspace, i, &data, &size);
-        rc |= weir__ckpt_put (ck, 'b', name, data, size, copy);
+        if (async) {
+            s_staging *copy = &async->staging[i];
+            if (copy->size != size) {
+                free (copy->data);
+                copy->size = 0;
+                if (!(copy->data = malloc (size ? size : 1))) {
+                    weir__ckpt_destroy (&ck);
+                    return NULL;
+                }
+                copy->size = size;
+            }
+            if (size)
+                memcpy (copy->data, data, size);
+            data = copy->data;
+        }
+        rc |= weir__ckpt_put (ck, 'b', name, data, size, 0);
     }
     if (rc)
         weir__ckpt_destroy (&ck);
@@ -294,7 +330,7 @@ static int s_checkpoint (weir_pipe *pipe, uint64_t epoch, int finished)
         //  At most one write in flight; its failure surfaces now
         if (s_async_wait (async, &err) && s_failed (pipe, epoch - 1, &err))
             return -1;
-        weir__ckpt *ck = s_snapshot (pipe, epoch, finished, 1);
+        weir__ckpt *ck = s_snapshot (pipe, epoch, finished, async);
         if (!ck) {
             weir__err_set (&err, WEIR_ENOMEM, "out of memory staging checkpoint %" PRIu64, epoch);
             return s_failed (pipe, epoch, &err);
@@ -302,7 +338,7 @@ static int s_checkpoint (weir_pipe *pipe, uint64_t epoch, int finished)
         s_async_submit (async, ck);
         return 0;
     }
-    weir__ckpt *ck = s_snapshot (pipe, epoch, finished, 0);
+    weir__ckpt *ck = s_snapshot (pipe, epoch, finished, NULL);
     int rc = ck ? weir__store_write (pipe->store, ck, pipe->keep, &err)
                 : weir__err_set (&err, WEIR_ENOMEM, "out of memory");
     weir__ckpt_destroy (&ck);
@@ -548,7 +584,7 @@ int weir__epoch_begin (weir_pipe *pipe, weir__err *err)
             if (stage->writer && stage->writer->commit (stage->writer_state, stage->committed, err))
                 return err->code;
         }
-        weir__ckpt *ck = s_snapshot (pipe, 0, 0, 0);
+        weir__ckpt *ck = s_snapshot (pipe, 0, 0, NULL);
         int rc = ck ? weir__store_write (pipe->store, ck, pipe->keep, err)
                     : weir__err_set (err, WEIR_ENOMEM, "out of memory");
         weir__ckpt_destroy (&ck);
@@ -594,6 +630,9 @@ void weir__epoch_end (weir_pipe *pipe)
         pthread_join (async->thread, NULL);
         pthread_mutex_destroy (&async->lock);
         pthread_cond_destroy (&async->cond);
+        for (size_t i = 0; i < async->nstaging; i++)
+            free (async->staging[i].data);
+        free (async->staging);
         free (async);
         pipe->async = NULL;
     }
