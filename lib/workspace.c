@@ -90,6 +90,17 @@ void *weir__workspace_blob (weir__workspace *self, const char *name, size_t size
     return data;
 }
 
+void *weir__workspace_find (weir__workspace *self, const char *name, size_t *size)
+{
+    pthread_mutex_lock (&self->lock);
+    s_blob *b = s_find (self, name);
+    void *data = b ? b->data : NULL;
+    if (b)
+        *size = b->size;
+    pthread_mutex_unlock (&self->lock);
+    return data;
+}
+
 int weir__workspace_restore (weir__workspace *self, const char *name, const void *data, size_t size)
 {
     pthread_mutex_lock (&self->lock);

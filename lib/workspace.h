@@ -21,6 +21,9 @@ void weir__workspace_destroy (weir__workspace **self_p);
     (WEIR_EPROCESSOR) when it exists with another size, or WEIR_ENOMEM.  */
 void *weir__workspace_blob (weir__workspace *self, const char *name, size_t size, weir__err *err);
 
+/*  Blob NAME and its *SIZE, or NULL.  */
+void *weir__workspace_find (weir__workspace *self, const char *name, size_t *size);
+
 /*  Create or overwrite blob NAME with a copy of DATA (resume, loading).  */
 int weir__workspace_restore (weir__workspace *self, const char *name, const void *data, size_t size);
 

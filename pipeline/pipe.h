@@ -31,6 +31,8 @@ struct weir_stage {
     void *tstate;               //  processor thread state
     weir__records decoder;      //  incoming records
     int decoder_ready;
+    int inputs_done;            //  every producer's barrier said: input exhausted
+    int last_epoch;             //  what weir_last_epoch says in epoch_end
     _Atomic uint64_t start_ns, end_ns, wait_ns;
 };
 

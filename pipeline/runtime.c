@@ -140,13 +140,13 @@ static void s_add_wait (weir_stage *h, uint64_t wait)
 
 //  One control marker (barrier, end of stream) to every consumer thread
 //  downstream, behind everything this thread sent before.
-static int s_send_marker (weir_stage *h, uint32_t kind)
+static int s_send_marker (weir_stage *h, uint32_t kind, uint32_t flag)
 {
     weir__queue *out = h->stage->out;
     unsigned consumers = h->stage->pipe->stages[h->stage->index + 1]->threads;
     for (unsigned c = 0; c < consumers; c++) {
         zmq_msg_t msg;
-        weir__batch_header marker = {kind, 0};
+        weir__batch_header marker = {kind, flag};
         if (zmq_msg_init_size (&msg, sizeof marker))
             return -1;
         memcpy (zmq_msg_data (&msg), &marker, sizeof marker);
@@ -218,7 +218,9 @@ static void *s_reader_main (void *arg)
         if (rc < 0 || rc == WEIR__SINK_ABORT)
             break;
         //  The epoch is over for this thread: its data, then the barrier
-        if (weir__stage_flush (h) || s_send_marker (h, WEIR__BATCH_BARRIER))
+        //  The barrier says whether this reader ran out of input, so that
+        //  every stage can tell the last epoch (weir_last_epoch)
+        if (weir__stage_flush (h) || s_send_marker (h, WEIR__BATCH_BARRIER, (uint32_t) exhausted))
             break;
         int new_pass = 0;
         int release = weir__epoch_arrive (h, exhausted, &new_pass);
@@ -227,7 +229,7 @@ static void *s_reader_main (void *arg)
         if (release == WEIR__GO)
             continue;
         if (release == WEIR__STOP)
-            s_send_marker (h, WEIR__BATCH_EOS);
+            s_send_marker (h, WEIR__BATCH_EOS, 0);
         break;
     }
     s_thread_done (h);
@@ -282,12 +284,19 @@ static int s_marker (weir_stage *h, const weir__batch_header *hdr, unsigned *eos
     unsigned producers = stage->pipe->stages[stage->index - 1]->threads;
     if (hdr->kind == WEIR__BATCH_EOS)
         return ++*eos == producers;
+    if (*barriers == 0)
+        h->inputs_done = 1;
+    h->inputs_done &= hdr->count != 0;
     if (++*barriers < producers)
         return 0;
     *barriers = 0;
+    weir_pipe *pipe = stage->pipe;
+    //  Only the end of the input finishes a job: --epochs and stops pause it,
+    //  and a resume goes on
+    h->last_epoch = h->inputs_done && pipe->pass + 1 >= pipe->stages[0]->passes;
     if (at_barrier (h))
         return -1;
-    if (stage->out && (weir__stage_flush (h) || s_send_marker (h, WEIR__BATCH_BARRIER)))
+    if (stage->out && (weir__stage_flush (h) || s_send_marker (h, WEIR__BATCH_BARRIER, (uint32_t) h->inputs_done)))
         return -1;
     return weir__epoch_arrive (h, 0, NULL) == WEIR__ABORT ? -1 : 0;
 }
@@ -357,7 +366,7 @@ static void *s_processor_main (void *arg)
             break;
     }
     if (ended == 1 && weir__stage_flush (h) == 0)
-        s_send_marker (h, WEIR__BATCH_EOS);
+        s_send_marker (h, WEIR__BATCH_EOS, 0);
     if (proc->thread_close)
         proc->thread_close (h, h->tstate);
     s_thread_done (h);
@@ -577,10 +586,15 @@ int weir__pipe_run (weir_pipe *pipe)
     if (weir__epoch_begin (pipe, &err))
         goto failed;
     atomic_store (&pipe->start_ns, weir__now_ns ());
-    if (pipe->finished_before) {
-        //  Resumed from the checkpoint of a job that had finished: done
-        weir__pipe_log (pipe, WEIR_LOG_INFO, "the job finished at epoch %" PRIu64 ": nothing left to do",
-                        atomic_load (&pipe->done_epoch));
+    if (pipe->finished_before || (pipe->max_epochs && pipe->epoch > pipe->max_epochs)) {
+        //  Resumed from the checkpoint of a job that had finished, or past
+        //  the epoch limit: done
+        if (pipe->finished_before)
+            weir__pipe_log (pipe, WEIR_LOG_INFO, "the job finished at epoch %" PRIu64 ": nothing left to do",
+                            atomic_load (&pipe->done_epoch));
+        else
+            weir__pipe_log (pipe, WEIR_LOG_INFO, "epoch %" PRIu64 " is done and --epochs %" PRIu64 " stops there",
+                            atomic_load (&pipe->done_epoch), pipe->max_epochs);
         atomic_store (&pipe->end_ns, weir__now_ns ());
         goto teardown;
     }

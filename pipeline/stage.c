@@ -143,6 +143,25 @@ void *weir_blob (weir_stage *st, const char *name, size_t size)
     return data;
 }
 
+const void *weir_blob_find (weir_stage *st, const char *name, size_t *size)
+{
+    assert (st && name && size);
+    return weir__workspace_find (st->stage->pipe->workspace, name, size);
+}
+
+int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t size)
+{
+    assert (st && name && (data || !size));
+    if (weir__workspace_restore (st->stage->pipe->workspace, name, data, size))
+        return weir_fail (st, "out of memory storing blob '%s' of %zu bytes", name, size);
+    return 0;
+}
+
+int weir_last_epoch (const weir_stage *st)
+{
+    return st->last_epoch;
+}
+
 uint64_t weir_epoch (const weir_stage *st)
 {
     return st->stage->pipe->epoch;

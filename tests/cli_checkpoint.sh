@@ -66,6 +66,8 @@ same "$T/epochs" "$T/epochs.expected" "epoch record counts with 3 readers and 2 
 [ "$(cat "$T/out.txt" | tr '\n' ' ')" = "0 1 2 3 4 5 " ] && ok || fail "--epochs 2 output: $(cat "$T/out.txt")"
 "$WEIR" checkpoints "$T/ck3" | awk 'NR > 1 {print $1}' | tr '\n' ' ' > "$T/kept"
 [ "$(cat "$T/kept")" = "1 2 " ] && ok || fail "--keep 2 kept: $(cat "$T/kept")"
+expect_exit 0 "epoch 2 is done and --epochs 2 stops there" -- "$WEIR" run --checkpoint "$T/ck3" --keep 2 --resume --epochs 2 --epoch-records 3 "$job"
+[ "$(cat "$T/out.txt" | tr '\n' ' ')" = "0 1 2 3 4 5 " ] && ok || fail "resume at the --epochs limit changed the output: $(cat "$T/out.txt")"
 "$WEIR" run -q --checkpoint "$T/ck3" --keep 2 --resume --epoch-records 3 "$job" || fail "resume after --epochs"
 same "$T/out.txt" "$T/expected" "resume after --epochs: output"
 

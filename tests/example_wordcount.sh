@@ -52,6 +52,21 @@ cat > "$T/expected.db" <<'END'
 END
 same "$T/out.txt" "$T/expected.db" "wordcount in leveldb"
 
+# The counts are checkpointed: a job stopped after epoch 2 and resumed
+# counts exactly what an uninterrupted one does, with other thread counts
+seq 1 300 | awk '{ printf "w%d w%d shared\n", $1 % 7, $1 % 13 }' > "$T/long.txt"
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q "lines path=$T/long.txt ! tokenize ! count threads=2 ! lines path=$T/once.txt" \
+    || fail "uninterrupted count"
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q --checkpoint "$T/ck" --epoch-records 40 --epochs 2 \
+    "lines path=$T/long.txt ! tokenize ! count threads=2 ! lines path=$T/resumed.txt" || fail "count, first 2 epochs"
+[ ! -s "$T/resumed.txt" ] && ok || fail "counts were emitted before the last epoch: $(cat "$T/resumed.txt")"
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 40 \
+    "lines path=$T/long.txt threads=2 ! tokenize threads=3 ! count threads=3 ! lines path=$T/resumed.txt" || fail "count, resumed"
+sort "$T/once.txt" > "$T/a"
+sort "$T/resumed.txt" > "$T/b"
+same "$T/a" "$T/b" "counts after a resume"
+grep -q '^\["shared",300\]$' "$T/a" && ok || fail "uninterrupted counts: $(cat "$T/a")"
+
 # Bad properties and records are errors, not silent loss
 expect_exit 1 "lowercase=yes: expected 0 or 1" -- env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "lines path=$T/in.txt ! tokenize lowercase=yes ! null"
 expect_exit 1 "count: expected str records" -- env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "range count=3 ! count ! null"

@@ -3,14 +3,14 @@
         ... ! count ! ...
 
     Each runtime thread counts into its own hash table, with no lock on
-    the hot path.  At the end of the stream every thread merges its table
-    into the stage's under a mutex; the last thread to finish emits one
-    [word, count] array per distinct word.  A record that is not a str is
-    refused with an error rather than dropped.
-
-    NEEDSWORK: the counts live in memory only.  Once the engine offers
-    variable-sized checkpointed state (issue 3 with issue 4), the stage
-    table goes into every checkpoint so that counts survive a resume.
+    the hot path.  At the end of every epoch each thread merges its table
+    into the stage's under a mutex, and the last thread to do so stores
+    the stage's table in the workspace blob "count" (weir_blob_store), so
+    that every checkpoint holds the counts of the same instant as the
+    offsets: a resumed job goes on counting from there.  In the last
+    epoch (weir_last_epoch) that thread also emits one [word, count]
+    array per distinct word.  A record that is not a str is refused with
+    an error rather than dropped.
 
     Build: cc -shared -fPIC $(pkg-config --cflags weir) count.c -o count.so  */
 #include <pthread.h>
@@ -35,8 +35,31 @@ typedef struct {
 typedef struct {
     pthread_mutex_t lock;
     table merged;
-    unsigned finished;          //  threads that merged their table
+    unsigned finished;          //  threads that merged their table this epoch
 } count_state;
+
+//  The blob format: for each word, u32 length, the word, u64 count.
+static int s_save (weir_stage *st, const table *t)
+{
+    size_t size = 0;
+    for (size_t i = 0; i < t->nslots; i++)
+        for (entry *e = t->slots[i]; e; e = e->next)
+            size += 12 + e->len;
+    char *bytes = malloc (size ? size : 1), *p = bytes;
+    if (!bytes)
+        return weir_fail (st, "out of memory");
+    for (size_t i = 0; i < t->nslots; i++)
+        for (entry *e = t->slots[i]; e; e = e->next) {
+            uint32_t len = (uint32_t) e->len;
+            memcpy (p, &len, 4);
+            memcpy (p + 4, e->word, e->len);
+            memcpy (p + 4 + e->len, &e->count, 8);
+            p += 12 + e->len;
+        }
+    int rc = weir_blob_store (st, "count", bytes, size);
+    free (bytes);
+    return rc;
+}
 
 typedef struct {
     count_state *stage;
@@ -105,12 +128,37 @@ static void s_free (table *t)
     memset (t, 0, sizeof *t);
 }
 
+static int s_load (weir_stage *st, table *t, const char *p, size_t size)
+{
+    while (size) {
+        uint32_t len;
+        uint64_t count;
+        if (size < 12 || (memcpy (&len, p, 4), size - 12 < len))
+            return weir_fail (st, "the checkpointed counts are malformed");
+        memcpy (&count, p + 4 + len, 8);
+        if (s_add (t, p + 4, len, s_hash (p + 4, len), count))
+            return weir_fail (st, "out of memory");
+        p += 12 + len;
+        size -= 12 + (size_t) len;
+    }
+    return 0;
+}
+
+static void count_close (weir_stage *st, void *state);
+
 static int count_open (weir_stage *st, void **state)
 {
     count_state *self = calloc (1, sizeof *self);
     if (!self)
         return weir_fail (st, "out of memory");
     pthread_mutex_init (&self->lock, NULL);
+    //  On resume the checkpoint brought the counts back
+    size_t size;
+    const char *saved = weir_blob_find (st, "count", &size);
+    if (saved && s_load (st, &self->merged, saved, size)) {
+        count_close (st, self);
+        return -1;
+    }
     *state = self;
     return 0;
 }
@@ -148,13 +196,20 @@ static int count_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
         for (entry *e = t->local.slots[i]; e && !rc; e = e->next)
             rc = s_add (&self->merged, e->word, e->len, e->hash, e->count);
     last = ++self->finished == weir_thread_count (st);
+    if (last)
+        self->finished = 0;
     pthread_mutex_unlock (&self->lock);
     s_free (&t->local);
     if (rc)
         return weir_fail (st, "out of memory");
     if (!last)
         return 0;
-    //  Every other thread has merged: this one owns the table now
+    //  Every other thread has merged and waits at the barrier: this one
+    //  owns the table until the next epoch
+    if (s_save (st, &self->merged))
+        return -1;
+    if (!weir_last_epoch (st))
+        return 0;
     for (size_t i = 0; i < self->merged.nslots; i++)
         for (entry *e = self->merged.slots[i]; e; e = e->next) {
             msgpack_packer *pk = weir_packer (st);
@@ -188,7 +243,7 @@ static void count_close (weir_stage *st, void *state)
 static const weir_processor count = {
     .abi = WEIR_PLUGIN_ABI,
     .name = "count",
-    .description = "counts str records and emits [word, count] at the end of the stream",
+    .description = "counts str records (checkpointed) and emits [word, count] in the last epoch",
     .open = count_open,
     .thread_open = count_thread_open,
     .process = count_process,

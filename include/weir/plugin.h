@@ -96,8 +96,24 @@ WEIR_EXPORT int weir_emit_packed (weir_stage *st);
     atomics for lock-free (hogwild) updates.  */
 WEIR_EXPORT void *weir_blob (weir_stage *st, const char *name, size_t size);
 
+/*  Variable-sized state in the workspace.  weir_blob_find returns blob
+    NAME and its *SIZE, or NULL when there is none (on open, to restore what
+    a checkpoint kept).  weir_blob_store replaces blob NAME with a copy of
+    SIZE bytes of DATA (creating it, or changing its size); call it from
+    open, init or epoch_end, the checkpoint then holds exactly those bytes.
+    A pointer earlier returned for NAME is invalid afterwards.  0 or -1
+    (with the job's error set).  */
+WEIR_EXPORT const void *weir_blob_find (weir_stage *st, const char *name, size_t *size);
+WEIR_EXPORT int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t size);
+
 /*  The epoch this thread is in (1 for the first epoch of a fresh job).  */
 WEIR_EXPORT uint64_t weir_epoch (const weir_stage *st);
+
+/*  In epoch_end: true when this epoch finishes the job, at the end of
+    the input (on the last pass): the place to emit final results.  A job
+    that ends earlier (--epochs, weir_stop, Ctrl-C) is only paused: its
+    state, kept in blobs, carries over to the resumed run, which emits.  */
+WEIR_EXPORT int weir_last_epoch (const weir_stage *st);
 
 /*  Ask the job to stop at the end of the current epoch: readers stop at
     their next batch, everything read so far flows through, the last
