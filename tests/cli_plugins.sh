@@ -40,6 +40,20 @@ check_calls () {
 check_calls 1
 check_calls 4
 
+# init runs on a fresh start only: not when a checkpointed job resumes
+rm -f "$T/log"
+"$WEIR" run -q --checkpoint "$T/ck" --epoch-records 4000 --epochs 1 "range count=10000 ! $T/probe.so log=$T/log threads=2 ! null" \
+    || fail "probe, first epoch"
+grep -q '^init' "$T/log" && ok || fail "fresh start without init: $(cat "$T/log")"
+rm -f "$T/log"
+"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 4000 "range count=10000 ! $T/probe.so log=$T/log threads=2 ! null" \
+    || fail "probe, resumed"
+! grep -q '^init' "$T/log" && ok || fail "init ran on resume: $(cat "$T/log")"
+[ "$(grep -c '^epoch_end [0-9] 2$' "$T/log")" -eq 2 ] && [ "$(grep -c '^epoch_end [0-9] 3$' "$T/log")" -eq 2 ] \
+    && ok || fail "resumed epochs: $(cat "$T/log")"
+total=$(sed -n 's/^thread_close [0-9]* processed //p' "$T/log" | awk '{s += $1} END {print s}')
+[ "$total" -eq 6000 ] && ok || fail "resumed run processed $total records, not the 6000 left"
+
 # Properties reach the plugin; by name through WEIR_PLUGIN_PATH
 WEIR_PLUGIN_PATH="/nonexistent:$T" "$WEIR" run -q "range count=5 ! probe log=$T/log scale=3 ! lines path=$T/out.txt" \
     || fail "probe by name"
