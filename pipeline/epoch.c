@@ -180,6 +180,9 @@ static weir__ckpt *s_snapshot (weir_pipe *pipe, uint64_t epoch, int finished, vo
     rc |= weir__ckpt_put_u64 (ck, 'm', "finished", (uint64_t) finished);
     rc |= weir__ckpt_put_u64 (ck, 'm', "pass", pipe->pass);
     rc |= weir__ckpt_put_u64 (ck, 'm', "time", (uint64_t) time (NULL));
+    char wall[32];
+    snprintf (wall, sizeof wall, "%.6f", pipe->base_wall + weir_pipe_wall_seconds (pipe));
+    rc |= weir__ckpt_put_text (ck, 'm', "wall_seconds", wall);
     rc |= weir__ckpt_put_text (ck, 'm', "description", pipe->description ? pipe->description : "");
     rc |= weir__ckpt_put_text (ck, 'm', "shape", pipe->shape);
     rc |= weir__ckpt_put_text (ck, 'm', "version", weir_version ());
@@ -446,6 +449,13 @@ static int s_resume (weir_pipe *pipe, uint64_t epoch, weir__err *err)
         return WEIR_ESTRUCTURE;
     }
     uint64_t pass = 0, finished = 0;
+    const char *wall = weir__ckpt_get (ck, 'm', "wall_seconds", &len);
+    if (wall && len < 32) {
+        char text[32];
+        memcpy (text, wall, len);
+        text[len] = '\0';
+        pipe->base_wall = strtod (text, NULL);
+    }
     weir__ckpt_get_u64 (ck, 'm', "pass", &pass);
     weir__ckpt_get_u64 (ck, 'm', "finished", &finished);
     pipe->pass = (unsigned) pass;

@@ -137,6 +137,7 @@ struct weir_pipe {
     int finished_before;        //  it says the job had finished
     unsigned failures;          //  consecutive failed checkpoints
     _Atomic uint64_t pauses, pause_ns, pause_max_ns;
+    double base_wall;           //  wall seconds of the job before this run
 
     weir_progress_fn *progress;
     void *progress_arg;
