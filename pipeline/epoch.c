@@ -617,6 +617,21 @@ int weir__epoch_begin (weir_pipe *pipe, weir__err *err)
             return weir__err_set (err, WEIR_ESYSTEM, "cannot start the checkpoint writer thread");
         }
         pipe->async = async;
+        //  Staging buffers for the blobs that exist now, faulted in before
+        //  the pipe starts rather than during the first pause
+        size_t n = weir__workspace_count (pipe->workspace);
+        if (n && (async->staging = calloc (n, sizeof *async->staging))) {
+            async->nstaging = n;
+            for (size_t i = 0; i < n; i++) {
+                void *data;
+                size_t size;
+                weir__workspace_item (pipe->workspace, i, &data, &size);
+                if ((async->staging[i].data = malloc (size ? size : 1))) {
+                    memset (async->staging[i].data, 0, size);
+                    async->staging[i].size = size;
+                }
+            }
+        }
     }
     return 0;
 }
