@@ -2,9 +2,7 @@
 #include "config.h"
 #include "lib/props.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,32 +77,6 @@ const char *weir__props_get (weir__props *self, const char *key, const char *fal
     return p ? p->value : fallback;
 }
 
-int weir__parse_int (const char *text, int64_t *out)
-{
-    //  strtoll would skip leading blanks; a value is the number alone
-    if (!*text || isspace ((unsigned char) *text))
-        return -1;
-    errno = 0;
-    char *end;
-    long long v = strtoll (text, &end, 10);
-    if (errno || end == text)
-        return -1;
-    int64_t scale = 1;
-    if (*end == 'k')
-        scale = 1000;
-    else if (*end == 'M')
-        scale = 1000000;
-    else if (*end == 'G')
-        scale = 1000000000;
-    if (scale > 1)
-        end++;
-    if (*end)
-        return -1;
-    if (v > LLONG_MAX / scale || v < LLONG_MIN / scale)
-        return -1;
-    *out = (int64_t) v * scale;
-    return 0;
-}
 
 int weir__props_int (weir__props *self, const char *element, const char *key, int64_t fallback,
                      int64_t min, int64_t max, int64_t *out, weir__err *err)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "lib/number.h"
 
 typedef struct weir__prop {
     char *key;
@@ -46,8 +47,6 @@ const char *weir__props_get (weir__props *self, const char *key, const char *fal
 int weir__props_int (weir__props *self, const char *element, const char *key, int64_t fallback,
                      int64_t min, int64_t max, int64_t *out, weir__err *err);
 
-/*  Parse TEXT as such an integer; 0 or -1.  */
-int weir__parse_int (const char *text, int64_t *out);
 
 /*  Refuse a property that is in neither of the NULL-terminated tables
     KNOWN and COMMON: WEIR_EPROPERTY naming it, the element, and the known

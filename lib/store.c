@@ -207,6 +207,22 @@ const char *weir__ckpt_item (const weir__ckpt *self, char section, size_t index,
 //  ---------------------------------------------------------------------
 //  The store
 
+leveldb_options_t *weir__leveldb_options (int create)
+{
+    leveldb_options_t *options = leveldb_options_create ();
+    leveldb_options_set_create_if_missing (options, (unsigned char) (create != 0));
+    leveldb_options_set_paranoid_checks (options, 1);
+    return options;
+}
+
+leveldb_readoptions_t *weir__leveldb_readoptions (void)
+{
+    leveldb_readoptions_t *read = leveldb_readoptions_create ();
+    leveldb_readoptions_set_verify_checksums (read, 1);
+    leveldb_readoptions_set_fill_cache (read, 0);
+    return read;
+}
+
 static int s_leveldb_error (weir__err *err, int code, const char *what, const char *dir, char *msg)
 {
     weir__err_set (err, code, "checkpoint store '%s': %s: %s", dir, what, msg ? msg : "unknown error");
@@ -225,17 +241,11 @@ int weir__store_open (const char *dir, int create, weir__store **out, weir__err 
         free (self);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
-    self->options = leveldb_options_create ();
-    leveldb_options_set_create_if_missing (self->options, (unsigned char) create);
-    //  Without paranoid checks LevelDB drops corrupt log records silently
-    //  and opens anyway, possibly rolled back
-    leveldb_options_set_paranoid_checks (self->options, 1);
+    self->options = weir__leveldb_options (create);
     //  Blobs are model weights: compressing them costs time for little
     leveldb_options_set_compression (self->options, leveldb_no_compression);
     leveldb_options_set_write_buffer_size (self->options, 64 << 20);
-    self->read = leveldb_readoptions_create ();
-    leveldb_readoptions_set_verify_checksums (self->read, 1);
-    leveldb_readoptions_set_fill_cache (self->read, 0);
+    self->read = weir__leveldb_readoptions ();
     self->write = leveldb_writeoptions_create ();
     leveldb_writeoptions_set_sync (self->write, 1);
     char *msg = NULL;

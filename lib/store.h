@@ -17,10 +17,18 @@
 #ifndef WEIR_STORE_H_INCLUDED
 #define WEIR_STORE_H_INCLUDED
 
+#include <leveldb/c.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lib/error.h"
+
+/*  LevelDB options as every LevelDB of weir opens with: paranoid checks
+    (without them LevelDB drops corrupt log records silently and opens
+    anyway, possibly rolled back), and reads that verify checksums and
+    leave the block cache to hot data.  The caller destroys them.  */
+leveldb_options_t *weir__leveldb_options (int create);
+leveldb_readoptions_t *weir__leveldb_readoptions (void);
 
 typedef struct weir__ckpt weir__ckpt;
 typedef struct weir__store weir__store;

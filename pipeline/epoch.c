@@ -56,11 +56,16 @@ typedef struct {
 //  ---------------------------------------------------------------------
 //  Budgets
 
-uint64_t weir__epoch_claim (weir__stage *stage, uint64_t want)
+//  Claim up to WANT records; a thread whose previous claim is used up
+//  (RELEASED) stops holding one in the same critical section, since this
+//  runs once per batch.
+static uint64_t s_claim (weir__stage *stage, uint64_t want, int released)
 {
     weir_pipe *pipe = stage->pipe;
     uint64_t got = 0;
     pthread_mutex_lock (&stage->claim_lock);
+    if (released && --stage->holders == 0)
+        pthread_cond_broadcast (&stage->claim_cond);
     for (;;) {
         if (atomic_load (&pipe->stop) || atomic_load (&pipe->failed))
             break;
@@ -89,25 +94,23 @@ uint64_t weir__epoch_claim (weir__stage *stage, uint64_t want)
     return got;
 }
 
-//  A claim was used up (QUOTA reached 0): the thread holds nothing now.
-static void s_claim_done (weir__stage *stage, uint64_t unused)
+uint64_t weir__epoch_claim (weir__stage *stage, uint64_t want)
+{
+    return s_claim (stage, want, 0);
+}
+
+uint64_t weir__epoch_reclaim (weir__stage *stage, uint64_t want)
+{
+    return s_claim (stage, want, 1);
+}
+
+void weir__epoch_unclaim (weir__stage *stage, uint64_t unused)
 {
     pthread_mutex_lock (&stage->claim_lock);
     stage->remaining += unused;
     stage->holders--;
     pthread_cond_broadcast (&stage->claim_cond);
     pthread_mutex_unlock (&stage->claim_lock);
-}
-
-void weir__epoch_unclaim (weir__stage *stage, uint64_t unused)
-{
-    s_claim_done (stage, unused);
-}
-
-uint64_t weir__epoch_reclaim (weir__stage *stage, uint64_t want)
-{
-    s_claim_done (stage, 0);
-    return weir__epoch_claim (stage, want);
 }
 
 static void s_reset_budget (weir_pipe *pipe)

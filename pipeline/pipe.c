@@ -17,12 +17,11 @@ weir_pipe *weir_pipe_new (void)
     if (!self)
         return NULL;
     pthread_mutex_init (&self->lock, NULL);
-    //  Progress waits use the monotonic clock: a clock change must not
-    //  stall or flood the progress line
+    //  The controller's progress waits use the monotonic clock: a clock
+    //  change must not stall or flood the progress line
     pthread_condattr_t attr;
     pthread_condattr_init (&attr);
     pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
-    pthread_cond_init (&self->finished, &attr);
     pthread_cond_init (&self->arrived_cond, &attr);
     pthread_condattr_destroy (&attr);
     pthread_mutex_init (&self->epoch_lock, NULL);
@@ -63,7 +62,6 @@ void weir_pipe_destroy (weir_pipe **self_p)
         free (self->warnings[i]);
     free (self->warnings);
     pthread_mutex_destroy (&self->lock);
-    pthread_cond_destroy (&self->finished);
     pthread_mutex_destroy (&self->epoch_lock);
     pthread_cond_destroy (&self->arrived_cond);
     pthread_cond_destroy (&self->release_cond);

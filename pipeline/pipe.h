@@ -69,7 +69,6 @@ struct weir__stage {
     int passthrough;
     int proc_opened;
     int proc_opened_once;       //  its properties had a chance to be read
-    int live;                   //  its threads have been started
 
     weir__queue *in;            //  feeds this stage; NULL for the reader
     weir__queue *out;           //  the next stage's in; NULL for the writer
@@ -88,7 +87,7 @@ struct weir_pipe {
     char *description;          //  text of the last weir_pipe_parse
     size_t description_base;    //  stages before it came from elsewhere
 
-    pthread_mutex_t lock;       //  guards err and running
+    pthread_mutex_t lock;       //  guards err
     weir__err err;
     atomic_int failed;
     atomic_int stop;
@@ -96,8 +95,6 @@ struct weir_pipe {
 
     void *zmq_ctx;
     _Atomic uint64_t start_ns, end_ns;
-    unsigned running;           //  threads not yet finished
-    pthread_cond_t finished;
 
     char **warnings;
     size_t warning_count;

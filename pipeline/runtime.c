@@ -124,12 +124,7 @@ static int s_resolve (weir_pipe *pipe, weir__err *err)
 
 static void s_thread_done (weir_stage *h)
 {
-    weir_pipe *pipe = h->stage->pipe;
     atomic_store (&h->end_ns, weir__now_ns ());
-    pthread_mutex_lock (&pipe->lock);
-    pipe->running--;
-    pthread_cond_signal (&pipe->finished);
-    pthread_mutex_unlock (&pipe->lock);
 }
 
 static void s_add_wait (weir_stage *h, uint64_t wait)
@@ -449,11 +444,22 @@ static void s_handles_destroy (weir__stage *stage)
     }
 }
 
+//  A processor's open or init returned -1: its weir_fail message if it
+//  gave one (the job's first error), else a generic one.
+static int s_callback_error (weir__stage *stage, const char *callback, weir__err *err)
+{
+    if (atomic_load (&stage->pipe->failed))
+        *err = stage->pipe->err;
+    else
+        weir__err_set (err, WEIR_EPROCESSOR, "%s: %s returned an error without a message", stage->name,
+                       callback);
+    return err->code;
+}
+
 static int s_open_stage (weir__stage *stage, weir__err *err)
 {
-    int rc = 0;
     if (stage->reader) {
-        rc = stage->reader->open (&stage->props, &stage->reader_state, &stage->shards, err);
+        int rc = stage->reader->open (&stage->props, &stage->reader_state, &stage->shards, err);
         return rc ? rc : weir__epoch_resume_stage (stage, err);
     }
     if (stage->writer) {
@@ -462,30 +468,16 @@ static int s_open_stage (weir__stage *stage, weir__err *err)
             return err->code;
         return stage->writer->open (&stage->props, stage->threads, resume, &stage->writer_state, err);
     }
-    else {
-        const weir_processor *proc = stage->proc;
-        weir_stage *h = &stage->handles[0];
-        if (proc->open && proc->open (h, &stage->proc_state)) {
-            if (!atomic_load (&stage->pipe->failed))
-                weir__err_set (err, WEIR_EPROCESSOR, "%s: open returned an error without a message",
-                               stage->name);
-            else
-                *err = stage->pipe->err;
-            return err->code;
-        }
-        stage->proc_opened = 1;
-        stage->proc_opened_once = 1;
-        //  init sets up what a checkpoint restores: only on a fresh start
-        if (stage->pipe->fresh && proc->init && proc->init (h, stage->proc_state)) {
-            if (!atomic_load (&stage->pipe->failed))
-                weir__err_set (err, WEIR_EPROCESSOR, "%s: init returned an error without a message",
-                               stage->name);
-            else
-                *err = stage->pipe->err;
-            return err->code;
-        }
-        return 0;
-    }
+    const weir_processor *proc = stage->proc;
+    weir_stage *h = &stage->handles[0];
+    if (proc->open && proc->open (h, &stage->proc_state))
+        return s_callback_error (stage, "open", err);
+    stage->proc_opened = 1;
+    stage->proc_opened_once = 1;
+    //  init sets up what a checkpoint restores: only on a fresh start
+    if (stage->pipe->fresh && proc->init && proc->init (h, stage->proc_state))
+        return s_callback_error (stage, "init", err);
+    return 0;
 }
 
 //  Close what s_open_stage opened.  The writer's close flushes: its
@@ -603,31 +595,26 @@ int weir__pipe_run (weir_pipe *pipe)
     pipe->total_threads = 0;
     for (size_t i = 0; i < pipe->count; i++)
         pipe->total_threads += pipe->stages[i]->threads;
-    pthread_mutex_lock (&pipe->lock);
     for (size_t i = 0; i < pipe->count; i++) {
         weir__stage *stage = pipe->stages[i];
         void *(*body) (void *) = stage->kind == WEIR_ELEMENT_READER   ? s_reader_main
                                  : stage->kind == WEIR_ELEMENT_WRITER ? s_writer_main
                                                                       : s_processor_main;
-        stage->live = 1;
         for (unsigned t = 0; t < stage->threads; t++) {
             weir_stage *h = &stage->handles[t];
             atomic_store (&h->start_ns, weir__now_ns ());
-            pipe->running++;
             if (pthread_create (&h->thread, NULL, body, h)) {
-                pipe->running--;
+                //  The threads already started wait at the first barrier;
+                //  the failure wakes them
                 atomic_store (&h->end_ns, atomic_load (&h->start_ns));
-                pthread_mutex_unlock (&pipe->lock);
                 weir__err_set (&err, WEIR_ESYSTEM, "cannot start thread %u of '%s'", t, stage->name);
                 weir__pipe_fail (pipe, &err);
-                pthread_mutex_lock (&pipe->lock);
                 goto started;
             }
             h->started = 1;
         }
     }
 started:
-    pthread_mutex_unlock (&pipe->lock);
     weir__epoch_control (pipe);
     for (size_t i = 0; i < pipe->count; i++)
         for (unsigned t = 0; t < pipe->stages[i]->threads; t++)

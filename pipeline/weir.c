@@ -17,6 +17,7 @@
 
 #include "lib/buf.h"
 #include "lib/clock.h"
+#include "lib/number.h"
 #include "lib/text.h"
 
 #define S_EXIT_FAILURE 1
@@ -255,23 +256,13 @@ typedef struct {
 
 static int s_count (const char *option, const char *text, uint64_t min, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull (text, &end, 10);
-    //  k, M, G as in element properties
-    unsigned long long scale = *end == 'k' ? 1000ull : *end == 'M' ? 1000000ull : *end == 'G' ? 1000000000ull : 1;
-    if (scale > 1) {
-        end++;
-        if (v > ~0ull / scale)
-            errno = ERANGE;
-        v *= scale;
-    }
-    if (errno || *end || end == text || text[0] == '-' || v < min) {
+    int64_t v;
+    if (weir__parse_int (text, &v) || v < 0 || (uint64_t) v < min) {
         fprintf (stderr, "weir run: %s wants a whole number of at least %llu, not '%s'\n", option,
                  (unsigned long long) min, text);
         return -1;
     }
-    *out = v;
+    *out = (uint64_t) v;
     return 0;
 }
 

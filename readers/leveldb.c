@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lib/pack.h"
+#include "lib/store.h"
 #include "readers/reader.h"
 
 typedef struct {
@@ -47,12 +48,8 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     s_leveldb *self = calloc (1, sizeof *self);
     if (!self)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    self->options = leveldb_options_create ();
-    leveldb_options_set_create_if_missing (self->options, 0);
-    leveldb_options_set_paranoid_checks (self->options, 1);
-    self->read = leveldb_readoptions_create ();
-    leveldb_readoptions_set_verify_checksums (self->read, 1);
-    leveldb_readoptions_set_fill_cache (self->read, 0);
+    self->options = weir__leveldb_options (0);
+    self->read = weir__leveldb_readoptions ();
     char *msg = NULL;
     self->db = leveldb_open (self->options, path, &msg);
     if (!self->db) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/batch.h"
+#include "lib/store.h"
 #include "lib/text.h"
 #include "writers/writer.h"
 
@@ -68,9 +69,7 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, voi
     self->threads = threads;
     for (unsigned t = 0; t < threads; t++)
         weir__records_init (&self->decoders[t]);
-    self->options = leveldb_options_create ();
-    leveldb_options_set_create_if_missing (self->options, 1);
-    leveldb_options_set_paranoid_checks (self->options, 1);
+    self->options = weir__leveldb_options (1);
     self->plain = leveldb_writeoptions_create ();
     self->synced = leveldb_writeoptions_create ();
     leveldb_writeoptions_set_sync (self->synced, 1);
