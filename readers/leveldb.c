@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "lib/pack.h"
-#include "lib/store.h"
+#include "lib/leveldb.h"
 #include "readers/reader.h"
 
 typedef struct {

@@ -5,7 +5,8 @@
 #include <leveldb/c.h>
 #include <sys/stat.h>
 
-#include "lib/store.h"
+#include "checkpoint/store.h"
+#include "lib/hash.h"
 #include "tests/testutil.h"
 
 static weir__ckpt *s_sample (uint64_t epoch, size_t blob_size)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "lib/batch.h"
-#include "lib/store.h"
+#include "lib/leveldb.h"
 #include "lib/text.h"
 #include "writers/writer.h"
 

@@ -168,13 +168,32 @@ WEIR_EXPORT weir_checkpoint *weir_checkpoint_load (const char *dir, int64_t epoc
 WEIR_EXPORT void weir_checkpoint_destroy (weir_checkpoint **self_p);
 WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
 
-/*  Sections: 'm' metadata (text values), 'o' reader offsets per shard, 'w'
-    writer states, 'b' blobs.  Items come in name order.  */
-WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, char section);
-WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, char section, size_t index,
-                                              const void **data, size_t *size);
-WEIR_EXPORT const void *weir_checkpoint_get (const weir_checkpoint *self, char section, const char *name,
-                                             size_t *size);
+/*  The sections of a checkpoint.  Items come in name order.  */
+typedef enum weir_checkpoint_section {
+    WEIR_CHECKPOINT_META = 'm',     /*  metadata, decimal or text values named WEIR_META_*  */
+    WEIR_CHECKPOINT_OFFSETS = 'o',  /*  where reading goes on, per shard of the input  */
+    WEIR_CHECKPOINT_WRITERS = 'w',  /*  each writer's committed state ("INDEX:ELEMENT")  */
+    WEIR_CHECKPOINT_BLOBS = 'b'     /*  the workspace blobs, raw bytes  */
+} weir_checkpoint_section;
+
+/*  Metadata items.  Record counts are per stage: the name is followed by
+    the stage's index, as in "records_out:0" for the records read.  */
+#define WEIR_META_EPOCH "epoch"             /*  the epoch this checkpoint ends  */
+#define WEIR_META_FINISHED "finished"       /*  1 when the job had read all its input  */
+#define WEIR_META_PASS "pass"               /*  the pass over the input the next epoch is in  */
+#define WEIR_META_TIME "time"               /*  seconds since 1970 when it was taken  */
+#define WEIR_META_WALL_SECONDS "wall_seconds"   /*  the job's wall time, over all its runs  */
+#define WEIR_META_DESCRIPTION "description" /*  the pipe's description  */
+#define WEIR_META_SHAPE "shape"             /*  the description without threads, capacity, batch  */
+#define WEIR_META_VERSION "version"         /*  the weir that wrote it  */
+#define WEIR_META_RECORDS_IN "records_in:"
+#define WEIR_META_RECORDS_OUT "records_out:"
+
+WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
+WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
+                                              size_t index, const void **data, size_t *size);
+WEIR_EXPORT const void *weir_checkpoint_get (const weir_checkpoint *self, weir_checkpoint_section section,
+                                             const char *name, size_t *size);
 
 /*  Warnings of the last run (properties no callback read, which are
     likely typos): COUNT of them, and each by index.  */

@@ -1,8 +1,10 @@
-/*  lib/store.c - checkpoints in LevelDB: one atomic, synced batch each.  */
+/*  checkpoint/store.c - checkpoints in LevelDB: one atomic, synced batch
+    each.  */
 #include "config.h"
-#include "lib/store.h"
+#include "checkpoint/store.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <leveldb/c.h>
 #include <stdio.h>
@@ -10,23 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define S_CHUNK ((size_t) 4 << 20)
-#define S_PREFIX_LEN 23     //  "e/" + 20 digits + "/"
+#include "checkpoint/keys.h"
+#include "lib/hash.h"
+#include "lib/leveldb.h"
 
-typedef struct {
-    char section;
-    char *name;
-    const void *data;
-    size_t len;
-    int owned;
-} s_item;
-
-struct weir__ckpt {
-    uint64_t epoch;
-    s_item *items;
-    size_t count, cap;
-    int sorted;
-};
+#define S_CHUNK WEIR__STORE_CHUNK
+#define S_PREFIX_LEN WEIR__STORE_PREFIX_LEN
 
 struct weir__store {
     leveldb_t *db;
@@ -35,193 +26,6 @@ struct weir__store {
     leveldb_writeoptions_t *write;
     char *dir;
 };
-
-uint64_t weir__hash64 (uint64_t seed, const void *data, size_t len)
-{
-    //  A multiply-and-shift mix over 8-byte words: one multiply per word,
-    //  several GB/s.  It guards against lost or mixed-up keys; LevelDB's own
-    //  CRCs guard the bytes on disk.
-    const unsigned char *p = data;
-    uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ull);
-    while (len >= 8) {
-        uint64_t w;
-        memcpy (&w, p, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-        p += 8;
-        len -= 8;
-    }
-    uint64_t w = 0;
-    memcpy (&w, p, len);
-    h = (h ^ w ^ len) * 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 29;
-    return h;
-}
-
-weir__ckpt *weir__ckpt_new (uint64_t epoch)
-{
-    weir__ckpt *self = calloc (1, sizeof *self);
-    if (self)
-        self->epoch = epoch;
-    return self;
-}
-
-void weir__ckpt_destroy (weir__ckpt **self_p)
-{
-    weir__ckpt *self = *self_p;
-    if (!self)
-        return;
-    for (size_t i = 0; i < self->count; i++) {
-        free (self->items[i].name);
-        if (self->items[i].owned)
-            free ((void *) self->items[i].data);
-    }
-    free (self->items);
-    free (self);
-    *self_p = NULL;
-}
-
-uint64_t weir__ckpt_epoch (const weir__ckpt *self)
-{
-    return self->epoch;
-}
-
-int weir__ckpt_put (weir__ckpt *self, char section, const char *name, const void *data, size_t len,
-                    int copy)
-{
-    if (self->count == self->cap) {
-        size_t cap = self->cap ? self->cap * 2 : 32;
-        s_item *items = realloc (self->items, cap * sizeof *items);
-        if (!items)
-            return WEIR_ENOMEM;
-        self->items = items;
-        self->cap = cap;
-    }
-    s_item *it = &self->items[self->count];
-    it->section = section;
-    it->name = strdup (name);
-    it->len = len;
-    it->owned = copy;
-    it->data = data;
-    if (copy) {
-        void *bytes = malloc (len ? len : 1);
-        if (bytes && len)
-            memcpy (bytes, data, len);
-        it->data = bytes;
-    }
-    if (!it->name || !it->data) {
-        free (it->name);
-        if (copy)
-            free ((void *) it->data);
-        return WEIR_ENOMEM;
-    }
-    self->count++;
-    self->sorted = 0;
-    return 0;
-}
-
-int weir__ckpt_put_text (weir__ckpt *self, char section, const char *name, const char *text)
-{
-    return weir__ckpt_put (self, section, name, text, strlen (text), 1);
-}
-
-int weir__ckpt_put_u64 (weir__ckpt *self, char section, const char *name, uint64_t value)
-{
-    char text[24];
-    snprintf (text, sizeof text, "%" PRIu64, value);
-    return weir__ckpt_put_text (self, section, name, text);
-}
-
-static int s_item_cmp (const void *a, const void *b)
-{
-    const s_item *x = a, *y = b;
-    if (x->section != y->section)
-        return (unsigned char) x->section - (unsigned char) y->section;
-    return strcmp (x->name, y->name);
-}
-
-static void s_sort (weir__ckpt *self)
-{
-    if (!self->sorted) {
-        qsort (self->items, self->count, sizeof *self->items, s_item_cmp);
-        self->sorted = 1;
-    }
-}
-
-static const s_item *s_find (const weir__ckpt *self, char section, const char *name)
-{
-    s_sort ((weir__ckpt *) self);
-    s_item key = {section, (char *) name, NULL, 0, 0};
-    return bsearch (&key, self->items, self->count, sizeof *self->items, s_item_cmp);
-}
-
-const void *weir__ckpt_get (const weir__ckpt *self, char section, const char *name, size_t *len)
-{
-    const s_item *it = s_find (self, section, name);
-    if (!it)
-        return NULL;
-    if (len)
-        *len = it->len;
-    return it->data;
-}
-
-int weir__ckpt_get_u64 (const weir__ckpt *self, char section, const char *name, uint64_t *value)
-{
-    size_t len;
-    const char *text = weir__ckpt_get (self, section, name, &len);
-    if (!text || len == 0 || len > 20)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t) (text[i] - '0');
-    }
-    *value = v;
-    return 0;
-}
-
-size_t weir__ckpt_count (const weir__ckpt *self, char section)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < self->count; i++)
-        n += self->items[i].section == section;
-    return n;
-}
-
-const char *weir__ckpt_item (const weir__ckpt *self, char section, size_t index, const void **data,
-                             size_t *len)
-{
-    s_sort ((weir__ckpt *) self);
-    for (size_t i = 0; i < self->count; i++)
-        if (self->items[i].section == section && index-- == 0) {
-            if (data)
-                *data = self->items[i].data;
-            if (len)
-                *len = self->items[i].len;
-            return self->items[i].name;
-        }
-    return NULL;
-}
-
-//  ---------------------------------------------------------------------
-//  The store
-
-leveldb_options_t *weir__leveldb_options (int create)
-{
-    leveldb_options_t *options = leveldb_options_create ();
-    leveldb_options_set_create_if_missing (options, (unsigned char) (create != 0));
-    leveldb_options_set_paranoid_checks (options, 1);
-    return options;
-}
-
-leveldb_readoptions_t *weir__leveldb_readoptions (void)
-{
-    leveldb_readoptions_t *read = leveldb_readoptions_create ();
-    leveldb_readoptions_set_verify_checksums (read, 1);
-    leveldb_readoptions_set_fill_cache (read, 0);
-    return read;
-}
 
 static int s_leveldb_error (weir__err *err, int code, const char *what, const char *dir, char *msg)
 {
@@ -288,9 +92,9 @@ void weir__store_destroy (weir__store **self_p)
     *self_p = NULL;
 }
 
-static void s_prefix (char *out, size_t size, uint64_t epoch)
+const char *weir__store_dir (const weir__store *self)
 {
-    snprintf (out, size, "e/%020" PRIu64 "/", epoch);
+    return self->dir;
 }
 
 int weir__store_epochs (weir__store *self, uint64_t **epochs, size_t *count, weir__err *err)
@@ -309,8 +113,8 @@ int weir__store_epochs (weir__store *self, uint64_t **epochs, size_t *count, wei
         uint64_t epoch = strtoull (key + 2, NULL, 10);
         //  An epoch counts only once its checksum key is there
         char probe[64];
-        s_prefix (probe, sizeof probe, epoch);
-        strcat (probe, "~sum");
+        weir__store_prefix (probe, sizeof probe, epoch);
+        strcat (probe, WEIR__STORE_SUM);
         leveldb_iter_seek (it, probe, strlen (probe));
         if (leveldb_iter_valid (it)) {
             key = leveldb_iter_key (it, &klen);
@@ -328,7 +132,7 @@ int weir__store_epochs (weir__store *self, uint64_t **epochs, size_t *count, wei
             }
         }
         //  On to the next epoch's keys
-        s_prefix (probe, sizeof probe, epoch);
+        weir__store_prefix (probe, sizeof probe, epoch);
         probe[S_PREFIX_LEN - 1] = '0';   //  '/' + 1
         leveldb_iter_seek (it, probe, S_PREFIX_LEN);
     }
@@ -351,7 +155,7 @@ int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err)
 {
     char *msg = NULL;
     size_t len;
-    char *value = leveldb_get (self->db, self->read, "latest", 6, &len, &msg);
+    char *value = leveldb_get (self->db, self->read, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), &len, &msg);
     if (msg)
         return s_leveldb_error (err, WEIR_ECORRUPT, "cannot read the latest pointer", self->dir, msg);
     if (!value)
@@ -399,24 +203,24 @@ static uint64_t s_hash_kv (uint64_t h, const char *key, size_t klen, const char 
 static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint64_t epoch)
 {
     char prefix[32];
-    s_prefix (prefix, sizeof prefix, epoch);
+    weir__store_prefix (prefix, sizeof prefix, epoch);
     leveldb_iterator_t *it = leveldb_create_iterator (self->db, self->read);
     for (leveldb_iter_seek (it, prefix, S_PREFIX_LEN); leveldb_iter_valid (it);) {
         size_t klen, vlen;
         const char *key = leveldb_iter_key (it, &klen);
         if (klen < S_PREFIX_LEN || memcmp (key, prefix, S_PREFIX_LEN) != 0)
             break;
-        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == 'c' && key[S_PREFIX_LEN + 1] == '/') {
+        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == WEIR__SECTION_CHUNKS && key[S_PREFIX_LEN + 1] == '/') {
             //  Past the chunks, without reading them
             char past[32];
             memcpy (past, prefix, S_PREFIX_LEN);
-            past[S_PREFIX_LEN] = 'c';
+            past[S_PREFIX_LEN] = WEIR__SECTION_CHUNKS;
             past[S_PREFIX_LEN + 1] = '/' + 1;
             leveldb_iter_seek (it, past, S_PREFIX_LEN + 2);
             continue;
         }
         leveldb_writebatch_delete (batch, key, klen);
-        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == 'b' && key[S_PREFIX_LEN + 1] == '/') {
+        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == WEIR__SECTION_BLOBS && key[S_PREFIX_LEN + 1] == '/') {
             const char *value = leveldb_iter_value (it, &vlen);
             char digits[24];
             size_t size = 0;
@@ -452,24 +256,26 @@ static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint6
 //  name, u32 value length, value.
 static char *s_pack_section (const weir__ckpt *ckpt, char section, size_t *len)
 {
-    size_t size = 0;
-    for (size_t i = 0; i < ckpt->count; i++)
-        if (ckpt->items[i].section == section)
-            size += 8 + strlen (ckpt->items[i].name) + ckpt->items[i].len;
+    size_t size = 0, count = weir__ckpt_count (ckpt, section);
+    for (size_t i = 0; i < count; i++) {
+        size_t vlen;
+        size += 8 + strlen (weir__ckpt_item (ckpt, section, i, NULL, &vlen));
+        size += vlen;
+    }
     char *out = malloc (size ? size : 1), *p = out;
     if (!out)
         return NULL;
-    for (size_t i = 0; i < ckpt->count; i++) {
-        const s_item *it = &ckpt->items[i];
-        if (it->section != section)
-            continue;
-        uint32_t n = (uint32_t) strlen (it->name), v = (uint32_t) it->len;
+    for (size_t i = 0; i < count; i++) {
+        const void *value;
+        size_t vlen;
+        const char *name = weir__ckpt_item (ckpt, section, i, &value, &vlen);
+        uint32_t n = (uint32_t) strlen (name), v = (uint32_t) vlen;
         memcpy (p, &n, 4);
-        memcpy (p + 4, it->name, n);
+        memcpy (p + 4, name, n);
         p += 4 + n;
         memcpy (p, &v, 4);
         if (v)
-            memcpy (p + 4, it->data, v);
+            memcpy (p + 4, value, v);
         p += 4 + v;
     }
     *len = size;
@@ -496,79 +302,104 @@ static int s_unpack_section (weir__ckpt *ckpt, char section, const char *data, s
     return 0;
 }
 
-int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err)
-{
-    char prefix[32];
-    s_prefix (prefix, sizeof prefix, ckpt->epoch);
+//  The keys and values of one checkpoint, and the memory they need.
+typedef struct {
+    s_kv *kvs;
+    size_t count, cap;
+    char **owned;               //  packed sections and size texts
+    size_t nowned;
+} s_batch;
 
-    //  Every key of the checkpoint, blobs cut into chunks
-    size_t n = 0, cap = ckpt->count + 16;
-    for (size_t i = 0; i < ckpt->count; i++)
-        if (ckpt->items[i].section == 'b')
-            cap += ckpt->items[i].len / S_CHUNK + 2;
-    s_kv *kvs = calloc (cap, sizeof *kvs);
-    char **sizes = calloc (ckpt->count + 4, sizeof *sizes);
-    int rc = 0;
-    if (!kvs || !sizes) {
-        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        goto done;
+static void s_batch_release (s_batch *b)
+{
+    for (size_t i = 0; i < b->count; i++)
+        free (b->kvs[i].key);
+    for (size_t i = 0; i < b->nowned; i++)
+        free (b->owned[i]);
+    free (b->kvs);
+    free (b->owned);
+}
+
+//  Add KEY (built from FMT) with VALUE, borrowed; OWN is freed with the batch.
+static int s_batch_put (s_batch *b, const char *value, size_t vlen, char *own, const char *fmt, ...)
+    WEIR_PRINTF (5, 6);
+
+static int s_batch_put (s_batch *b, const char *value, size_t vlen, char *own, const char *fmt, ...)
+{
+    if (own)
+        b->owned[b->nowned++] = own;
+    va_list ap;
+    va_start (ap, fmt);
+    char *key = NULL;
+    int klen = vasprintf (&key, fmt, ap);
+    va_end (ap);
+    if (klen < 0 || b->count == b->cap)
+        return WEIR_ENOMEM;
+    b->kvs[b->count++] = (s_kv) {key, (size_t) klen, value, vlen};
+    return 0;
+}
+
+//  Every key of CKPT under PREFIX: the small sections packed, blobs cut
+//  into chunks.
+static int s_batch_fill (s_batch *b, const weir__ckpt *ckpt, const char *prefix)
+{
+    size_t nblobs = weir__ckpt_count (ckpt, WEIR__SECTION_BLOBS);
+    b->cap = 3 + nblobs;
+    for (size_t i = 0; i < nblobs; i++) {
+        size_t len;
+        weir__ckpt_item (ckpt, WEIR__SECTION_BLOBS, i, NULL, &len);
+        b->cap += len / S_CHUNK + 1;
     }
-    static const char small[] = {'m', 'o', 'w'};
+    b->kvs = calloc (b->cap, sizeof *b->kvs);
+    b->owned = calloc (3 + nblobs, sizeof *b->owned);
+    if (!b->kvs || !b->owned)
+        return WEIR_ENOMEM;
+    static const char small[] = {WEIR__SECTION_META, WEIR__SECTION_OFFSETS, WEIR__SECTION_WRITERS};
     for (size_t k = 0; k < sizeof small; k++) {
         size_t len;
         char *packed = s_pack_section (ckpt, small[k], &len);
-        char *key = malloc (S_PREFIX_LEN + 2);
-        if (!packed || !key) {
-            free (packed);
-            free (key);
-            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-            goto done;
-        }
-        sizes[ckpt->count + k] = packed;    //  freed with the sizes
-        kvs[n++] = (s_kv) {key, (size_t) snprintf (key, S_PREFIX_LEN + 2, "%s%c", prefix, small[k]), packed, len};
+        if (!packed || s_batch_put (b, packed, len, packed, "%s%c", prefix, small[k]))
+            return WEIR_ENOMEM;
     }
-    for (size_t i = 0; i < ckpt->count && !rc; i++) {
-        const s_item *it = &ckpt->items[i];
-        size_t klen = S_PREFIX_LEN + 2 + strlen (it->name) + 10;
-        if (it->section != 'b')
-            continue;
+    for (size_t i = 0; i < nblobs; i++) {
+        const void *data;
+        size_t len;
+        const char *name = weir__ckpt_item (ckpt, WEIR__SECTION_BLOBS, i, &data, &len);
         //  A blob: its size under 'b', its bytes in chunks under 'c'
-        char *key = malloc (klen);
-        sizes[i] = malloc (24);
-        if (!key || !sizes[i]) {
-            free (key);
-            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-            break;
-        }
-        snprintf (sizes[i], 24, "%zu", it->len);
-        kvs[n] = (s_kv) {key, (size_t) snprintf (key, klen, "%sb/%s", prefix, it->name), sizes[i],
-                         strlen (sizes[i])};
-        n++;
-        for (size_t off = 0, chunk = 0; off < it->len; off += S_CHUNK, chunk++) {
-            key = malloc (klen);
-            if (!key) {
-                rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-                break;
-            }
-            size_t len = it->len - off < S_CHUNK ? it->len - off : S_CHUNK;
-            kvs[n] = (s_kv) {key, (size_t) snprintf (key, klen, "%sc/%s#%08zu", prefix, it->name, chunk),
-                             (const char *) it->data + off, len};
-            n++;
-        }
+        char *size = NULL;
+        int n = asprintf (&size, "%zu", len);
+        if (n < 0 || s_batch_put (b, size, (size_t) n, size, "%s%c/%s", prefix, WEIR__SECTION_BLOBS, name))
+            return WEIR_ENOMEM;
+        for (size_t off = 0, chunk = 0; off < len; off += S_CHUNK, chunk++)
+            if (s_batch_put (b, (const char *) data + off, len - off < S_CHUNK ? len - off : S_CHUNK, NULL,
+                             "%s%c/%s#%08zu", prefix, WEIR__SECTION_CHUNKS, name, chunk))
+                return WEIR_ENOMEM;
     }
-    if (rc)
+    return 0;
+}
+
+int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err)
+{
+    uint64_t epoch = weir__ckpt_epoch (ckpt);
+    char prefix[32];
+    weir__store_prefix (prefix, sizeof prefix, epoch);
+    s_batch kv = {0};
+    int rc = 0;
+    if (s_batch_fill (&kv, ckpt, prefix)) {
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
         goto done;
+    }
 
     //  The checksum covers every key and value in key order, as they will
     //  be read back
-    qsort (kvs, n, sizeof *kvs, s_kv_cmp);
+    qsort (kv.kvs, kv.count, sizeof *kv.kvs, s_kv_cmp);
     uint64_t h = 0;
-    for (size_t i = 0; i < n; i++)
-        h = s_hash_kv (h, kvs[i].key, kvs[i].klen, kvs[i].value, kvs[i].vlen);
+    for (size_t i = 0; i < kv.count; i++)
+        h = s_hash_kv (h, kv.kvs[i].key, kv.kvs[i].klen, kv.kvs[i].value, kv.kvs[i].vlen);
     char sum_key[40], sum[48], latest[24];
-    snprintf (sum_key, sizeof sum_key, "%s~sum", prefix);
-    snprintf (sum, sizeof sum, "%zu %016" PRIx64, n, h);
-    snprintf (latest, sizeof latest, "%" PRIu64, ckpt->epoch);
+    snprintf (sum_key, sizeof sum_key, "%s%s", prefix, WEIR__STORE_SUM);
+    snprintf (sum, sizeof sum, "%zu %016" PRIx64, kv.count, h);
+    snprintf (latest, sizeof latest, "%" PRIu64, epoch);
 
     leveldb_writebatch_t *batch = leveldb_writebatch_create ();
     //  Retention: the newest KEEP, this one included
@@ -581,34 +412,29 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
         }
         size_t older = 0;
         for (size_t i = 0; i < count; i++)
-            older += epochs[i] < ckpt->epoch;
+            older += epochs[i] < epoch;
         //  Also replace an existing checkpoint of the same epoch whole
         for (size_t i = 0; i < count; i++)
-            if ((epochs[i] < ckpt->epoch && older-- >= keep) || epochs[i] == ckpt->epoch)
+            if ((epochs[i] < epoch && older-- >= keep) || epochs[i] == epoch)
                 s_delete_epoch (self, batch, epochs[i]);
         free (epochs);
     }
     else
-        s_delete_epoch (self, batch, ckpt->epoch);
-    for (size_t i = 0; i < n; i++)
-        leveldb_writebatch_put (batch, kvs[i].key, kvs[i].klen, kvs[i].value, kvs[i].vlen);
+        s_delete_epoch (self, batch, epoch);
+    for (size_t i = 0; i < kv.count; i++)
+        leveldb_writebatch_put (batch, kv.kvs[i].key, kv.kvs[i].klen, kv.kvs[i].value, kv.kvs[i].vlen);
     leveldb_writebatch_put (batch, sum_key, strlen (sum_key), sum, strlen (sum));
-    leveldb_writebatch_put (batch, "latest", 6, latest, strlen (latest));
+    leveldb_writebatch_put (batch, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), latest, strlen (latest));
     char *msg = NULL;
     leveldb_write (self->db, self->write, batch, &msg);
     leveldb_writebatch_destroy (batch);
     if (msg) {
         char what[64];
-        snprintf (what, sizeof what, "cannot write checkpoint %" PRIu64, ckpt->epoch);
+        snprintf (what, sizeof what, "cannot write checkpoint %" PRIu64, epoch);
         rc = s_leveldb_error (err, WEIR_EIO, what, self->dir, msg);
     }
 done:
-    for (size_t i = 0; kvs && i < n; i++)
-        free (kvs[i].key);
-    for (size_t i = 0; sizes && i < ckpt->count + 3; i++)
-        free (sizes[i]);
-    free (sizes);
-    free (kvs);
+    s_batch_release (&kv);
     return rc;
 }
 
@@ -621,14 +447,14 @@ static int s_corrupt (weir__err *err, const weir__store *self, uint64_t epoch, c
 //  Reassemble the blobs of CKPT from its 'c' chunk items.
 static int s_assemble (weir__ckpt *ckpt, const weir__store *self, weir__err *err)
 {
-    size_t nblobs = weir__ckpt_count (ckpt, 'b');
+    size_t nblobs = weir__ckpt_count (ckpt, WEIR__SECTION_BLOBS);
     for (size_t b = 0; b < nblobs; b++) {
         const void *text;
         size_t tlen;
-        const char *name = weir__ckpt_item (ckpt, 'b', b, &text, &tlen);
+        const char *name = weir__ckpt_item (ckpt, WEIR__SECTION_BLOBS, b, &text, &tlen);
         char digits[24];
         if (tlen == 0 || tlen >= sizeof digits)
-            return s_corrupt (err, self, ckpt->epoch, "a blob size is malformed");
+            return s_corrupt (err, self, weir__ckpt_epoch (ckpt), "a blob size is malformed");
         memcpy (digits, text, tlen);
         digits[tlen] = '\0';
         size_t size = (size_t) strtoull (digits, NULL, 10);
@@ -640,36 +466,20 @@ static int s_assemble (weir__ckpt *ckpt, const weir__store *self, weir__err *err
             char cname[4200];
             snprintf (cname, sizeof cname, "%s#%08zu", name, chunk);
             size_t clen;
-            const void *data = weir__ckpt_get (ckpt, 'c', cname, &clen);
+            const void *data = weir__ckpt_get (ckpt, WEIR__SECTION_CHUNKS, cname, &clen);
             if (!data || clen > size - off || (clen != S_CHUNK && off + clen != size)) {
                 free (bytes);
                 char why[4300];
                 snprintf (why, sizeof why, "blob '%s' misses chunk %zu", name, chunk);
-                return s_corrupt (err, self, ckpt->epoch, why);
+                return s_corrupt (err, self, weir__ckpt_epoch (ckpt), why);
             }
             memcpy (bytes + off, data, clen);
             off += clen;
         }
         //  Replace the size text with the bytes
-        s_item *it = (s_item *) s_find (ckpt, 'b', name);
-        if (it->owned)
-            free ((void *) it->data);
-        it->data = bytes;
-        it->len = size;
-        it->owned = 1;
+        weir__ckpt_replace (ckpt, WEIR__SECTION_BLOBS, name, bytes, size);
     }
-    //  Drop the chunks
-    size_t w = 0;
-    for (size_t i = 0; i < ckpt->count; i++) {
-        if (ckpt->items[i].section == 'c') {
-            free (ckpt->items[i].name);
-            if (ckpt->items[i].owned)
-                free ((void *) ckpt->items[i].data);
-            continue;
-        }
-        ckpt->items[w++] = ckpt->items[i];
-    }
-    ckpt->count = w;
+    weir__ckpt_drop (ckpt, WEIR__SECTION_CHUNKS);
     return 0;
 }
 
@@ -677,7 +487,7 @@ int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir_
 {
     *out = NULL;
     char prefix[32];
-    s_prefix (prefix, sizeof prefix, epoch);
+    weir__store_prefix (prefix, sizeof prefix, epoch);
     weir__ckpt *ckpt = weir__ckpt_new (epoch);
     if (!ckpt)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
@@ -692,7 +502,7 @@ int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir_
         if (klen < S_PREFIX_LEN || memcmp (key, prefix, S_PREFIX_LEN) != 0)
             break;
         const char *value = leveldb_iter_value (it, &vlen);
-        if (klen == S_PREFIX_LEN + 4 && memcmp (key + S_PREFIX_LEN, "~sum", 4) == 0) {
+        if (klen == S_PREFIX_LEN + 4 && memcmp (key + S_PREFIX_LEN, WEIR__STORE_SUM, 4) == 0) {
             sum = strndup (value, vlen);
             continue;
         }

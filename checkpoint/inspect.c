@@ -1,4 +1,4 @@
-/*  pipeline/checkpoints.c - the public face of the checkpoint store: list,
+/*  checkpoint/inspect.c - the public face of the checkpoint store: list,
     load verified, read items.  */
 #include "config.h"
 
@@ -6,7 +6,8 @@
 #include <string.h>
 #include <weir/weir.h>
 
-#include "lib/store.h"
+#include "checkpoint/ckpt.h"
+#include "checkpoint/store.h"
 
 //  A loaded checkpoint is the store's in-memory checkpoint
 struct weir_checkpoint;
@@ -61,18 +62,19 @@ uint64_t weir_checkpoint_epoch (const weir_checkpoint *self)
     return weir__ckpt_epoch ((const weir__ckpt *) self);
 }
 
-size_t weir_checkpoint_count (const weir_checkpoint *self, char section)
+size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section)
 {
-    return weir__ckpt_count ((const weir__ckpt *) self, section);
+    return weir__ckpt_count ((const weir__ckpt *) self, (char) section);
 }
 
-const char *weir_checkpoint_item (const weir_checkpoint *self, char section, size_t index, const void **data,
-                                  size_t *size)
+const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section, size_t index,
+                                  const void **data, size_t *size)
 {
-    return weir__ckpt_item ((const weir__ckpt *) self, section, index, data, size);
+    return weir__ckpt_item ((const weir__ckpt *) self, (char) section, index, data, size);
 }
 
-const void *weir_checkpoint_get (const weir_checkpoint *self, char section, const char *name, size_t *size)
+const void *weir_checkpoint_get (const weir_checkpoint *self, weir_checkpoint_section section, const char *name,
+                                 size_t *size)
 {
-    return weir__ckpt_get ((const weir__ckpt *) self, section, name, size);
+    return weir__ckpt_get ((const weir__ckpt *) self, (char) section, name, size);
 }

@@ -1,0 +1,77 @@
+/*  checkpoint/keys.h - every name in a checkpoint, and every key the store
+    writes.  The one place that knows them: the engine writes and reads
+    checkpoints through these, the command through the public names they
+    build on (WEIR_CHECKPOINT_* sections and WEIR_META_* items, in
+    <weir/weir.h>).
+
+    Items of a checkpoint, by section:
+      meta     WEIR_META_* names; records_in:I and records_out:I per stage I
+      offsets  one per shard of the input: "PATH@START-END" for a byte range
+               of a file, "#START-END" for other inputs; the value is where
+               reading goes on, in decimal
+      writers  "INDEX:ELEMENT" per writer stage; the value is the writer's
+               committed state (a file's length)
+      blobs    the workspace blob of that name, raw
+
+    Keys of the store, one LevelDB per checkpoint directory (EPOCH is 20
+    decimal digits, so that keys sort by epoch):
+      latest                  the newest complete epoch, decimal
+      e/EPOCH/m  e/EPOCH/o  e/EPOCH/w
+                              the meta, offsets and writers sections, each
+                              packed into one value
+      e/EPOCH/b/NAME          blob NAME's size, decimal
+      e/EPOCH/c/NAME#CHUNK    its bytes, in chunks of WEIR__STORE_CHUNK
+                              (CHUNK is 8 decimal digits)
+      e/EPOCH/~sum            "COUNT HASH": how many other keys the epoch
+                              has and a checksum over them in key order;
+                              an epoch exists once this key does  */
+#ifndef WEIR_KEYS_H_INCLUDED
+#define WEIR_KEYS_H_INCLUDED
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <weir/weir.h>
+
+#include "readers/reader.h"
+
+/*  The sections, as stored, and the store's own section of blob chunks.  */
+#define WEIR__SECTION_META ((char) WEIR_CHECKPOINT_META)
+#define WEIR__SECTION_OFFSETS ((char) WEIR_CHECKPOINT_OFFSETS)
+#define WEIR__SECTION_WRITERS ((char) WEIR_CHECKPOINT_WRITERS)
+#define WEIR__SECTION_BLOBS ((char) WEIR_CHECKPOINT_BLOBS)
+#define WEIR__SECTION_CHUNKS 'c'
+
+/*  Room for any item name these functions build from a path.  */
+#define WEIR__KEY_MAX 4400
+
+static inline void weir__key_shard (const weir__shard *shard, char *out, size_t size)
+{
+    if (shard->path)
+        snprintf (out, size, "%s@%" PRIu64 "-%" PRIu64, shard->path, shard->start, shard->end);
+    else
+        snprintf (out, size, "#%" PRIu64 "-%" PRIu64, shard->start, shard->end);
+}
+
+static inline void weir__key_writer (size_t stage, const char *element, char *out, size_t size)
+{
+    snprintf (out, size, "%zu:%s", stage, element);
+}
+
+/*  WHICH is WEIR_META_RECORDS_IN or WEIR_META_RECORDS_OUT.  */
+static inline void weir__key_records (const char *which, size_t stage, char *out, size_t size)
+{
+    snprintf (out, size, "%s%zu", which, stage);
+}
+
+#define WEIR__STORE_LATEST "latest"
+#define WEIR__STORE_SUM "~sum"
+#define WEIR__STORE_CHUNK ((size_t) 4 << 20)
+#define WEIR__STORE_PREFIX_LEN 23       /*  "e/" + 20 digits + "/"  */
+
+/*  "e/EPOCH/" into OUT (at least 24 bytes).  */
+static inline void weir__store_prefix (char *out, size_t size, uint64_t epoch)
+{
+    snprintf (out, size, "e/%020" PRIu64 "/", epoch);
+}
+
+#endif

@@ -1,0 +1,48 @@
+/*  checkpoint/store.h - checkpoints in LevelDB.
+
+    weir__store_write puts all of one checkpoint, a checksum over it, the
+    'latest' pointer and the deletion of checkpoints beyond the retention
+    in ONE synced WriteBatch: after a crash at any instant a checkpoint is
+    there whole or not at all.  The layout is in checkpoint/keys.h.  The
+    database is opened with paranoid checks and read with checksum
+    verification (lib/leveldb.h); a checkpoint whose checksum or keys do
+    not add up is refused whole, never half-loaded.  */
+#ifndef WEIR_STORE_H_INCLUDED
+#define WEIR_STORE_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checkpoint/ckpt.h"
+#include "lib/error.h"
+
+typedef struct weir__store weir__store;
+
+/*  Open (and with CREATE, create) the store in DIR.  WEIR_EIO naming DIR.  */
+int weir__store_open (const char *dir, int create, weir__store **out, weir__err *err);
+void weir__store_destroy (weir__store **self_p);
+
+/*  The directory it was opened on.  */
+const char *weir__store_dir (const weir__store *self);
+
+/*  Close and open the database again: after a failed write (a full disk)
+    LevelDB refuses every later write on the same handle.  */
+int weir__store_reopen (weir__store *self, weir__err *err);
+
+/*  The complete epochs present, ascending.  Caller frees *EPOCHS.  */
+int weir__store_epochs (weir__store *self, uint64_t **epochs, size_t *count, weir__err *err);
+
+/*  The latest epoch: 0 and *EPOCH, 1 when the store has none, or a
+    negative WEIR_E* code with ERR.  */
+int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err);
+
+/*  Write CKPT (and the latest pointer) and delete all but the newest KEEP
+    checkpoints (0: keep all), in one synced batch.  0 or WEIR_EIO.  */
+int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err);
+
+/*  Load checkpoint EPOCH, verified whole.  WEIR_ECORRUPT naming the epoch
+    and the directory when it does not exist, a key is missing or the
+    checksum differs.  */
+int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir__err *err);
+
+#endif
