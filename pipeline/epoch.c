@@ -28,30 +28,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "checkpoint/load.h"
+#include "checkpoint/resume.h"
+#include "checkpoint/saver.h"
 #include "lib/clock.h"
 #include "pipeline/pipe.h"
-
-//  A blob's copy for the background writer, kept from one checkpoint to the
-//  next: the pages of a fresh buffer would be faulted in on every copy,
-//  which costs more than the copy itself.
-typedef struct {
-    void *data;
-    size_t size;
-} s_staging;
-
-typedef struct {
-    weir_pipe *pipe;
-    s_staging *staging;         //  one per blob, reused while no write is in flight
-    size_t nstaging;
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    weir__ckpt *pending;        //  to write
-    int busy;                   //  a write is queued or running
-    int quit;
-    int rc;                     //  of the last write, until collected
-    weir__err err;
-} s_async;
 
 //  ---------------------------------------------------------------------
 //  Budgets
@@ -154,204 +135,46 @@ void weir__epoch_abort (weir_pipe *pipe)
 }
 
 //  ---------------------------------------------------------------------
-//  Checkpoint contents
+//  Checkpoints
 
-static void s_shard_key (const weir__shard *shard, char *out, size_t size)
+//  Save the state of the quiescent pipe at the end of EPOCH (FIRST: the
+//  checkpoint after init, which every resume needs).  0 to go on.
+static int s_checkpoint (weir_pipe *pipe, uint64_t epoch, int finished, int first, weir__err *err)
 {
-    if (shard->path)
-        snprintf (out, size, "%s@%" PRIu64 "-%" PRIu64, shard->path, shard->start, shard->end);
-    else
-        snprintf (out, size, "#%" PRIu64 "-%" PRIu64, shard->start, shard->end);
-}
-
-static void s_writer_key (const weir__stage *stage, char *out, size_t size)
-{
-    snprintf (out, size, "%zu:%s", stage->index, stage->name);
-}
-
-//  Everything of the quiescent pipe at the end of epoch EPOCH.  Blobs are
-//  copied into STAGING when given (async), else borrowed.
-static weir__ckpt *s_snapshot (weir_pipe *pipe, uint64_t epoch, int finished, void *staging)
-{
-    s_async *async = staging;
-    weir__ckpt *ck = weir__ckpt_new (epoch);
-    if (!ck)
-        return NULL;
-    int rc = 0;
-    char key[4400];
-    rc |= weir__ckpt_put_u64 (ck, 'm', "epoch", epoch);
-    rc |= weir__ckpt_put_u64 (ck, 'm', "finished", (uint64_t) finished);
-    rc |= weir__ckpt_put_u64 (ck, 'm', "pass", pipe->pass);
-    rc |= weir__ckpt_put_u64 (ck, 'm', "time", (uint64_t) time (NULL));
-    char wall[32];
-    snprintf (wall, sizeof wall, "%.6f", pipe->base_wall + weir_pipe_wall_seconds (pipe));
-    rc |= weir__ckpt_put_text (ck, 'm', "wall_seconds", wall);
-    rc |= weir__ckpt_put_text (ck, 'm', "description", pipe->description ? pipe->description : "");
-    rc |= weir__ckpt_put_text (ck, 'm', "shape", pipe->shape);
-    rc |= weir__ckpt_put_text (ck, 'm', "version", weir_version ());
+    weir__snapshot_stage *stages = calloc (pipe->count, sizeof *stages);
+    if (!stages)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     for (size_t i = 0; i < pipe->count; i++) {
         weir__stage *stage = pipe->stages[i];
-        snprintf (key, sizeof key, "records_in:%zu", i);
-        rc |= weir__ckpt_put_u64 (ck, 'm', key,
-                                  stage->base_records_in
-                                      + (stage->kind == WEIR_ELEMENT_READER ? atomic_load (&stage->records_out)
-                                                                            : atomic_load (&stage->records_in)));
-        snprintf (key, sizeof key, "records_out:%zu", i);
-        rc |= weir__ckpt_put_u64 (ck, 'm', key, stage->base_records_out + atomic_load (&stage->records_out));
-        if (stage->writer) {
-            s_writer_key (stage, key, sizeof key);
-            rc |= weir__ckpt_put_text (ck, 'w', key, stage->committed);
-        }
+        stages[i].element = stage->name;
+        stages[i].records_in = stage->base_records_in
+                               + (stage->kind == WEIR_ELEMENT_READER ? atomic_load (&stage->records_out)
+                                                                     : atomic_load (&stage->records_in));
+        stages[i].records_out = stage->base_records_out + atomic_load (&stage->records_out);
+        stages[i].writer_state = stage->writer ? stage->committed : NULL;
     }
     weir__stage *reader = pipe->stages[0];
-    for (size_t i = 0; i < reader->shards.count; i++) {
-        s_shard_key (&reader->shards.items[i], key, sizeof key);
-        rc |= weir__ckpt_put_u64 (ck, 'o', key, reader->offsets[i]);
-    }
-    size_t n = weir__workspace_count (pipe->workspace);
-    if (async && n > async->nstaging) {
-        s_staging *more = realloc (async->staging, n * sizeof *more);
-        if (!more) {
-            weir__ckpt_destroy (&ck);
-            return NULL;
-        }
-        memset (more + async->nstaging, 0, (n - async->nstaging) * sizeof *more);
-        async->staging = more;
-        async->nstaging = n;
-    }
-    for (size_t i = 0; i < n; i++) {
-        void *data;
-        size_t size;
-        const char *name = weir__workspace_item (pipe->workspace, i, &data, &size);
-        if (async) {
-            s_staging *copy = &async->staging[i];
-            if (copy->size != size) {
-                free (copy->data);
-                copy->size = 0;
-                if (!(copy->data = malloc (size ? size : 1))) {
-                    weir__ckpt_destroy (&ck);
-                    return NULL;
-                }
-                copy->size = size;
-            }
-            if (size)
-                memcpy (copy->data, data, size);
-            data = copy->data;
-        }
-        rc |= weir__ckpt_put (ck, 'b', name, data, size, 0);
-    }
-    if (rc)
-        weir__ckpt_destroy (&ck);
-    return ck;
-}
-
-//  ---------------------------------------------------------------------
-//  Asynchronous writes
-
-static void *s_async_main (void *arg)
-{
-    s_async *self = arg;
-    pthread_mutex_lock (&self->lock);
-    for (;;) {
-        while (!self->pending && !self->quit)
-            pthread_cond_wait (&self->cond, &self->lock);
-        if (!self->pending)
-            break;
-        weir__ckpt *ck = self->pending;
-        pthread_mutex_unlock (&self->lock);
-        weir__err err;
-        weir__err_init (&err);
-        int rc = weir__store_write (self->pipe->store, ck, self->pipe->keep, &err);
-        weir__ckpt_destroy (&ck);
-        pthread_mutex_lock (&self->lock);
-        self->pending = NULL;
-        self->busy = 0;
-        if (rc) {
-            self->rc = rc;
-            self->err = err;
-        }
-        pthread_cond_broadcast (&self->cond);
-    }
-    pthread_mutex_unlock (&self->lock);
-    return NULL;
-}
-
-//  Wait for the write in flight; its result (and error) are collected.
-static int s_async_wait (s_async *self, weir__err *err)
-{
-    pthread_mutex_lock (&self->lock);
-    while (self->busy)
-        pthread_cond_wait (&self->cond, &self->lock);
-    int rc = self->rc;
-    if (rc)
-        *err = self->err;
-    self->rc = 0;
-    pthread_mutex_unlock (&self->lock);
+    weir__snapshot s = {
+        .epoch = epoch,
+        .finished = finished,
+        .pass = pipe->pass,
+        .wall_seconds = pipe->base_wall + weir_pipe_wall_seconds (pipe),
+        .description = pipe->description,
+        .shape = pipe->shape,
+        .stages = stages,
+        .nstages = pipe->count,
+        .shards = &reader->shards,
+        .offsets = reader->offsets,
+        .workspace = pipe->workspace,
+    };
+    int rc = first ? weir__saver_save_first (pipe->saver, &s, err) : weir__saver_save (pipe->saver, &s, err);
+    free (stages);
     return rc;
 }
 
-static void s_async_submit (s_async *self, weir__ckpt *ck)
+static void s_warn (void *arg, const char *message)
 {
-    pthread_mutex_lock (&self->lock);
-    self->pending = ck;
-    self->busy = 1;
-    pthread_cond_broadcast (&self->cond);
-    pthread_mutex_unlock (&self->lock);
-}
-
-//  ---------------------------------------------------------------------
-//  Writing a checkpoint, with the failure policy
-
-//  A failed checkpoint: within --checkpoint-failures, report it and go on;
-//  beyond, fail the job.  0 to go on.
-static int s_failed (weir_pipe *pipe, uint64_t epoch, weir__err *err)
-{
-    //  LevelDB refuses every write after a failed one until reopened
-    weir__err again;
-    weir__err_init (&again);
-    if (weir__store_reopen (pipe->store, &again)) {
-        weir__err_prefix (err, "checkpoint %" PRIu64 " failed: ", epoch);
-        weir__pipe_fail (pipe, err);
-        return -1;
-    }
-    pipe->failures++;
-    if (pipe->failures <= pipe->checkpoint_failures) {
-        weir__pipe_log (pipe, WEIR_LOG_WARNING, "checkpoint %" PRIu64 " failed (%u of %u consecutive failures allowed): %s", epoch,
-                        pipe->failures, pipe->checkpoint_failures, err->msg);
-        return 0;
-    }
-    weir__err_prefix (err, "checkpoint %" PRIu64 " failed: ", epoch);
-    weir__pipe_fail (pipe, err);
-    return -1;
-}
-
-//  Write the checkpoint of EPOCH (sync, or staged for the background
-//  writer).  0 to go on, -1 when the job failed.
-static int s_checkpoint (weir_pipe *pipe, uint64_t epoch, int finished)
-{
-    weir__err err;
-    weir__err_init (&err);
-    s_async *async = pipe->async;
-    if (async) {
-        //  At most one write in flight; its failure surfaces now
-        if (s_async_wait (async, &err) && s_failed (pipe, epoch - 1, &err))
-            return -1;
-        weir__ckpt *ck = s_snapshot (pipe, epoch, finished, async);
-        if (!ck) {
-            weir__err_set (&err, WEIR_ENOMEM, "out of memory staging checkpoint %" PRIu64, epoch);
-            return s_failed (pipe, epoch, &err);
-        }
-        s_async_submit (async, ck);
-        return 0;
-    }
-    weir__ckpt *ck = s_snapshot (pipe, epoch, finished, NULL);
-    int rc = ck ? weir__store_write (pipe->store, ck, pipe->keep, &err)
-                : weir__err_set (&err, WEIR_ENOMEM, "out of memory");
-    weir__ckpt_destroy (&ck);
-    if (rc)
-        return s_failed (pipe, epoch, &err);
-    pipe->failures = 0;
-    return 0;
+    weir__pipe_log (arg, WEIR_LOG_WARNING, "%s", message);
 }
 
 //  ---------------------------------------------------------------------
@@ -401,96 +224,6 @@ static char *s_shape (weir_pipe *pipe)
     return out;
 }
 
-static int s_load_blobs (weir_pipe *pipe, weir__err *err)
-{
-    weir__store *store;
-    int rc = weir__store_open (pipe->load_blobs_dir, 0, &store, err);
-    if (rc)
-        return rc;
-    uint64_t epoch = (uint64_t) pipe->load_blobs_epoch;
-    if (pipe->load_blobs_epoch < 0 && (rc = weir__store_latest (store, &epoch, err)) != 0) {
-        if (rc == 1)
-            rc = weir__err_set (err, WEIR_EIO, "--load-blobs: '%s' holds no checkpoint", pipe->load_blobs_dir);
-        weir__store_destroy (&store);
-        return rc;
-    }
-    weir__ckpt *ck;
-    if ((rc = weir__store_read (store, epoch, &ck, err))) {
-        weir__store_destroy (&store);
-        return rc;
-    }
-    size_t n = weir__ckpt_count (ck, 'b');
-    for (size_t i = 0; i < n && !rc; i++) {
-        const void *data;
-        size_t size;
-        const char *name = weir__ckpt_item (ck, 'b', i, &data, &size);
-        if (weir__workspace_restore (pipe->workspace, name, data, size))
-            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory loading blob '%s'", name);
-    }
-    weir__pipe_log (pipe, WEIR_LOG_INFO, "loaded %zu blobs from checkpoint %" PRIu64 " of '%s'", n, epoch, pipe->load_blobs_dir);
-    weir__ckpt_destroy (&ck);
-    weir__store_destroy (&store);
-    return rc;
-}
-
-//  Resume from checkpoint EPOCH: everything but what needs the stages open.
-static int s_resume (weir_pipe *pipe, uint64_t epoch, weir__err *err)
-{
-    weir__ckpt *ck;
-    int rc = weir__store_read (pipe->store, epoch, &ck, err);
-    if (rc)
-        return rc;
-    size_t len;
-    const char *shape = weir__ckpt_get (ck, 'm', "shape", &len);
-    if (!shape || len != strlen (pipe->shape) || memcmp (shape, pipe->shape, len) != 0) {
-        const char *was = weir__ckpt_get (ck, 'm', "description", &len);
-        weir__err_set (err, WEIR_ESTRUCTURE,
-                       "checkpoint %" PRIu64 " of '%s' was written by another pipeline: '%.*s'; only threads=, "
-                       "capacity= and batch= may change on resume",
-                       epoch, pipe->checkpoint_dir, was ? (int) len : 0, was ? was : "");
-        weir__ckpt_destroy (&ck);
-        return WEIR_ESTRUCTURE;
-    }
-    uint64_t pass = 0, finished = 0;
-    const char *wall = weir__ckpt_get (ck, 'm', "wall_seconds", &len);
-    if (wall && len < 32) {
-        char text[32];
-        memcpy (text, wall, len);
-        text[len] = '\0';
-        pipe->base_wall = strtod (text, NULL);
-    }
-    weir__ckpt_get_u64 (ck, 'm', "pass", &pass);
-    weir__ckpt_get_u64 (ck, 'm', "finished", &finished);
-    pipe->pass = (unsigned) pass;
-    char key[64];
-    for (size_t i = 0; i < pipe->count; i++) {
-        weir__stage *stage = pipe->stages[i];
-        snprintf (key, sizeof key, "records_in:%zu", i);
-        weir__ckpt_get_u64 (ck, 'm', key, &stage->base_records_in);
-        snprintf (key, sizeof key, "records_out:%zu", i);
-        weir__ckpt_get_u64 (ck, 'm', key, &stage->base_records_out);
-    }
-    size_t n = weir__ckpt_count (ck, 'b');
-    for (size_t i = 0; i < n; i++) {
-        const void *data;
-        size_t size;
-        const char *name = weir__ckpt_item (ck, 'b', i, &data, &size);
-        if (weir__workspace_restore (pipe->workspace, name, data, size)) {
-            weir__ckpt_destroy (&ck);
-            return weir__err_set (err, WEIR_ENOMEM, "out of memory restoring blob '%s'", name);
-        }
-    }
-    pipe->fresh = 0;
-    pipe->epoch = epoch + 1;
-    pipe->first_epoch = epoch + 1;
-    atomic_store (&pipe->done_epoch, epoch);
-    //  Kept until the stages have opened: their offsets and states are in it
-    pipe->resume_ckpt = ck;
-    pipe->finished_before = finished != 0;
-    weir__pipe_log (pipe, WEIR_LOG_INFO, "resuming from checkpoint %" PRIu64 " of '%s'", epoch, pipe->checkpoint_dir);
-    return 0;
-}
-
 int weir__epoch_prepare (weir_pipe *pipe, weir__err *err)
 {
     pipe->fresh = 1;
@@ -499,8 +232,15 @@ int weir__epoch_prepare (weir_pipe *pipe, weir__err *err)
     if (!(pipe->workspace = weir__workspace_new ()) || !(pipe->shape = s_shape (pipe)))
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     int rc;
-    if (pipe->load_blobs_dir && (rc = s_load_blobs (pipe, err)))
-        return rc;
+    if (pipe->load_blobs_dir) {
+        size_t count;
+        uint64_t loaded;
+        if ((rc = weir__load_blobs (pipe->load_blobs_dir, pipe->load_blobs_epoch, pipe->workspace, &count, &loaded,
+                                    err)))
+            return rc;
+        weir__pipe_log (pipe, WEIR_LOG_INFO, "loaded %zu blobs from checkpoint %" PRIu64 " of '%s'", count, loaded,
+                        pipe->load_blobs_dir);
+    }
     if (!pipe->checkpoint_dir) {
         if (pipe->resume_mode != WEIR_RESUME_NONE)
             return weir__err_set (err, WEIR_ESTRUCTURE, "resuming needs a checkpoint directory (--checkpoint DIR)");
@@ -508,161 +248,85 @@ int weir__epoch_prepare (weir_pipe *pipe, weir__err *err)
     }
     if ((rc = weir__store_open (pipe->checkpoint_dir, 1, &pipe->store, err)))
         return rc;
-    uint64_t latest = 0;
-    rc = weir__store_latest (pipe->store, &latest, err);
-    if (rc < 0)
+    if ((rc = weir__resume_open (pipe->store, pipe->resume_mode, pipe->resume_epoch, pipe->shape, &pipe->resume,
+                                 err)))
         return rc;
-    int has = rc == 0;
-    switch (pipe->resume_mode) {
-    case WEIR_RESUME_NONE:
-        if (has)
-            return weir__err_set (err, WEIR_ESTATE,
-                                  "'%s' already holds checkpoints (the latest is epoch %" PRIu64
-                                  "): add --resume to go on from it, or choose another directory",
-                                  pipe->checkpoint_dir, latest);
+    weir__resume *r = pipe->resume;
+    if (!r)
         return 0;
-    case WEIR_RESUME_LATEST:
-        return has ? s_resume (pipe, latest, err) : 0;
-    default:
-        return s_resume (pipe, pipe->resume_epoch, err);
-    }
+    if ((rc = weir__resume_blobs (r, pipe->workspace, err)))
+        return rc;
+    uint64_t epoch = weir__resume_epoch (r);
+    pipe->base_wall = weir__resume_wall_seconds (r);
+    pipe->pass = weir__resume_pass (r);
+    for (size_t i = 0; i < pipe->count; i++)
+        weir__resume_records (r, i, &pipe->stages[i]->base_records_in, &pipe->stages[i]->base_records_out);
+    pipe->fresh = 0;
+    pipe->epoch = epoch + 1;
+    pipe->first_epoch = epoch + 1;
+    atomic_store (&pipe->done_epoch, epoch);
+    pipe->finished_before = weir__resume_finished (r);
+    weir__pipe_log (pipe, WEIR_LOG_INFO, "resuming from checkpoint %" PRIu64 " of '%s'", epoch, pipe->checkpoint_dir);
+    return 0;
 }
 
-//  Reader offsets and writer states of the resumed checkpoint, once the
-//  stages are open: the shards planned now must be those checkpointed.
+//  Reader offsets of the resumed checkpoint, once the reader is open: the
+//  shards planned now must be those checkpointed.
 int weir__epoch_resume_stage (weir__stage *stage, weir__err *err)
 {
-    weir__ckpt *resume = stage->pipe->resume_ckpt;
     if (stage->reader) {
         stage->offsets = calloc (stage->shards.count ? stage->shards.count : 1, sizeof *stage->offsets);
         if (!stage->offsets)
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
         for (size_t i = 0; i < stage->shards.count; i++)
             stage->offsets[i] = stage->shards.items[i].start;
-        if (!resume)
-            return 0;
-        char key[4400];
-        for (size_t i = 0; i < stage->shards.count; i++) {
-            const weir__shard *shard = &stage->shards.items[i];
-            s_shard_key (shard, key, sizeof key);
-            uint64_t offset;
-            if (weir__ckpt_get_u64 (resume, 'o', key, &offset)
-                || offset < shard->start || (offset > shard->end))
-                return weir__err_set (err, WEIR_ECORRUPT,
-                                      "%s: the input changed since checkpoint %" PRIu64
-                                      ": it has no offset for shard '%s'; resuming would lose or repeat records",
-                                      stage->name, weir__ckpt_epoch (resume), key);
-            stage->offsets[i] = offset;
-        }
-        if (weir__ckpt_count (resume, 'o') != stage->shards.count)
-            return weir__err_set (err, WEIR_ECORRUPT,
-                                  "%s: the input changed since checkpoint %" PRIu64 ": it had %zu shards, now %zu",
-                                  stage->name, weir__ckpt_epoch (resume),
-                                  weir__ckpt_count (resume, 'o'), stage->shards.count);
+        if (stage->pipe->resume)
+            return weir__resume_offsets (stage->pipe->resume, stage->name, &stage->shards, stage->offsets, err);
     }
     return 0;
 }
 
 const char *weir__epoch_writer_resume (weir__stage *stage, weir__err *err)
 {
-    weir__ckpt *resume = stage->pipe->resume_ckpt;
-    if (!resume)
+    weir__resume *r = stage->pipe->resume;
+    if (!r)
         return NULL;
-    char key[4400];
-    s_writer_key (stage, key, sizeof key);
-    size_t len;
-    const char *value = weir__ckpt_get (resume, 'w', key, &len);
-    if (!value || len >= sizeof stage->committed) {
-        weir__err_set (err, WEIR_ECORRUPT, "checkpoint %" PRIu64 " has no committed state for writer '%s'",
-                       weir__ckpt_epoch (resume), key);
+    if (weir__resume_writer (r, stage->index, stage->name, stage->committed, sizeof stage->committed, err))
         return (const char *) -1;
-    }
-    memcpy (stage->committed, value, len);
-    stage->committed[len] = '\0';
     return stage->committed;
 }
 
 int weir__epoch_begin (weir_pipe *pipe, weir__err *err)
 {
-    weir__ckpt_destroy (&pipe->resume_ckpt);
+    weir__resume_destroy (&pipe->resume);
     s_reset_budget (pipe);
     if (!pipe->store)
         return 0;
+    int rc = weir__saver_new (pipe->store, pipe->keep, pipe->async_checkpoint, pipe->checkpoint_failures,
+                              pipe->workspace, s_warn, pipe, &pipe->saver, err);
+    if (rc || !pipe->fresh)
+        return rc;
     //  Checkpoint 0: the state right after init, before any record; the
     //  writers commit their (empty) outputs first, so that resuming from it
     //  knows where they stand
-    if (pipe->fresh) {
-        for (size_t i = 0; i < pipe->count; i++) {
-            weir__stage *stage = pipe->stages[i];
-            if (stage->writer && stage->writer->commit (stage->writer_state, stage->committed, err))
-                return err->code;
-        }
-        weir__ckpt *ck = s_snapshot (pipe, 0, 0, NULL);
-        int rc = ck ? weir__store_write (pipe->store, ck, pipe->keep, err)
-                    : weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        weir__ckpt_destroy (&ck);
-        if (rc) {
-            weir__err_prefix (err, "checkpoint 0 failed: ");
-            return rc;
-        }
+    for (size_t i = 0; i < pipe->count; i++) {
+        weir__stage *stage = pipe->stages[i];
+        if (stage->writer && stage->writer->commit (stage->writer_state, stage->committed, err))
+            return err->code;
     }
-    if (pipe->async_checkpoint) {
-        s_async *async = calloc (1, sizeof *async);
-        if (!async)
-            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        async->pipe = pipe;
-        pthread_mutex_init (&async->lock, NULL);
-        pthread_cond_init (&async->cond, NULL);
-        if (pthread_create (&async->thread, NULL, s_async_main, async)) {
-            pthread_mutex_destroy (&async->lock);
-            pthread_cond_destroy (&async->cond);
-            free (async);
-            return weir__err_set (err, WEIR_ESYSTEM, "cannot start the checkpoint writer thread");
-        }
-        pipe->async = async;
-        //  Staging buffers for the blobs that exist now, faulted in before
-        //  the pipe starts rather than during the first pause
-        size_t n = weir__workspace_count (pipe->workspace);
-        if (n && (async->staging = calloc (n, sizeof *async->staging))) {
-            async->nstaging = n;
-            for (size_t i = 0; i < n; i++) {
-                void *data;
-                size_t size;
-                weir__workspace_item (pipe->workspace, i, &data, &size);
-                if ((async->staging[i].data = malloc (size ? size : 1))) {
-                    memset (async->staging[i].data, 0, size);
-                    async->staging[i].size = size;
-                }
-            }
-        }
-    }
-    return 0;
+    return s_checkpoint (pipe, 0, 0, 1, err);
 }
 
 void weir__epoch_end (weir_pipe *pipe)
 {
-    weir__ckpt_destroy (&pipe->resume_ckpt);
-    s_async *async = pipe->async;
-    if (async) {
+    weir__resume_destroy (&pipe->resume);
+    if (pipe->saver) {
         weir__err err;
         weir__err_init (&err);
         //  The last write's failure is reported, never swallowed
-        if (s_async_wait (async, &err)) {
-            weir__err_prefix (&err, "the last checkpoint failed: ");
+        if (weir__saver_finish (pipe->saver, &err))
             weir__pipe_fail (pipe, &err);
-        }
-        pthread_mutex_lock (&async->lock);
-        async->quit = 1;
-        pthread_cond_broadcast (&async->cond);
-        pthread_mutex_unlock (&async->lock);
-        pthread_join (async->thread, NULL);
-        pthread_mutex_destroy (&async->lock);
-        pthread_cond_destroy (&async->cond);
-        for (size_t i = 0; i < async->nstaging; i++)
-            free (async->staging[i].data);
-        free (async->staging);
-        free (async);
-        pipe->async = NULL;
+        weir__saver_destroy (&pipe->saver);
     }
     weir__store_destroy (&pipe->store);
 }
@@ -696,8 +360,10 @@ static int s_epoch_done (weir_pipe *pipe)
             reader->offsets[i] = reader->shards.items[i].start;
         atomic_store (&reader->next_shard, 0);
     }
-    if (pipe->store && s_checkpoint (pipe, epoch, finished))
+    if (pipe->saver && s_checkpoint (pipe, epoch, finished, 0, &err)) {
+        weir__pipe_fail (pipe, &err);
         return 1;
+    }
     atomic_store (&pipe->done_epoch, epoch);
     return over;
 }

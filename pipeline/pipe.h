@@ -12,7 +12,6 @@
 #include "lib/error.h"
 #include "lib/props.h"
 #include "lib/queue.h"
-#include "checkpoint/ckpt.h"
 #include "checkpoint/store.h"
 #include "lib/workspace.h"
 #include "pipeline/elements.h"
@@ -130,10 +129,9 @@ struct weir_pipe {
     weir__workspace *workspace;
     weir__store *store;
     char *shape;                //  the description without threads/capacity/batch
-    void *async;                //  the background checkpoint writer (epoch.c)
-    weir__ckpt *resume_ckpt;    //  being resumed from, until the stages opened
+    struct weir__saver *saver;  //  writes the checkpoints
+    struct weir__resume *resume;    //  being resumed from, until the stages opened
     int finished_before;        //  it says the job had finished
-    unsigned failures;          //  consecutive failed checkpoints
     _Atomic uint64_t pauses, pause_ns, pause_max_ns;
     double base_wall;           //  wall seconds of the job before this run
 

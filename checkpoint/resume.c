@@ -1,0 +1,176 @@
+/*  checkpoint/resume.c - the resume policy, and a checkpoint's state taken
+    back stage by stage.  */
+#include "config.h"
+#include "checkpoint/resume.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <weir/weir.h>
+
+#include "checkpoint/keys.h"
+
+struct weir__resume {
+    weir__ckpt *ckpt;
+    const char *dir;            //  the store's, for messages
+};
+
+//  Load checkpoint EPOCH and check that it was written by this pipeline.
+static int s_load (weir__store *store, uint64_t epoch, const char *shape, weir__resume **out, weir__err *err)
+{
+    weir__ckpt *ck;
+    int rc = weir__store_read (store, epoch, &ck, err);
+    if (rc)
+        return rc;
+    size_t len;
+    const char *was = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_SHAPE, &len);
+    if (!was || len != strlen (shape) || memcmp (was, shape, len) != 0) {
+        was = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_DESCRIPTION, &len);
+        weir__err_set (err, WEIR_ESTRUCTURE,
+                       "checkpoint %" PRIu64 " of '%s' was written by another pipeline: '%.*s'; only threads=, "
+                       "capacity= and batch= may change on resume",
+                       epoch, weir__store_dir (store), was ? (int) len : 0, was ? was : "");
+        weir__ckpt_destroy (&ck);
+        return WEIR_ESTRUCTURE;
+    }
+    weir__resume *self = calloc (1, sizeof *self);
+    if (!self) {
+        weir__ckpt_destroy (&ck);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    self->ckpt = ck;
+    self->dir = weir__store_dir (store);
+    *out = self;
+    return 0;
+}
+
+int weir__resume_open (weir__store *store, int mode, uint64_t epoch, const char *shape, weir__resume **out,
+                       weir__err *err)
+{
+    *out = NULL;
+    uint64_t latest = 0;
+    int rc = weir__store_latest (store, &latest, err);
+    if (rc < 0)
+        return rc;
+    int has = rc == 0;
+    switch (mode) {
+    case WEIR_RESUME_NONE:
+        if (has)
+            return weir__err_set (err, WEIR_ESTATE,
+                                  "'%s' already holds checkpoints (the latest is epoch %" PRIu64
+                                  "): add --resume to go on from it, or choose another directory",
+                                  weir__store_dir (store), latest);
+        return 0;
+    case WEIR_RESUME_LATEST:
+        return has ? s_load (store, latest, shape, out, err) : 0;
+    default:
+        return s_load (store, epoch, shape, out, err);
+    }
+}
+
+void weir__resume_destroy (weir__resume **self_p)
+{
+    weir__resume *self = *self_p;
+    if (!self)
+        return;
+    weir__ckpt_destroy (&self->ckpt);
+    free (self);
+    *self_p = NULL;
+}
+
+uint64_t weir__resume_epoch (const weir__resume *self)
+{
+    return weir__ckpt_epoch (self->ckpt);
+}
+
+static uint64_t s_meta_u64 (const weir__resume *self, const char *name)
+{
+    uint64_t v = 0;
+    weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_META, name, &v);
+    return v;
+}
+
+int weir__resume_finished (const weir__resume *self)
+{
+    return s_meta_u64 (self, WEIR_META_FINISHED) != 0;
+}
+
+unsigned weir__resume_pass (const weir__resume *self)
+{
+    return (unsigned) s_meta_u64 (self, WEIR_META_PASS);
+}
+
+double weir__resume_wall_seconds (const weir__resume *self)
+{
+    size_t len;
+    const char *wall = weir__ckpt_get (self->ckpt, WEIR__SECTION_META, WEIR_META_WALL_SECONDS, &len);
+    char text[32];
+    if (!wall || len >= sizeof text)
+        return 0;
+    memcpy (text, wall, len);
+    text[len] = '\0';
+    return strtod (text, NULL);
+}
+
+void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in, uint64_t *out)
+{
+    char key[64];
+    *in = *out = 0;
+    weir__key_records (WEIR_META_RECORDS_IN, stage, key, sizeof key);
+    weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_META, key, in);
+    weir__key_records (WEIR_META_RECORDS_OUT, stage, key, sizeof key);
+    weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_META, key, out);
+}
+
+int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err *err)
+{
+    size_t n = weir__ckpt_count (self->ckpt, WEIR__SECTION_BLOBS);
+    for (size_t i = 0; i < n; i++) {
+        const void *data;
+        size_t size;
+        const char *name = weir__ckpt_item (self->ckpt, WEIR__SECTION_BLOBS, i, &data, &size);
+        if (weir__workspace_restore (ws, name, data, size))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory restoring blob '%s'", name);
+    }
+    return 0;
+}
+
+int weir__resume_offsets (const weir__resume *self, const char *element, const weir__shards *shards,
+                          uint64_t *offsets, weir__err *err)
+{
+    uint64_t epoch = weir__ckpt_epoch (self->ckpt);
+    char key[WEIR__KEY_MAX];
+    for (size_t i = 0; i < shards->count; i++) {
+        const weir__shard *shard = &shards->items[i];
+        weir__key_shard (shard, key, sizeof key);
+        uint64_t offset;
+        if (weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_OFFSETS, key, &offset) || offset < shard->start
+            || offset > shard->end)
+            return weir__err_set (err, WEIR_ECORRUPT,
+                                  "%s: the input changed since checkpoint %" PRIu64
+                                  ": it has no offset for shard '%s'; resuming would lose or repeat records",
+                                  element, epoch, key);
+        offsets[i] = offset;
+    }
+    size_t had = weir__ckpt_count (self->ckpt, WEIR__SECTION_OFFSETS);
+    if (had != shards->count)
+        return weir__err_set (err, WEIR_ECORRUPT,
+                              "%s: the input changed since checkpoint %" PRIu64 ": it had %zu shards, now %zu",
+                              element, epoch, had, shards->count);
+    return 0;
+}
+
+int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state, size_t size,
+                         weir__err *err)
+{
+    char key[WEIR__KEY_MAX];
+    weir__key_writer (stage, element, key, sizeof key);
+    size_t len;
+    const char *value = weir__ckpt_get (self->ckpt, WEIR__SECTION_WRITERS, key, &len);
+    if (!value || len >= size)
+        return weir__err_set (err, WEIR_ECORRUPT, "checkpoint %" PRIu64 " has no committed state for writer '%s'",
+                              weir__ckpt_epoch (self->ckpt), key);
+    memcpy (state, value, len);
+    state[len] = '\0';
+    return 0;
+}

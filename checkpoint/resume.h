@@ -1,0 +1,58 @@
+/*  checkpoint/resume.h - where a job starts: fresh, or from a checkpoint.
+
+    weir__resume_open applies the resume policy (WEIR_RESUME_* of
+    <weir/weir.h>) to a store and, when the job goes on from a checkpoint,
+    loads it verified and checks that it was written by the same pipeline.
+    The engine then takes what it needs, stage by stage, as it opens them:
+    blobs, each reader's offsets, each writer's committed state.  Every
+    check that the state still fits (the same shards, a state for every
+    writer) is made here, with a message that names what changed.  */
+#ifndef WEIR_RESUME_H_INCLUDED
+#define WEIR_RESUME_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checkpoint/store.h"
+#include "lib/error.h"
+#include "lib/workspace.h"
+#include "readers/reader.h"
+
+typedef struct weir__resume weir__resume;
+
+/*  With MODE WEIR_RESUME_NONE, a store that holds checkpoints is refused
+    (WEIR_ESTATE); WEIR_RESUME_LATEST goes on from the latest checkpoint,
+    if any; WEIR_RESUME_EPOCH from checkpoint EPOCH.  A checkpoint written
+    by another pipeline (SHAPE differs) is refused with WEIR_ESTRUCTURE.
+    0 and *OUT, NULL when the job starts fresh.  */
+int weir__resume_open (weir__store *store, int mode, uint64_t epoch, const char *shape, weir__resume **out,
+                       weir__err *err);
+void weir__resume_destroy (weir__resume **self_p);
+
+/*  The checkpoint's epoch; the job goes on with the next one.  */
+uint64_t weir__resume_epoch (const weir__resume *self);
+
+/*  Whether the job had read all its input, the pass the next epoch is in,
+    the job's wall time so far.  */
+int weir__resume_finished (const weir__resume *self);
+unsigned weir__resume_pass (const weir__resume *self);
+double weir__resume_wall_seconds (const weir__resume *self);
+
+/*  Stage STAGE's record counts so far (0 when it has none).  */
+void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in, uint64_t *out);
+
+/*  Put every blob of the checkpoint into WS.  0 or WEIR_ENOMEM.  */
+int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err *err);
+
+/*  Where reading goes on in each of SHARDS, into OFFSETS.  WEIR_ECORRUPT,
+    naming ELEMENT, when the shards planned now are not those checkpointed
+    (the input changed: resuming would lose or repeat records).  */
+int weir__resume_offsets (const weir__resume *self, const char *element, const weir__shards *shards,
+                          uint64_t *offsets, weir__err *err);
+
+/*  The committed state of writer stage STAGE, into STATE (SIZE bytes).
+    WEIR_ECORRUPT when the checkpoint has none.  */
+int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state, size_t size,
+                         weir__err *err);
+
+#endif

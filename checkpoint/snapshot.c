@@ -1,0 +1,139 @@
+/*  checkpoint/snapshot.c - a quiescent job's state as checkpoint items.  */
+#include "config.h"
+#include "checkpoint/snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <weir/weir.h>
+
+#include "checkpoint/keys.h"
+
+typedef struct {
+    void *data;
+    size_t size;
+} s_copy;
+
+struct weir__staging {
+    s_copy *copies;             //  one per blob, by workspace index
+    size_t count;
+};
+
+weir__staging *weir__staging_new (void)
+{
+    return calloc (1, sizeof (weir__staging));
+}
+
+void weir__staging_destroy (weir__staging **self_p)
+{
+    weir__staging *self = *self_p;
+    if (!self)
+        return;
+    for (size_t i = 0; i < self->count; i++)
+        free (self->copies[i].data);
+    free (self->copies);
+    free (self);
+    *self_p = NULL;
+}
+
+//  Room for N copies.
+static int s_reserve (weir__staging *self, size_t n)
+{
+    if (n <= self->count)
+        return 0;
+    s_copy *more = realloc (self->copies, n * sizeof *more);
+    if (!more)
+        return WEIR_ENOMEM;
+    memset (more + self->count, 0, (n - self->count) * sizeof *more);
+    self->copies = more;
+    self->count = n;
+    return 0;
+}
+
+//  The copy of blob INDEX, sized SIZE.
+static void *s_copy_of (weir__staging *self, size_t index, size_t size)
+{
+    s_copy *copy = &self->copies[index];
+    if (copy->data && copy->size == size)
+        return copy->data;
+    free (copy->data);
+    copy->size = 0;
+    if (!(copy->data = malloc (size ? size : 1)))
+        return NULL;
+    copy->size = size;
+    return copy->data;
+}
+
+int weir__staging_prefault (weir__staging *self, weir__workspace *ws)
+{
+    size_t n = weir__workspace_count (ws);
+    if (s_reserve (self, n))
+        return WEIR_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        void *data;
+        size_t size;
+        weir__workspace_item (ws, i, &data, &size);
+        void *copy = s_copy_of (self, i, size);
+        if (!copy)
+            return WEIR_ENOMEM;
+        memset (copy, 0, size);
+    }
+    return 0;
+}
+
+weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging)
+{
+    weir__ckpt *ck = weir__ckpt_new (s->epoch);
+    if (!ck)
+        return NULL;
+    int rc = 0;
+    char key[WEIR__KEY_MAX];
+    rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_EPOCH, s->epoch);
+    rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_FINISHED, (uint64_t) (s->finished != 0));
+    rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_PASS, s->pass);
+    rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_TIME, (uint64_t) time (NULL));
+    char wall[32];
+    snprintf (wall, sizeof wall, "%.6f", s->wall_seconds);
+    rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_WALL_SECONDS, wall);
+    rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_DESCRIPTION, s->description ? s->description : "");
+    rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_SHAPE, s->shape);
+    rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_VERSION, weir_version ());
+    for (size_t i = 0; i < s->nstages; i++) {
+        const weir__snapshot_stage *stage = &s->stages[i];
+        weir__key_records (WEIR_META_RECORDS_IN, i, key, sizeof key);
+        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, key, stage->records_in);
+        weir__key_records (WEIR_META_RECORDS_OUT, i, key, sizeof key);
+        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, key, stage->records_out);
+        if (stage->writer_state) {
+            weir__key_writer (i, stage->element, key, sizeof key);
+            rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->writer_state);
+        }
+    }
+    for (size_t i = 0; i < s->shards->count; i++) {
+        weir__key_shard (&s->shards->items[i], key, sizeof key);
+        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_OFFSETS, key, s->offsets[i]);
+    }
+    size_t n = weir__workspace_count (s->workspace);
+    if (staging && s_reserve (staging, n))
+        rc = -1;
+    for (size_t i = 0; i < n && !rc; i++) {
+        void *data;
+        size_t size;
+        const char *name = weir__workspace_item (s->workspace, i, &data, &size);
+        if (staging) {
+            void *copy = s_copy_of (staging, i, size);
+            if (!copy) {
+                rc = -1;
+                break;
+            }
+            if (size)
+                memcpy (copy, data, size);
+            data = copy;
+        }
+        rc |= weir__ckpt_put (ck, WEIR__SECTION_BLOBS, name, data, size, 0);
+    }
+    if (rc)
+        weir__ckpt_destroy (&ck);
+    return ck;
+}
