@@ -10,12 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zmq.h>
+
 #include "lib/clock.h"
 
 #define S_YIELDS 8
 
+struct weir__queue_ctx {
+    void *zmq;
+};
+
 struct weir__queue {
     unsigned producers, consumers, capacity;
+    zmq_msg_t *held;                //  [consumer]: the message it received last
     unsigned low_water;             //  wake blocked producers at or below this fill
     void **push;                    //  [producer * consumers + consumer]
     void **pull;                    //  [consumer]
@@ -26,6 +33,46 @@ struct weir__queue {
     pthread_mutex_t mutex;          //  guards only the sleep / wake hand-off
     pthread_cond_t drained;
 };
+
+weir__queue_ctx *weir__queue_ctx_new (size_t sockets, weir__err *err)
+{
+    weir__queue_ctx *self = calloc (1, sizeof *self);
+    if (!self) {
+        weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        return NULL;
+    }
+    self->zmq = zmq_ctx_new ();
+    if (!self->zmq) {
+        weir__err_set (err, WEIR_ESYSTEM, "zmq_ctx_new: %s", zmq_strerror (zmq_errno ()));
+        free (self);
+        return NULL;
+    }
+    //  ZeroMQ allows 1023 sockets by default
+    if (sockets > 1023)
+        zmq_ctx_set (self->zmq, ZMQ_MAX_SOCKETS, (int) sockets);
+    return self;
+}
+
+void weir__queue_ctx_shutdown (weir__queue_ctx *self)
+{
+    zmq_ctx_shutdown (self->zmq);
+}
+
+void weir__queue_ctx_destroy (weir__queue_ctx **self_p)
+{
+    weir__queue_ctx *self = *self_p;
+    if (!self)
+        return;
+    zmq_ctx_term (self->zmq);
+    free (self);
+    *self_p = NULL;
+}
+
+size_t weir__queue_sockets (unsigned producers, unsigned consumers)
+{
+    //  One PULL per consumer, one PUSH per producer and consumer
+    return (size_t) consumers * ((size_t) producers + 1);
+}
 
 static void *s_socket (void *ctx, int type, weir__err *err)
 {
@@ -44,7 +91,7 @@ static void *s_socket (void *ctx, int type, weir__err *err)
     return s;
 }
 
-weir__queue *weir__queue_new (void *ctx, unsigned producers, unsigned consumers, unsigned capacity,
+weir__queue *weir__queue_new (weir__queue_ctx *qctx, unsigned producers, unsigned consumers, unsigned capacity,
                               weir__err *err)
 {
     if (producers == 0 || consumers == 0 || capacity == 0) {
@@ -65,10 +112,14 @@ weir__queue *weir__queue_new (void *ctx, unsigned producers, unsigned consumers,
     self->push = calloc ((size_t) producers * consumers, sizeof *self->push);
     self->pull = calloc (consumers, sizeof *self->pull);
     self->depth = calloc (consumers, sizeof *self->depth);
-    if (!self->push || !self->pull || !self->depth) {
+    self->held = calloc (consumers, sizeof *self->held);
+    if (!self->push || !self->pull || !self->depth || !self->held) {
         weir__err_set (err, WEIR_ENOMEM, "out of memory");
         goto failed;
     }
+    void *ctx = qctx->zmq;
+    for (unsigned c = 0; c < consumers; c++)
+        zmq_msg_init (&self->held[c]);
     for (unsigned c = 0; c < consumers; c++) {
         char endpoint[64];
         snprintf (endpoint, sizeof endpoint, "inproc://weir-%p-%u", (void *) self, c);
@@ -111,8 +162,12 @@ void weir__queue_destroy (weir__queue **self_p)
         for (unsigned c = 0; c < self->consumers; c++)
             if (self->pull[c])
                 zmq_close (self->pull[c]);
+    if (self->held)
+        for (unsigned c = 0; c < self->consumers; c++)
+            zmq_msg_close (&self->held[c]);
     pthread_mutex_destroy (&self->mutex);
     pthread_cond_destroy (&self->drained);
+    free (self->held);
     free (self->push);
     free (self->pull);
     free (self->depth);
@@ -166,27 +221,28 @@ static void s_release (weir__queue *self, unsigned consumer)
     }
 }
 
-int weir__queue_send_to (weir__queue *self, unsigned producer, unsigned consumer, zmq_msg_t *msg,
-                         uint64_t *wait_ns)
+//  Send MSG to CONSUMER; the message is ours again when this fails.
+static int s_send_to (weir__queue *self, unsigned producer, unsigned consumer, zmq_msg_t *msg,
+                      uint64_t *wait_ns)
 {
     if (s_acquire (self, wait_ns))
-        return -1;
+        return WEIR__QUEUE_CLOSED;
     atomic_fetch_add_explicit (&self->depth[consumer], 1, memory_order_relaxed);
     //  Never blocks: the marks are off and the credits bound the queue
     if (zmq_msg_send (msg, self->push[producer * self->consumers + consumer], 0) < 0) {
         s_release (self, consumer);
-        return -1;
+        return WEIR__QUEUE_CLOSED;
     }
     return 0;
 }
 
-int weir__queue_send (weir__queue *self, unsigned producer, zmq_msg_t *msg, uint64_t *wait_ns)
+//  The least loaded consumer: a slow thread does not collect a backlog
+//  while its siblings idle.  The search starts at a producer-dependent
+//  place so that ties spread out.
+static unsigned s_target (weir__queue *self, unsigned producer)
 {
     unsigned target = 0;
     if (self->consumers > 1) {
-        //  The least loaded consumer: a slow thread does not collect a
-        //  backlog while its siblings idle.  Start the search at a
-        //  producer-dependent place so that ties spread out.
         unsigned best = UINT32_MAX;
         for (unsigned i = 0; i < self->consumers; i++) {
             unsigned c = (producer + i) % self->consumers;
@@ -197,25 +253,68 @@ int weir__queue_send (weir__queue *self, unsigned producer, zmq_msg_t *msg, uint
             }
         }
     }
-    return weir__queue_send_to (self, producer, target, msg, wait_ns);
+    return target;
 }
 
-int weir__queue_recv (weir__queue *self, unsigned consumer, zmq_msg_t *msg, uint64_t *wait_ns)
+static void s_free (void *data, void *hint)
+{
+    free (data);
+}
+
+int weir__queue_send_batch (weir__queue *self, unsigned producer, weir__batch *b, uint64_t *wait_ns)
+{
+    size_t len;
+    char *data = weir__batch_take (b, &len);
+    zmq_msg_t msg;
+    if (!data)
+        return WEIR_ENOMEM;
+    if (zmq_msg_init_data (&msg, data, len, s_free, NULL)) {
+        free (data);
+        return WEIR_ENOMEM;
+    }
+    int rc = s_send_to (self, producer, s_target (self, producer), &msg, wait_ns);
+    if (rc)
+        zmq_msg_close (&msg);
+    return rc;
+}
+
+int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind, uint32_t flag,
+                             uint64_t *wait_ns)
+{
+    weir__batch_header marker = {kind, flag};
+    for (unsigned c = 0; c < self->consumers; c++) {
+        zmq_msg_t msg;
+        if (zmq_msg_init_size (&msg, sizeof marker))
+            return WEIR_ENOMEM;
+        memcpy (zmq_msg_data (&msg), &marker, sizeof marker);
+        int rc = s_send_to (self, producer, c, &msg, wait_ns);
+        if (rc) {
+            zmq_msg_close (&msg);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int weir__queue_recv (weir__queue *self, unsigned consumer, weir__batch_header *hdr, const char **payload,
+                      size_t *len, uint64_t *wait_ns)
 {
     void *s = self->pull[consumer];
+    zmq_msg_t *msg = &self->held[consumer];
+    //  Receiving into the held message releases what it held
     int got = zmq_msg_recv (msg, s, ZMQ_DONTWAIT) >= 0;
     //  Before sleeping, give the producer a few chances to deliver: waking
     //  a sleeping thread costs about 10 us, a yield far less; and yielding,
     //  unlike spinning, lets the producer run when both share a core.
     for (int i = 0; !got && i < S_YIELDS; i++) {
         if (zmq_errno () != EAGAIN)
-            return -1;
+            return WEIR__QUEUE_CLOSED;
         sched_yield ();
         got = zmq_msg_recv (msg, s, ZMQ_DONTWAIT) >= 0;
     }
     if (!got) {
         if (zmq_errno () != EAGAIN)
-            return -1;
+            return WEIR__QUEUE_CLOSED;
         uint64_t start = weir__now_ns ();
         int rc;
         while ((rc = zmq_msg_recv (msg, s, 0)) < 0 && zmq_errno () == EINTR)
@@ -223,10 +322,23 @@ int weir__queue_recv (weir__queue *self, unsigned consumer, zmq_msg_t *msg, uint
         if (wait_ns)
             *wait_ns += weir__now_ns () - start;
         if (rc < 0)
-            return -1;
+            return WEIR__QUEUE_CLOSED;
     }
     s_release (self, consumer);
+    const char *data = zmq_msg_data (msg);
+    size_t size = zmq_msg_size (msg);
+    if (weir__batch_header_read (data, size, hdr))
+        return WEIR_ESYSTEM;
+    *payload = data + WEIR__BATCH_HEADER;
+    *len = size - WEIR__BATCH_HEADER;
     return 0;
+}
+
+int weir__queue_forward (weir__queue *self, unsigned consumer, weir__queue *out, unsigned producer,
+                         uint64_t *wait_ns)
+{
+    //  A sent message is emptied: the held one is ready for the next receive
+    return s_send_to (out, producer, s_target (out, producer), &self->held[consumer], wait_ns);
 }
 
 void weir__queue_abort (weir__queue *self)

@@ -1,4 +1,5 @@
-/*  lib/queue.h - the bounded queue between two stages.
+/*  lib/queue.h - the bounded queue between two stages: batches of records
+    and control markers over ZeroMQ.  The one file that speaks ZeroMQ.
 
     P producer threads feed C consumer threads over ZeroMQ inproc sockets:
     each consumer binds one PULL socket, each producer holds one PUSH per
@@ -17,36 +18,77 @@
 
     Sockets are created here, by the thread that builds the pipe, and are
     then used by exactly one runtime thread each: producer P uses only its
-    PUSH sockets, consumer C only its PULL.  They are closed by
-    weir__queue_destroy after those threads are joined.  */
+    PUSH sockets, consumer C only its PULL (and the message it holds).
+    They are closed by weir__queue_destroy after those threads are joined,
+    with no linger: by then every message has been received, or the job is
+    being torn down and the rest is to be thrown away.
+
+    A message is a batch (lib/batch.h: a header, then records) or a marker
+    (a header alone), so markers travel in-band, behind the data they
+    follow.  A batch's buffer travels with its message: sending a batch
+    copies nothing, and neither does passing a received batch on.  */
 #ifndef WEIR_QUEUE_H_INCLUDED
 #define WEIR_QUEUE_H_INCLUDED
 
+#include <stddef.h>
 #include <stdint.h>
-#include <zmq.h>
 
+#include "lib/batch.h"
 #include "lib/error.h"
+
+/*  What the functions below return when the job is being torn down (the
+    queue was aborted, or the context shut down): not an error of its own,
+    the first error of the job says what happened.  */
+#define WEIR__QUEUE_CLOSED 1
+
+/*  The ZeroMQ context of a job: created once, before its queues, and
+    terminated once they are all destroyed.  */
+typedef struct weir__queue_ctx weir__queue_ctx;
+
+/*  A context with room for SOCKETS sockets (weir__queue_sockets of every
+    queue).  NULL with ERR on failure.  */
+weir__queue_ctx *weir__queue_ctx_new (size_t sockets, weir__err *err);
+
+/*  Make every blocking receive of every queue return WEIR__QUEUE_CLOSED.
+    Any thread.  */
+void weir__queue_ctx_shutdown (weir__queue_ctx *self);
+
+/*  Terminate the context; every queue must be destroyed first.  */
+void weir__queue_ctx_destroy (weir__queue_ctx **self_p);
+
+/*  The sockets a queue of PRODUCERS and CONSUMERS threads takes.  */
+size_t weir__queue_sockets (unsigned producers, unsigned consumers);
 
 typedef struct weir__queue weir__queue;
 
-weir__queue *weir__queue_new (void *zmq_ctx, unsigned producers, unsigned consumers,
-                              unsigned capacity, weir__err *err);
+weir__queue *weir__queue_new (weir__queue_ctx *ctx, unsigned producers, unsigned consumers, unsigned capacity,
+                              weir__err *err);
 void weir__queue_destroy (weir__queue **self_p);
 
-/*  Send MSG (ownership passes on success) from producer thread PRODUCER to
-    the consumer with the fewest batches waiting, blocking while the queue
-    is full.  Time spent blocked is added to *WAIT_NS.  0, or -1 when the
-    queue was aborted or the context shut down.  */
-int weir__queue_send (weir__queue *self, unsigned producer, zmq_msg_t *msg, uint64_t *wait_ns);
+/*  Send the records of B from producer thread PRODUCER to the consumer
+    with the fewest batches waiting, blocking while the queue is full.  B's
+    buffer goes with the message (its header is written here) and B gets a
+    fresh empty one.  Time spent blocked is added to *WAIT_NS.  0,
+    WEIR__QUEUE_CLOSED, or WEIR_ENOMEM (B is left as it was).  */
+int weir__queue_send_batch (weir__queue *self, unsigned producer, weir__batch *b, uint64_t *wait_ns);
 
-/*  The same, to one given consumer (for control markers).  */
-int weir__queue_send_to (weir__queue *self, unsigned producer, unsigned consumer, zmq_msg_t *msg,
+/*  Send a marker of KIND carrying FLAG (in the header's count) to every
+    consumer thread.  0 or WEIR__QUEUE_CLOSED (or WEIR_ENOMEM).  */
+int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind, uint32_t flag,
+                             uint64_t *wait_ns);
+
+/*  Receive the next message for consumer thread CONSUMER, blocking while
+    there is none: its header in *HDR and, for a batch, its records in
+    *PAYLOAD and *LEN, valid until this consumer's next receive.  0,
+    WEIR__QUEUE_CLOSED, or WEIR_ESYSTEM for a message too short to hold a
+    header.  */
+int weir__queue_recv (weir__queue *self, unsigned consumer, weir__batch_header *hdr, const char **payload,
+                      size_t *len, uint64_t *wait_ns);
+
+/*  Pass the batch CONSUMER received last on to OUT, as producer PRODUCER
+    of OUT, untouched.  0 or WEIR__QUEUE_CLOSED.  */
+int weir__queue_forward (weir__queue *self, unsigned consumer, weir__queue *out, unsigned producer,
                          uint64_t *wait_ns);
-
-/*  Receive the next message for consumer thread CONSUMER into MSG (an
-    initialised zmq_msg_t), blocking while there is none.  0, or -1 when the
-    context was shut down.  */
-int weir__queue_recv (weir__queue *self, unsigned consumer, zmq_msg_t *msg, uint64_t *wait_ns);
 
 /*  Wake every producer blocked on credits; later sends fail.  Any thread.  */
 void weir__queue_abort (weir__queue *self);

@@ -1,52 +1,40 @@
-/*  pipeline/pipe.c - building a pipe, resolving its elements, statistics.  */
+/*  pipeline/pipe.c - the pipe of <weir/weir.h>: building it, setting its
+    options, running it, its statistics.  */
 #include "config.h"
-#include "pipeline/pipe.h"
 
 #include <assert.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <weir/weir.h>
 
-#include "lib/clock.h"
-#include "pipeline/parse.h"
+#include "pipeline/build.h"
+#include "pipeline/controller.h"
+#include "pipeline/job.h"
+#include "pipeline/options.h"
+#include "pipeline/runtime.h"
+#include "pipeline/stage.h"
+
+struct weir_pipe {
+    weir__job job;
+    weir__stages stages;
+    char *description;          //  text of the last weir_pipe_parse
+    weir__options options;
+    weir__controller *controller;   //  made when it runs
+    weir_progress_fn *progress;
+    void *progress_arg;
+    unsigned progress_ms;
+    int ran;
+};
 
 weir_pipe *weir_pipe_new (void)
 {
     weir_pipe *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
-    pthread_mutex_init (&self->lock, NULL);
-    //  The controller's progress waits use the monotonic clock: a clock
-    //  change must not stall or flood the progress line
-    pthread_condattr_t attr;
-    pthread_condattr_init (&attr);
-    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
-    pthread_cond_init (&self->arrived_cond, &attr);
-    pthread_condattr_destroy (&attr);
-    pthread_mutex_init (&self->epoch_lock, NULL);
-    pthread_cond_init (&self->release_cond, NULL);
-    self->load_blobs_epoch = -1;
-    weir__err_init (&self->err);
+    weir__job_init (&self->job, self);
+    weir__stages_init (&self->stages);
+    self->options.load_blobs_epoch = -1;
     return self;
-}
-
-static void s_stage_destroy (weir__stage **stage_p)
-{
-    weir__stage *stage = *stage_p;
-    if (!stage)
-        return;
-    free (stage->name);
-    weir__props_release (&stage->props);
-    weir__shards_release (&stage->shards);
-    free (stage->handles);
-    free (stage->offsets);
-    pthread_mutex_destroy (&stage->claim_lock);
-    pthread_cond_destroy (&stage->claim_cond);
-    //  Last: the plugin's code and its table go away with it
-    weir_plugin_destroy (&stage->plugin);
-    free (stage);
-    *stage_p = NULL;
 }
 
 void weir_pipe_destroy (weir_pipe **self_p)
@@ -54,255 +42,124 @@ void weir_pipe_destroy (weir_pipe **self_p)
     weir_pipe *self = *self_p;
     if (!self)
         return;
-    for (size_t i = 0; i < self->count; i++)
-        s_stage_destroy (&self->stages[i]);
-    free (self->stages);
+    weir__stages_release (&self->stages);
+    weir__controller_destroy (&self->controller);
     free (self->description);
-    for (size_t i = 0; i < self->warning_count; i++)
-        free (self->warnings[i]);
-    free (self->warnings);
-    pthread_mutex_destroy (&self->lock);
-    pthread_mutex_destroy (&self->epoch_lock);
-    pthread_cond_destroy (&self->arrived_cond);
-    pthread_cond_destroy (&self->release_cond);
-    free (self->checkpoint_dir);
-    free (self->load_blobs_dir);
-    free (self->shape);
-    weir__workspace_destroy (&self->workspace);
+    free (self->options.checkpoint_dir);
+    free (self->options.load_blobs_dir);
+    weir__job_release (&self->job);
     free (self);
     *self_p = NULL;
 }
 
-static int s_set_error (weir_pipe *self, const weir__err *err)
+//  Refuse a call: the message becomes the pipe's error.
+static int s_refuse (weir_pipe *self, int code, const char *message)
 {
-    pthread_mutex_lock (&self->lock);
-    self->err = *err;
-    pthread_mutex_unlock (&self->lock);
-    return err->code;
-}
-
-static weir__stage *s_stage_append (weir_pipe *self, const char *name, long offset)
-{
-    weir__stage **stages = realloc (self->stages, (self->count + 1) * sizeof *stages);
-    if (!stages)
-        return NULL;
-    self->stages = stages;
-    weir__stage *stage = calloc (1, sizeof *stage);
-    if (!stage || !(stage->name = strdup (name))) {
-        free (stage);
-        return NULL;
-    }
-    stage->pipe = self;
-    stage->index = self->count;
-    pthread_mutex_init (&stage->claim_lock, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init (&attr);
-    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
-    pthread_cond_init (&stage->claim_cond, &attr);
-    pthread_condattr_destroy (&attr);
-    stage->name_offset = offset;
-    weir__props_init (&stage->props);
-    weir__shards_init (&stage->shards);
-    stages[self->count++] = stage;
-    return stage;
+    weir__err err;
+    weir__err_set (&err, code, "%s", message);
+    return weir__job_refuse (&self->job, &err);
 }
 
 int weir_pipe_parse (weir_pipe *self, const char *description)
 {
     assert (self && description);
-    weir__err err;
-    weir__err_init (&err);
     if (self->ran)
-        return s_set_error (self, (weir__err_set (&err, WEIR_ESTATE, "the pipe already ran"), &err));
+        return s_refuse (self, WEIR_ESTATE, "the pipe already ran");
     char *copy = strdup (description);
     if (!copy)
-        return s_set_error (self, (weir__err_set (&err, WEIR_ENOMEM, "out of memory"), &err));
+        return s_refuse (self, WEIR_ENOMEM, "out of memory");
     free (self->description);
     self->description = copy;
-
-    //  Offsets of earlier stages pointed into another text
-    for (size_t i = 0; i < self->count; i++) {
-        weir__stage *stage = self->stages[i];
-        stage->name_offset = -1;
-        for (size_t k = 0; k < stage->props.count; k++)
-            stage->props.items[k].key_offset = stage->props.items[k].value_offset = -1;
-    }
-
-    weir__spec spec;
-    weir__spec_init (&spec);
-    int rc = weir__parse (description, &spec, &err);
-    for (size_t i = 0; !rc && i < spec.count; i++) {
-        weir__stage *stage = s_stage_append (self, spec.items[i].name, spec.items[i].name_offset);
-        if (!stage) {
-            rc = weir__err_set (&err, WEIR_ENOMEM, "out of memory");
-            break;
-        }
-        //  Move the properties over
-        stage->props = spec.items[i].props;
-        weir__props_init (&spec.items[i].props);
-    }
-    weir__spec_release (&spec);
-    return rc ? s_set_error (self, &err) : 0;
-}
-
-static int s_add_props (weir_pipe *self, weir__stage *stage, const char *const *props)
-{
     weir__err err;
     weir__err_init (&err);
-    for (size_t i = 0; props && props[i]; i++) {
-        int rc = weir__props_add_text (&stage->props, props[i], &err);
-        if (rc) {
-            weir__err_prefix (&err, "%s: ", stage->name);
-            return s_set_error (self, &err);
-        }
-    }
-    return 0;
+    int rc = weir__build_parse (&self->stages, description, &err);
+    return rc ? weir__job_refuse (&self->job, &err) : 0;
 }
 
 int weir_pipe_add (weir_pipe *self, const char *element, const char *const *props)
 {
     assert (self && element);
+    if (self->ran)
+        return s_refuse (self, WEIR_ESTATE, "the pipe already ran");
     weir__err err;
     weir__err_init (&err);
-    if (self->ran)
-        return s_set_error (self, (weir__err_set (&err, WEIR_ESTATE, "the pipe already ran"), &err));
-    weir__stage *stage = s_stage_append (self, element, -1);
-    if (!stage)
-        return s_set_error (self, (weir__err_set (&err, WEIR_ENOMEM, "out of memory"), &err));
-    return s_add_props (self, stage, props);
+    int rc = weir__build_add (&self->stages, element, props, &err);
+    return rc ? weir__job_refuse (&self->job, &err) : 0;
 }
 
-int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *user,
-                             const char *const *props)
+int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *user, const char *const *props)
 {
     assert (self && proc);
+    if (self->ran)
+        return s_refuse (self, WEIR_ESTATE, "the pipe already ran");
     weir__err err;
     weir__err_init (&err);
-    if (self->ran)
-        return s_set_error (self, (weir__err_set (&err, WEIR_ESTATE, "the pipe already ran"), &err));
-    const char *name = proc->name ? proc->name : "processor";
-    if (proc->abi != WEIR_PLUGIN_ABI)
-        return s_set_error (self, (weir__err_set (&err, WEIR_EPROCESSOR,
-                                                  "%s: built for processor ABI %d, this weir has ABI %d",
-                                                  name, proc->abi, WEIR_PLUGIN_ABI),
-                                   &err));
-    if (!proc->process)
-        return s_set_error (self, (weir__err_set (&err, WEIR_EPROCESSOR,
-                                                  "%s: the processor has no process callback", name),
-                                   &err));
-    weir__stage *stage = s_stage_append (self, name, -1);
-    if (!stage)
-        return s_set_error (self, (weir__err_set (&err, WEIR_ENOMEM, "out of memory"), &err));
-    stage->kind = WEIR_ELEMENT_PROCESSOR;
-    stage->proc = proc;
-    stage->user = user;
-    return s_add_props (self, stage, props);
+    int rc = weir__build_add_processor (&self->stages, proc, user, props, &err);
+    return rc ? weir__job_refuse (&self->job, &err) : 0;
 }
 
 void weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records)
 {
-    self->epoch_records = records;
+    self->options.epoch_records = records;
 }
 
 void weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds)
 {
-    self->epoch_seconds = seconds > 0 ? seconds : 0;
+    self->options.epoch_seconds = seconds > 0 ? seconds : 0;
 }
 
 void weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch)
 {
-    self->max_epochs = last_epoch;
+    self->options.max_epochs = last_epoch;
+}
+
+//  Replace *FIELD with a copy of TEXT (or NULL).
+static int s_set_text (weir_pipe *self, char **field, const char *text)
+{
+    char *copy = text ? strdup (text) : NULL;
+    if (text && !copy)
+        return s_refuse (self, WEIR_ENOMEM, "out of memory");
+    free (*field);
+    *field = copy;
+    return 0;
 }
 
 int weir_pipe_set_checkpoint (weir_pipe *self, const char *dir)
 {
-    char *copy = dir ? strdup (dir) : NULL;
-    if (dir && !copy)
-        return WEIR_ENOMEM;
-    free (self->checkpoint_dir);
-    self->checkpoint_dir = copy;
-    return 0;
+    return s_set_text (self, &self->options.checkpoint_dir, dir);
 }
 
 void weir_pipe_set_keep (weir_pipe *self, unsigned keep)
 {
-    self->keep = keep;
+    self->options.keep = keep;
 }
 
 void weir_pipe_set_async_checkpoint (weir_pipe *self, int on)
 {
-    self->async_checkpoint = on;
+    self->options.async_checkpoint = on;
 }
 
 void weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures)
 {
-    self->checkpoint_failures = failures;
+    self->options.checkpoint_failures = failures;
 }
 
 void weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch)
 {
-    self->resume_mode = mode;
-    self->resume_epoch = epoch;
+    self->options.resume_mode = mode;
+    self->options.resume_epoch = epoch;
 }
 
 int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int64_t epoch)
 {
-    char *copy = dir ? strdup (dir) : NULL;
-    if (dir && !copy)
-        return WEIR_ENOMEM;
-    free (self->load_blobs_dir);
-    self->load_blobs_dir = copy;
-    self->load_blobs_epoch = epoch;
-    return 0;
+    self->options.load_blobs_epoch = epoch;
+    return s_set_text (self, &self->options.load_blobs_dir, dir);
 }
 
 void weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg)
 {
-    self->log = fn;
-    self->log_arg = arg;
-}
-
-void weir_pipe_pauses (const weir_pipe *self, uint64_t *count, double *total, double *longest)
-{
-    weir_pipe *pipe = (weir_pipe *) self;
-    if (count)
-        *count = atomic_load (&pipe->pauses);
-    if (total)
-        *total = (double) atomic_load (&pipe->pause_ns) / 1e9;
-    if (longest)
-        *longest = (double) atomic_load (&pipe->pause_max_ns) / 1e9;
-}
-
-uint64_t weir_pipe_epoch (const weir_pipe *self)
-{
-    return atomic_load (&((weir_pipe *) self)->done_epoch);
-}
-
-void weir__pipe_log (weir_pipe *pipe, int level, const char *fmt, ...)
-{
-    if (!pipe->log)
-        return;
-    char text[1200];
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (text, sizeof text, fmt, ap);
-    va_end (ap);
-    pipe->log (pipe, pipe->log_arg, level, text);
-}
-
-void weir_pipe_stop (weir_pipe *self)
-{
-    atomic_store (&self->stop, 1);
-}
-
-const char *weir_pipe_error (const weir_pipe *self)
-{
-    return self->err.msg;
-}
-
-long weir_pipe_error_offset (const weir_pipe *self)
-{
-    return self->err.offset;
+    self->job.log = fn;
+    self->job.log_arg = arg;
 }
 
 void weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg, unsigned interval_ms)
@@ -312,90 +169,111 @@ void weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg, u
     self->progress_ms = interval_ms ? interval_ms : 500;
 }
 
-size_t weir_pipe_warning_count (const weir_pipe *self)
+static void s_tick (void *arg)
 {
-    return self->warning_count;
-}
-
-const char *weir_pipe_warning (const weir_pipe *self, size_t index)
-{
-    return index < self->warning_count ? self->warnings[index] : NULL;
-}
-
-size_t weir_pipe_stage_count (const weir_pipe *self)
-{
-    return self->count;
-}
-
-double weir_pipe_wall_seconds (const weir_pipe *self)
-{
-    uint64_t start = atomic_load (&((weir_pipe *) self)->start_ns);
-    uint64_t end = atomic_load (&((weir_pipe *) self)->end_ns);
-    if (!start)
-        return 0;
-    return (double) ((end ? end : weir__now_ns ()) - start) / 1e9;
-}
-
-int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stats)
-{
-    if (index >= self->count)
-        return WEIR_ESTATE;
-    weir__stage *stage = self->stages[index];
-    memset (stats, 0, sizeof *stats);
-    stats->name = stage->name;
-    stats->kind = stage->kind;
-    stats->threads = stage->threads;
-    stats->records_in = atomic_load_explicit (&stage->records_in, memory_order_relaxed);
-    stats->records_out = atomic_load_explicit (&stage->records_out, memory_order_relaxed);
-    if (stage->kind == WEIR_ELEMENT_READER)
-        stats->records_in = stats->records_out;
-    stats->batches_in = atomic_load_explicit (&stage->batches_in, memory_order_relaxed);
-    uint64_t now = weir__now_ns (), busy = 0;
-    for (unsigned t = 0; stage->handles && t < stage->threads; t++) {
-        weir_stage *h = &stage->handles[t];
-        uint64_t start = atomic_load (&h->start_ns), end = atomic_load (&h->end_ns);
-        uint64_t wait = atomic_load (&h->wait_ns);
-        if (!start)
-            continue;
-        uint64_t life = (end ? end : now) - start;
-        busy += life > wait ? life - wait : 0;
-    }
-    stats->busy_seconds = (double) busy / 1e9;
-    if (stage->in) {
-        stats->queue_fill = weir__queue_fill (stage->in);
-        stats->queue_capacity = weir__queue_capacity (stage->in);
-    }
-    return 0;
-}
-
-void weir__pipe_fail (weir_pipe *pipe, const weir__err *err)
-{
-    pthread_mutex_lock (&pipe->lock);
-    int first = !atomic_load (&pipe->failed);
-    if (first) {
-        pipe->err = *err;
-        atomic_store (&pipe->failed, 1);
-    }
-    pthread_mutex_unlock (&pipe->lock);
-    if (!first)
-        return;
-    atomic_store (&pipe->stop, 1);
-    for (size_t i = 0; i < pipe->count; i++)
-        if (pipe->stages[i]->in)
-            weir__queue_abort (pipe->stages[i]->in);
-    weir__epoch_abort (pipe);
-    //  Every blocking ZeroMQ call in the job now returns ETERM
-    if (pipe->zmq_ctx)
-        zmq_ctx_shutdown (pipe->zmq_ctx);
+    weir_pipe *self = arg;
+    self->progress (self, self->progress_arg, 0);
 }
 
 int weir_pipe_run (weir_pipe *self)
 {
     assert (self);
+    if (self->ran)
+        return s_refuse (self, WEIR_ESTATE, "a pipe runs once");
+    self->ran = 1;
     weir__err err;
     weir__err_init (&err);
-    if (self->ran)
-        return s_set_error (self, (weir__err_set (&err, WEIR_ESTATE, "a pipe runs once"), &err));
-    self->ran = 1;
-    return weir__pipe_run (self);
+    if (weir__build_resolve (&self->stages, &err))
+        return weir__job_refuse (&self->job, &err);
+    char *shape = weir__build_shape (&self->stages);
+    weir__epoch_rules rules = {
+        self->options.epoch_records,
+        self->options.epoch_seconds,
+        self->options.max_epochs,
+        self->stages.items[0]->passes,
+    };
+    self->controller = weir__controller_new (&self->job, &rules);
+    if (!shape || !self->controller) {
+        free (shape);
+        return s_refuse (self, WEIR_ENOMEM, "out of memory");
+    }
+    weir__run run = {
+        .job = &self->job,
+        .stages = &self->stages,
+        .options = &self->options,
+        .description = self->description,
+        .shape = shape,
+        .controller = self->controller,
+        .tick = self->progress ? s_tick : NULL,
+        .tick_arg = self,
+        .tick_ms = self->progress_ms,
+    };
+    int rc = weir__runtime_run (&run);
+    free (shape);
+    if (self->progress)
+        self->progress (self, self->progress_arg, 1);
+    return rc;
+}
+
+void weir_pipe_stop (weir_pipe *self)
+{
+    weir__job_stop (&self->job);
+}
+
+const char *weir_pipe_error (const weir_pipe *self)
+{
+    return self->job.err.msg;
+}
+
+long weir_pipe_error_offset (const weir_pipe *self)
+{
+    return self->job.err.offset;
+}
+
+size_t weir_pipe_warning_count (const weir_pipe *self)
+{
+    return self->job.warning_count;
+}
+
+const char *weir_pipe_warning (const weir_pipe *self, size_t index)
+{
+    return index < self->job.warning_count ? self->job.warnings[index] : NULL;
+}
+
+void weir_pipe_pauses (const weir_pipe *self, uint64_t *count, double *total, double *longest)
+{
+    if (self->controller)
+        weir__controller_pauses (self->controller, count, total, longest);
+    else {
+        if (count)
+            *count = 0;
+        if (total)
+            *total = 0;
+        if (longest)
+            *longest = 0;
+    }
+}
+
+uint64_t weir_pipe_epoch (const weir_pipe *self)
+{
+    return self->controller ? weir__controller_done (self->controller) : 0;
+}
+
+size_t weir_pipe_stage_count (const weir_pipe *self)
+{
+    return self->stages.count;
+}
+
+double weir_pipe_wall_seconds (const weir_pipe *self)
+{
+    return weir__job_wall_seconds ((weir__job *) &self->job);
+}
+
+int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stats)
+{
+    if (index >= self->stages.count)
+        return WEIR_ESTATE;
+    memset (stats, 0, sizeof *stats);
+    weir__stage_stats (self->stages.items[index], stats);
+    return 0;
 }

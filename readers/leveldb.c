@@ -86,7 +86,7 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
             break;
         }
         (*offset)++;
-        if ((rc = weir__sink_commit (sink)))
+        if ((rc = weir__sink_add (sink)))
             break;
     }
     char *msg = NULL;

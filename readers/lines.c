@@ -135,7 +135,7 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
             }
             w.lo += n + 1;
             *offset = weir__window_offset (&w, w.lo);
-            if ((rc = weir__sink_commit (sink)))
+            if ((rc = weir__sink_add (sink)))
                 break;
             continue;
         }
@@ -148,7 +148,7 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
                 }
                 *offset = weir__window_offset (&w, w.hi);
                 w.lo = w.hi;
-                rc = weir__sink_commit (sink);
+                rc = weir__sink_add (sink);
             }
             break;
         }

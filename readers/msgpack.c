@@ -73,7 +73,7 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
             }
             w.lo += size;
             *offset = weir__window_offset (&w, w.lo);
-            if ((rc = weir__sink_commit (sink)))
+            if ((rc = weir__sink_add (sink)))
                 break;
             continue;
         }

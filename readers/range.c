@@ -67,7 +67,7 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
         if (weir__pack_int64 (&sink->batch, self->start + (int64_t) i))
             return weir__err_set (err, WEIR_ENOMEM, "range: out of memory");
         *offset = i + 1;
-        int rc = weir__sink_commit (sink);
+        int rc = weir__sink_add (sink);
         if (rc)
             return rc;
     }

@@ -33,31 +33,33 @@ int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint
 
 /*  Where a reader thread puts records.  Append a record's bytes to
     'batch' (raw, or with weir__pack_*), record the offset just past it,
-    then call weir__sink_commit.
+    then call weir__sink_add.
 
     The quota is how many more records this thread may read in the current
-    epoch; it is never 0 while read() runs or after commit returned 0.  When
-    it runs out, flush claims more from the stage, or returns
-    WEIR__SINK_PAUSE: the epoch is full, and read() must return at once
-    (its offset already says where to go on from).  */
+    epoch; it is never 0 while read() runs or after weir__sink_add returned
+    0.  When the batch is full or the quota used up, 'send' sends the batch
+    on and claims more quota, or returns WEIR__SINK_PAUSE: the epoch is
+    full, and read() must return at once (its offset already says where to
+    go on from).  The engine implements it (pipeline/path.c).  */
 typedef struct weir__sink weir__sink;
 struct weir__sink {
     weir__batch batch;
     uint32_t limit;                     //  records per batch
     uint64_t quota;                     //  records this thread may still read this epoch
-    int (*flush) (weir__sink *sink);    //  0, WEIR__SINK_PAUSE, or WEIR__SINK_ABORT
+    int (*send) (weir__sink *sink);     //  0, WEIR__SINK_PAUSE, or WEIR__SINK_ABORT
 };
 
 #define WEIR__SINK_PAUSE 1              //  the epoch is full: return, go on next epoch
 #define WEIR__SINK_ABORT 2              //  the job is being torn down
 
-/*  Count one record; send the batch on when it is full, claim more quota
-    when it runs out.  A non-zero result must be returned by read().  */
-static inline int weir__sink_commit (weir__sink *s)
+/*  The record just appended is added: count it, send the batch on when it
+    is full, claim more quota when it runs out.  A non-zero result must be
+    returned by read().  */
+static inline int weir__sink_add (weir__sink *s)
 {
     s->batch.count++;
     if (--s->quota == 0 || s->batch.count >= s->limit)
-        return s->flush (s);
+        return s->send (s);
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "lib/pack.h"
 #include "lib/queue.h"
 #include "tests/testutil.h"
 
@@ -13,26 +14,40 @@ static void s_sleep_ms (int ms)
     nanosleep (&ts, NULL);
 }
 
-static void s_send_u32 (weir__queue *q, unsigned producer, uint32_t v, int expect)
+#define S_STOP 0xffffffffu
+
+//  A batch of one record, the integer V.
+static int s_send_u32 (weir__queue *q, unsigned producer, uint32_t v)
 {
-    zmq_msg_t msg;
-    zmq_msg_init_size (&msg, sizeof v);
-    memcpy (zmq_msg_data (&msg), &v, sizeof v);
-    int rc = weir__queue_send (q, producer, &msg, NULL);
-    if (rc)
-        zmq_msg_close (&msg);
-    ck_assert_int_eq (rc, expect);
+    weir__batch b;
+    ck_assert_int_eq (weir__batch_init (&b, 64), 0);
+    ck_assert_int_eq (weir__pack_uint64 (&b, v), 0);
+    b.count = 1;
+    int rc = weir__queue_send_batch (q, producer, &b, NULL);
+    weir__batch_release (&b);
+    return rc;
 }
 
+//  The integer of the next batch, or S_STOP for an end-of-stream marker.
 static uint32_t s_recv_u32 (weir__queue *q, unsigned consumer)
 {
-    zmq_msg_t msg;
-    zmq_msg_init (&msg);
-    ck_assert_int_eq (weir__queue_recv (q, consumer, &msg, NULL), 0);
-    ck_assert_uint_eq (zmq_msg_size (&msg), sizeof (uint32_t));
-    uint32_t v;
-    memcpy (&v, zmq_msg_data (&msg), sizeof v);
-    zmq_msg_close (&msg);
+    weir__batch_header hdr;
+    const char *payload;
+    size_t len;
+    ck_assert_int_eq (weir__queue_recv (q, consumer, &hdr, &payload, &len, NULL), 0);
+    if (hdr.kind == WEIR__BATCH_EOS)
+        return S_STOP;
+    ck_assert_uint_eq (hdr.kind, WEIR__BATCH_DATA);
+    ck_assert_uint_eq (hdr.count, 1);
+    weir__records it;
+    ck_assert_int_eq (weir__records_init (&it), 0);
+    weir__records_reset (&it, payload, len);
+    msgpack_object o;
+    ck_assert_int_eq (weir__records_next (&it, &o), 1);
+    ck_assert_int_eq (o.type, MSGPACK_OBJECT_POSITIVE_INTEGER);
+    uint32_t v = (uint32_t) o.via.u64;
+    ck_assert_int_eq (weir__records_next (&it, &o), 0);
+    weir__records_release (&it);
     return v;
 }
 
@@ -42,35 +57,22 @@ typedef struct {
     unsigned total;         //  messages to send
     atomic_uint sent;       //  sends that returned
     int aborted;            //  a send failed
-    unsigned stop_markers;  //  consumers to send a stop marker to at the end
+    int stop;               //  end with a stop marker to every consumer
 } s_producer;
 
 static void *s_produce (void *arg)
 {
     s_producer *p = arg;
     for (unsigned i = 0; i < p->total; i++) {
-        zmq_msg_t msg;
-        uint32_t v = (p->producer << 24) | i;
-        zmq_msg_init_size (&msg, sizeof v);
-        memcpy (zmq_msg_data (&msg), &v, sizeof v);
-        if (weir__queue_send (p->q, p->producer, &msg, NULL)) {
-            zmq_msg_close (&msg);
+        if (s_send_u32 (p->q, p->producer, (p->producer << 24) | i)) {
             p->aborted = 1;
             return NULL;
         }
         atomic_fetch_add (&p->sent, 1);
     }
     //  When asked, end with a stop marker to every consumer, behind the data
-    for (unsigned c = 0; c < p->stop_markers; c++) {
-        zmq_msg_t msg;
-        uint32_t v = 0xffffffffu;
-        zmq_msg_init_size (&msg, sizeof v);
-        memcpy (zmq_msg_data (&msg), &v, sizeof v);
-        if (weir__queue_send_to (p->q, p->producer, c, &msg, NULL)) {
-            zmq_msg_close (&msg);
-            p->aborted = 1;
-        }
-    }
+    if (p->stop && weir__queue_send_marker (p->q, p->producer, WEIR__BATCH_EOS, 0, NULL))
+        p->aborted = 1;
     return NULL;
 }
 
@@ -101,9 +103,9 @@ START_TEST (test_bound_is_exact)
     const unsigned capacities[] = {1, 2, 5, 16};
     for (size_t k = 0; k < sizeof capacities / sizeof capacities[0]; k++) {
         unsigned cap = capacities[k];
-        void *ctx = zmq_ctx_new ();
         weir__err err;
         weir__err_init (&err);
+        weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
         weir__queue *q = weir__queue_new (ctx, 1, 1, cap, &err);
         ck_assert_ptr_nonnull (q);
         s_producer p = {q, 0, cap + 50, 0, 0, 0};
@@ -121,7 +123,7 @@ START_TEST (test_bound_is_exact)
         ck_assert_uint_eq (weir__queue_fill (q), 0);
         weir__queue_destroy (&q);
         ck_assert_ptr_null (q);
-        zmq_ctx_term (ctx);
+        weir__queue_ctx_destroy (&ctx);
     }
 }
 END_TEST
@@ -145,9 +147,9 @@ static void *s_consume (void *arg)
     c->ordered = 1;
     for (;;) {
         uint32_t v = s_recv_u32 (c->q, c->consumer);
-        if (v == 0xffffffffu && ++stops == 3)
+        if (v == S_STOP && ++stops == 3)
             return NULL;
-        if (v == 0xffffffffu)
+        if (v == S_STOP)
             continue;
         unsigned producer = v >> 24, index = v & 0xffffff;
         if (producer >= 3 || index >= 100)
@@ -161,12 +163,12 @@ static void *s_consume (void *arg)
 
 START_TEST (test_bound_counts_all_producers)
 {
-    void *ctx = zmq_ctx_new ();
     weir__err err;
     weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
     weir__queue *q = weir__queue_new (ctx, 3, 2, 7, &err);
     ck_assert_ptr_nonnull (q);
-    s_producer ps[3] = {{q, 0, 100, 0, 0, 2}, {q, 1, 100, 0, 0, 2}, {q, 2, 100, 0, 0, 2}};
+    s_producer ps[3] = {{q, 0, 100, 0, 0, 1}, {q, 1, 100, 0, 0, 1}, {q, 2, 100, 0, 0, 1}};
     pthread_t tp[3], tc[2];
     for (int i = 0; i < 3; i++)
         pthread_create (&tp[i], NULL, s_produce, &ps[i]);
@@ -189,61 +191,86 @@ START_TEST (test_bound_counts_all_producers)
             ck_assert_uint_eq (cs[0].seen[i][k] + cs[1].seen[i][k], 1);
     ck_assert (cs[0].ordered && cs[1].ordered);
     weir__queue_destroy (&q);
-    zmq_ctx_term (ctx);
+    weir__queue_ctx_destroy (&ctx);
 }
 END_TEST
 
-START_TEST (test_send_to_reaches_that_consumer)
+START_TEST (test_marker_reaches_every_consumer)
 {
-    void *ctx = zmq_ctx_new ();
     weir__err err;
     weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
     weir__queue *q = weir__queue_new (ctx, 2, 3, 8, &err);
     ck_assert_ptr_nonnull (q);
-    for (unsigned c = 0; c < 3; c++) {
-        zmq_msg_t msg;
-        uint32_t v = 100 + c;
-        zmq_msg_init_size (&msg, sizeof v);
-        memcpy (zmq_msg_data (&msg), &v, sizeof v);
-        ck_assert_int_eq (weir__queue_send_to (q, 1, c, &msg, NULL), 0);
+    ck_assert_int_eq (weir__queue_send_marker (q, 1, WEIR__BATCH_BARRIER, 100, NULL), 0);
+    ck_assert_uint_eq (weir__queue_fill (q), 3);
+    for (unsigned c = 3; c-- > 0;) {
+        weir__batch_header hdr;
+        const char *payload;
+        size_t len;
+        ck_assert_int_eq (weir__queue_recv (q, c, &hdr, &payload, &len, NULL), 0);
+        ck_assert_uint_eq (hdr.kind, WEIR__BATCH_BARRIER);
+        ck_assert_uint_eq (hdr.count, 100);
+        ck_assert_uint_eq (len, 0);
     }
-    for (unsigned c = 3; c-- > 0;)
-        ck_assert_uint_eq (s_recv_u32 (q, c), 100 + c);
+    ck_assert_uint_eq (weir__queue_fill (q), 0);
     weir__queue_destroy (&q);
-    zmq_ctx_term (ctx);
+    weir__queue_ctx_destroy (&ctx);
 }
 END_TEST
 
 START_TEST (test_least_loaded_consumer)
 {
     //  With consumer 0 holding a backlog, new batches go to consumer 1
-    void *ctx = zmq_ctx_new ();
     weir__err err;
     weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
     weir__queue *q = weir__queue_new (ctx, 1, 2, 16, &err);
     ck_assert_ptr_nonnull (q);
-    for (uint32_t i = 0; i < 3; i++) {
-        zmq_msg_t msg;
-        zmq_msg_init_size (&msg, sizeof i);
-        memcpy (zmq_msg_data (&msg), &i, sizeof i);
-        ck_assert_int_eq (weir__queue_send_to (q, 0, 0, &msg, NULL), 0);
-    }
-    s_send_u32 (q, 0, 77, 0);
-    s_send_u32 (q, 0, 78, 0);
+    //  Ties alternate: 0 and 2 to consumer 0, 1 to consumer 1
+    for (uint32_t i = 0; i < 3; i++)
+        ck_assert_int_eq (s_send_u32 (q, 0, i), 0);
+    ck_assert_uint_eq (s_recv_u32 (q, 1), 1);
+    ck_assert_int_eq (s_send_u32 (q, 0, 77), 0);
+    ck_assert_int_eq (s_send_u32 (q, 0, 78), 0);
     ck_assert_uint_eq (s_recv_u32 (q, 1), 77);
     ck_assert_uint_eq (s_recv_u32 (q, 1), 78);
-    for (uint32_t i = 0; i < 3; i++)
-        ck_assert_uint_eq (s_recv_u32 (q, 0), i);
+    ck_assert_uint_eq (s_recv_u32 (q, 0), 0);
+    ck_assert_uint_eq (s_recv_u32 (q, 0), 2);
     weir__queue_destroy (&q);
-    zmq_ctx_term (ctx);
+    weir__queue_ctx_destroy (&ctx);
+}
+END_TEST
+
+START_TEST (test_forward_passes_the_batch_on)
+{
+    //  A received batch goes on to the next queue untouched
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
+    weir__queue *a = weir__queue_new (ctx, 1, 1, 4, &err);
+    weir__queue *b = weir__queue_new (ctx, 1, 1, 4, &err);
+    ck_assert (a && b);
+    ck_assert_int_eq (s_send_u32 (a, 0, 4242), 0);
+    weir__batch_header hdr;
+    const char *payload;
+    size_t len;
+    ck_assert_int_eq (weir__queue_recv (a, 0, &hdr, &payload, &len, NULL), 0);
+    ck_assert_int_eq (weir__queue_forward (a, 0, b, 0, NULL), 0);
+    ck_assert_uint_eq (weir__queue_fill (a), 0);
+    ck_assert_uint_eq (weir__queue_fill (b), 1);
+    ck_assert_uint_eq (s_recv_u32 (b, 0), 4242);
+    weir__queue_destroy (&a);
+    weir__queue_destroy (&b);
+    weir__queue_ctx_destroy (&ctx);
 }
 END_TEST
 
 START_TEST (test_abort_wakes_blocked_producer)
 {
-    void *ctx = zmq_ctx_new ();
     weir__err err;
     weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
     weir__queue *q = weir__queue_new (ctx, 1, 1, 2, &err);
     ck_assert_ptr_nonnull (q);
     s_producer p = {q, 0, 10, 0, 0, 0};
@@ -255,51 +282,51 @@ START_TEST (test_abort_wakes_blocked_producer)
     ck_assert_int_eq (p.aborted, 1);
     ck_assert_uint_eq (atomic_load (&p.sent), 2);
     //  Once aborted, sends fail at once
-    s_send_u32 (q, 0, 1, -1);
+    ck_assert_int_eq (s_send_u32 (q, 0, 1), WEIR__QUEUE_CLOSED);
     weir__queue_destroy (&q);
-    zmq_ctx_term (ctx);
+    weir__queue_ctx_destroy (&ctx);
 }
 END_TEST
 
 static void *s_blocked_recv (void *arg)
 {
     weir__queue *q = arg;
-    zmq_msg_t msg;
-    zmq_msg_init (&msg);
-    intptr_t rc = weir__queue_recv (q, 0, &msg, NULL);
-    zmq_msg_close (&msg);
+    weir__batch_header hdr;
+    const char *payload;
+    size_t len;
+    intptr_t rc = weir__queue_recv (q, 0, &hdr, &payload, &len, NULL);
     return (void *) rc;
 }
 
 START_TEST (test_context_shutdown_wakes_receiver)
 {
-    void *ctx = zmq_ctx_new ();
     weir__err err;
     weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
     weir__queue *q = weir__queue_new (ctx, 1, 1, 4, &err);
     ck_assert_ptr_nonnull (q);
     pthread_t t;
     pthread_create (&t, NULL, s_blocked_recv, q);
     s_sleep_ms (50);
-    zmq_ctx_shutdown (ctx);
+    weir__queue_ctx_shutdown (ctx);
     void *rc;
     pthread_join (t, &rc);
-    ck_assert_int_eq ((int) (intptr_t) rc, -1);
+    ck_assert_int_eq ((int) (intptr_t) rc, WEIR__QUEUE_CLOSED);
     weir__queue_destroy (&q);
-    zmq_ctx_term (ctx);
+    weir__queue_ctx_destroy (&ctx);
 }
 END_TEST
 
 START_TEST (test_bad_arguments)
 {
-    void *ctx = zmq_ctx_new ();
     weir__err err;
     weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
     ck_assert_ptr_null (weir__queue_new (ctx, 1, 1, 0, &err));
     ck_assert_int_ne (err.code, 0);
     weir__queue *q = NULL;
     weir__queue_destroy (&q);
-    zmq_ctx_term (ctx);
+    weir__queue_ctx_destroy (&ctx);
 }
 END_TEST
 
@@ -310,8 +337,9 @@ static Suite *s_queue_suite (void)
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_bound_is_exact);
     tcase_add_test (tc, test_bound_counts_all_producers);
-    tcase_add_test (tc, test_send_to_reaches_that_consumer);
+    tcase_add_test (tc, test_marker_reaches_every_consumer);
     tcase_add_test (tc, test_least_loaded_consumer);
+    tcase_add_test (tc, test_forward_passes_the_batch_on);
     tcase_add_test (tc, test_abort_wakes_blocked_producer);
     tcase_add_test (tc, test_context_shutdown_wakes_receiver);
     tcase_add_test (tc, test_bad_arguments);

@@ -9,13 +9,13 @@ typedef struct {
     char *all;
     size_t len;
     uint64_t records;
-    int flushes;
+    int sends;
     uint64_t budget;        //  records to allow before pausing (0: no limit)
 } s_collector;
 
 //  Like the engine's: collect full batches; when the quota runs out, grant
 //  more until the budget is spent, then pause the reader.
-static int s_flush (weir__sink *sink)
+static int s_send (weir__sink *sink)
 {
     s_collector *c = (s_collector *) sink;
     if (sink->batch.count >= sink->limit || sink->quota == 0) {
@@ -24,7 +24,7 @@ static int s_flush (weir__sink *sink)
         memcpy (c->all + c->len, sink->batch.data + WEIR__BATCH_HEADER, n);
         c->len += n;
         c->records += sink->batch.count;
-        c->flushes++;
+        c->sends++;
         weir__batch_clear (&sink->batch);
     }
     if (sink->quota == 0) {
@@ -41,7 +41,7 @@ static void s_collector_init (s_collector *c, uint32_t limit)
     ck_assert_int_eq (weir__batch_init (&c->sink.batch, 64), 0);
     c->sink.limit = limit;
     c->sink.quota = UINT64_MAX;
-    c->sink.flush = s_flush;
+    c->sink.send = s_send;
 }
 
 static void s_collector_release (s_collector *c)
@@ -71,7 +71,7 @@ static int s_read_all (const weir__reader_class *cls, const char *const *kv, s_c
     if (rc == 0 && c->sink.batch.count) {
         c->sink.quota = 0;
         c->budget = 0;
-        rc = c->sink.flush (&c->sink);
+        rc = c->sink.send (&c->sink);
     }
     if (state)
         cls->close (state);
@@ -173,10 +173,10 @@ static void s_pause_and_continue (const weir__reader_class *cls, const char *pro
         }
     }
     whole.sink.quota = 0;
-    whole.sink.flush (&whole.sink);
+    whole.sink.send (&whole.sink);
     parts.sink.quota = 0;
     parts.budget = 0;
-    parts.sink.flush (&parts.sink);
+    parts.sink.send (&parts.sink);
     ck_assert_uint_eq (whole.records, total);
     ck_assert_uint_eq (parts.records, total);
     ck_assert_uint_eq (parts.len, whole.len);

@@ -1,4 +1,4 @@
-/*  pipeline/plugin.c - finding, loading and checking processor plugins.
+/*  pipeline/loader.c - finding, loading and checking processor plugins.
 
     A plugin is loaded with RTLD_NOW, so that a missing symbol fails here
     with the loader's message instead of in the middle of a job, and with
@@ -7,7 +7,7 @@
     is trusted before that (PostgreSQL's magic block, Redis' module API
     version and SQLite's versioned VFS do the same).  */
 #include "config.h"
-#include "pipeline/plugin.h"
+#include "pipeline/loader.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

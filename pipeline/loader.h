@@ -1,7 +1,7 @@
-/*  pipeline/plugin.h - loading processors from shared objects.  The only
+/*  pipeline/loader.h - loading processors from shared objects.  The only
     dlopen in weir.  */
-#ifndef WEIR_PLUGIN_LOADER_H_INCLUDED
-#define WEIR_PLUGIN_LOADER_H_INCLUDED
+#ifndef WEIR_LOADER_H_INCLUDED
+#define WEIR_LOADER_H_INCLUDED
 
 #include <weir/weir.h>
 

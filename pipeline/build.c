@@ -1,0 +1,231 @@
+/*  pipeline/build.c - parsing descriptions, resolving elements and plugins.  */
+#include "config.h"
+#include "pipeline/build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/elements.h"
+#include "pipeline/parse.h"
+#include "pipeline/loader.h"
+
+int weir__build_parse (weir__stages *stages, const char *text, weir__err *err)
+{
+    //  Offsets of earlier stages pointed into another text
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__stage *stage = stages->items[i];
+        stage->name_offset = -1;
+        for (size_t k = 0; k < stage->props.count; k++)
+            stage->props.items[k].key_offset = stage->props.items[k].value_offset = -1;
+    }
+    weir__spec spec;
+    weir__spec_init (&spec);
+    int rc = weir__parse (text, &spec, err);
+    for (size_t i = 0; !rc && i < spec.count; i++) {
+        weir__stage *stage = weir__stages_append (stages, spec.items[i].name, spec.items[i].name_offset);
+        if (!stage) {
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            break;
+        }
+        //  Move the properties over
+        stage->props = spec.items[i].props;
+        weir__props_init (&spec.items[i].props);
+    }
+    weir__spec_release (&spec);
+    return rc;
+}
+
+static int s_add_props (weir__stage *stage, const char *const *props, weir__err *err)
+{
+    for (size_t i = 0; props && props[i]; i++) {
+        int rc = weir__props_add_text (&stage->props, props[i], err);
+        if (rc) {
+            weir__err_prefix (err, "%s: ", stage->name);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int weir__build_add (weir__stages *stages, const char *element, const char *const *props, weir__err *err)
+{
+    weir__stage *stage = weir__stages_append (stages, element, -1);
+    if (!stage)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    return s_add_props (stage, props, err);
+}
+
+int weir__build_add_processor (weir__stages *stages, const weir_processor *proc, void *user,
+                               const char *const *props, weir__err *err)
+{
+    const char *name = proc->name ? proc->name : "processor";
+    if (proc->abi != WEIR_PLUGIN_ABI)
+        return weir__err_set (err, WEIR_EPROCESSOR, "%s: built for processor ABI %d, this weir has ABI %d", name,
+                              proc->abi, WEIR_PLUGIN_ABI);
+    if (!proc->process)
+        return weir__err_set (err, WEIR_EPROCESSOR, "%s: the processor has no process callback", name);
+    weir__stage *stage = weir__stages_append (stages, name, -1);
+    if (!stage)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    stage->kind = WEIR_ELEMENT_PROCESSOR;
+    stage->proc = proc;
+    stage->user = user;
+    return s_add_props (stage, props, err);
+}
+
+//  The place of stage I of COUNT: what it must be, and how to say where.
+static weir_element_kind s_wanted (size_t i, size_t count, const char **place)
+{
+    *place = i == 0 ? "first" : i == count - 1 ? "last" : "middle";
+    return i == 0 ? WEIR_ELEMENT_READER : i == count - 1 ? WEIR_ELEMENT_WRITER : WEIR_ELEMENT_PROCESSOR;
+}
+
+//  A stage whose name is no builtin of the kind its place wants.
+static int s_not_builtin (weir__stage *stage, weir_element_kind want, const char *place, weir__err *err)
+{
+    const weir__element *other = weir__element_find (stage->name, -1);
+    if (want == WEIR_ELEMENT_PROCESSOR && !other) {
+        //  Not a builtin: a plugin, by path or by name
+        int rc = weir__plugin_load (stage->name, &stage->plugin, err);
+        if (rc == WEIR_EUNKNOWN)
+            err->offset = stage->name_offset;
+        if (rc)
+            return rc;
+        stage->proc = weir_plugin_table (stage->plugin);
+        return 0;
+    }
+    if (weir__plugin_is_path (stage->name))
+        return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
+                             "'%s' is a plugin, and plugins are processors, but the %s element must be a %s",
+                             stage->name, place, weir__stage_kind_name (want));
+    if (other)
+        return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
+                             "'%s' is a %s, but the %s element must be a %s (%ss: %s)", stage->name,
+                             weir__stage_kind_name (other->kind), place, weir__stage_kind_name (want),
+                             weir__stage_kind_name (want), weir__element_names (want));
+    return weir__err_at (err, WEIR_EUNKNOWN, stage->name_offset,
+                         "unknown element '%s' (readers: %s; processors: %s; writers: %s)", stage->name,
+                         weir__element_names (WEIR_ELEMENT_READER), weir__element_names (WEIR_ELEMENT_PROCESSOR),
+                         weir__element_names (WEIR_ELEMENT_WRITER));
+}
+
+//  A builtin: bind it and check its properties.
+static int s_builtin (weir__stage *stage, const weir__element *e, weir__err *err)
+{
+    static const weir_property_info none[] = {{NULL, NULL, NULL}};
+    stage->reader = e->reader;
+    stage->writer = e->writer;
+    stage->proc = e->processor;
+    stage->passthrough = e->passthrough;
+    const weir_property_info *known = e->reader ? e->reader->props : e->writer ? e->writer->props : none;
+    int rc = weir__props_check (&stage->props, stage->name, known,
+                                e->reader ? weir__reader_common_props : weir__common_props, err);
+    if (rc || !e->reader)
+        return rc;
+    int64_t passes;
+    if ((rc = weir__props_int (&stage->props, stage->name, "passes", 1, 1, 1000000, &passes, err)))
+        return rc;
+    stage->passes = (unsigned) passes;
+    return 0;
+}
+
+//  threads, capacity, batch.
+static int s_common (weir__stage *stage, weir__err *err)
+{
+    int64_t threads, capacity, batch;
+    int rc = weir__props_int (&stage->props, stage->name, "threads", 1, 1, WEIR__MAX_THREADS, &threads, err);
+    if (!rc)
+        rc = weir__props_int (&stage->props, stage->name, "capacity", WEIR__DEFAULT_CAPACITY, 1, 1 << 20,
+                              &capacity, err);
+    if (!rc)
+        rc = weir__props_int (&stage->props, stage->name, "batch", WEIR__DEFAULT_BATCH, 1, 1 << 20, &batch, err);
+    if (rc)
+        return rc;
+    stage->threads = (unsigned) threads;
+    stage->capacity = (unsigned) capacity;
+    stage->batch = (unsigned) batch;
+    return 0;
+}
+
+int weir__build_resolve (weir__stages *stages, weir__err *err)
+{
+    if (stages->count < 2)
+        return weir__err_at (err, WEIR_ESTRUCTURE, stages->count ? stages->items[0]->name_offset : 0,
+                             "a pipe needs at least a reader and a writer, as in "
+                             "'range count=10 ! lines path=out.txt'");
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__stage *stage = stages->items[i];
+        const char *place;
+        weir_element_kind want = s_wanted (i, stages->count, &place);
+        int rc = 0;
+        if (stage->proc) {
+            //  Added in code as callbacks
+            if (want != WEIR_ELEMENT_PROCESSOR)
+                return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
+                                     "'%s' is a processor, but the %s element must be a %s", stage->name, place,
+                                     weir__stage_kind_name (want));
+        }
+        else {
+            const weir__element *e =
+                weir__plugin_is_path (stage->name) ? NULL : weir__element_find (stage->name, (int) want);
+            rc = e ? s_builtin (stage, e, err) : s_not_builtin (stage, want, place, err);
+        }
+        if (rc || (rc = s_common (stage, err)))
+            return rc;
+        stage->kind = want;
+        if (want == WEIR_ELEMENT_READER && stage->passes == 0)
+            stage->passes = 1;
+    }
+    return 0;
+}
+
+static int s_prop_cmp (const void *a, const void *b)
+{
+    const weir__prop *x = *(const weir__prop *const *) a, *y = *(const weir__prop *const *) b;
+    return strcmp (x->key, y->key);
+}
+
+char *weir__build_shape (const weir__stages *stages)
+{
+    size_t size = 64;
+    for (size_t i = 0; i < stages->count; i++) {
+        const weir__stage *stage = stages->items[i];
+        size += strlen (stage->name) + 8;
+        for (size_t k = 0; k < stage->props.count; k++)
+            size += strlen (stage->props.items[k].key) + strlen (stage->props.items[k].value) + 4;
+    }
+    char *out = malloc (size);
+    if (!out)
+        return NULL;
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < stages->count; i++) {
+        const weir__stage *stage = stages->items[i];
+        used += (size_t) snprintf (out + used, size - used, "%s%s", i ? " ! " : "", stage->name);
+        //  Properties in key order, so that their order does not matter
+        size_t n = stage->props.count;
+        const weir__prop **sorted = calloc (n ? n : 1, sizeof *sorted);
+        if (!sorted) {
+            free (out);
+            return NULL;
+        }
+        for (size_t k = 0; k < n; k++)
+            sorted[k] = &stage->props.items[k];
+        //  Insertion sort: stable, so a repeated key keeps its order
+        for (size_t a = 1; a < n; a++)
+            for (size_t b = a; b > 0 && s_prop_cmp (&sorted[b - 1], &sorted[b]) > 0; b--) {
+                const weir__prop *t = sorted[b];
+                sorted[b] = sorted[b - 1];
+                sorted[b - 1] = t;
+            }
+        for (size_t k = 0; k < n; k++) {
+            const char *key = sorted[k]->key;
+            if (!strcmp (key, "threads") || !strcmp (key, "capacity") || !strcmp (key, "batch"))
+                continue;
+            used += (size_t) snprintf (out + used, size - used, " %s=%s", key, sorted[k]->value);
+        }
+        free (sorted);
+    }
+    return out;
+}

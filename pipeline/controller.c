@@ -1,0 +1,205 @@
+/*  pipeline/controller.c - barriers and the loop of epochs.  */
+#include "config.h"
+#include "pipeline/controller.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "lib/clock.h"
+
+struct weir__controller {
+    weir__job *job;
+    weir__epoch_rules rules;
+    weir__budget budget;
+    pthread_mutex_t lock;
+    pthread_cond_t arrived_cond;    //  the controller waits on it
+    pthread_cond_t release_cond;    //  threads at a barrier wait on it
+    unsigned threads, readers;
+    //  Guarded by lock
+    uint64_t epoch;             //  the epoch running now
+    unsigned pass;              //  0-based pass over the input
+    unsigned arrived, exhausted;
+    unsigned generation;        //  bumped at each release
+    int release;                //  WEIR__GO / STOP / ABORT for the waiting threads
+    //  Read by any thread
+    _Atomic uint64_t done;
+    _Atomic uint64_t pauses, pause_ns, pause_max_ns;
+};
+
+weir__controller *weir__controller_new (weir__job *job, const weir__epoch_rules *rules)
+{
+    weir__controller *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->job = job;
+    self->rules = *rules;
+    if (self->rules.passes == 0)
+        self->rules.passes = 1;
+    weir__budget_init (&self->budget, job);
+    pthread_mutex_init (&self->lock, NULL);
+    //  The progress waits use the monotonic clock: a clock change must not
+    //  stall or flood the progress line
+    pthread_condattr_t attr;
+    pthread_condattr_init (&attr);
+    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+    pthread_cond_init (&self->arrived_cond, &attr);
+    pthread_condattr_destroy (&attr);
+    pthread_cond_init (&self->release_cond, NULL);
+    self->epoch = 1;
+    return self;
+}
+
+void weir__controller_destroy (weir__controller **self_p)
+{
+    weir__controller *self = *self_p;
+    if (!self)
+        return;
+    weir__budget_release (&self->budget);
+    pthread_mutex_destroy (&self->lock);
+    pthread_cond_destroy (&self->arrived_cond);
+    pthread_cond_destroy (&self->release_cond);
+    free (self);
+    *self_p = NULL;
+}
+
+void weir__controller_start (weir__controller *self, uint64_t first, unsigned pass, unsigned threads,
+                             unsigned readers)
+{
+    pthread_mutex_lock (&self->lock);
+    self->epoch = first;
+    self->pass = pass;
+    self->threads = threads;
+    self->readers = readers;
+    self->arrived = self->exhausted = 0;
+    atomic_store (&self->done, first - 1);
+    pthread_mutex_unlock (&self->lock);
+    weir__budget_reset (&self->budget, self->rules.records, self->rules.seconds);
+}
+
+weir__budget *weir__controller_budget (weir__controller *self)
+{
+    return &self->budget;
+}
+
+int weir__controller_arrive (weir__controller *self, int exhausted, int *new_pass)
+{
+    pthread_mutex_lock (&self->lock);
+    unsigned generation = self->generation, pass = self->pass;
+    self->arrived++;
+    self->exhausted += exhausted != 0;
+    pthread_cond_signal (&self->arrived_cond);
+    while (generation == self->generation && self->release != WEIR__ABORT)
+        pthread_cond_wait (&self->release_cond, &self->lock);
+    int release = self->release;
+    if (new_pass)
+        *new_pass = self->pass != pass;
+    pthread_mutex_unlock (&self->lock);
+    return release;
+}
+
+void weir__controller_abort (weir__controller *self)
+{
+    pthread_mutex_lock (&self->lock);
+    self->release = WEIR__ABORT;
+    pthread_cond_broadcast (&self->release_cond);
+    pthread_cond_broadcast (&self->arrived_cond);
+    pthread_mutex_unlock (&self->lock);
+}
+
+//  Wait (lock held) until every thread arrived or the job aborts, ticking.
+static void s_wait_arrivals (weir__controller *self, weir__tick_fn *tick, void *tick_arg, unsigned tick_ms)
+{
+    while (self->arrived < self->threads && self->release != WEIR__ABORT) {
+        if (!tick) {
+            pthread_cond_wait (&self->arrived_cond, &self->lock);
+            continue;
+        }
+        struct timespec until;
+        clock_gettime (CLOCK_MONOTONIC, &until);
+        uint64_t ns = (uint64_t) until.tv_nsec + (uint64_t) tick_ms * 1000000u;
+        until.tv_sec += (time_t) (ns / 1000000000u);
+        until.tv_nsec = (long) (ns % 1000000000u);
+        if (pthread_cond_timedwait (&self->arrived_cond, &self->lock, &until) == ETIMEDOUT) {
+            pthread_mutex_unlock (&self->lock);
+            tick (tick_arg);
+            pthread_mutex_lock (&self->lock);
+        }
+    }
+}
+
+void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, void *arg, weir__tick_fn *tick,
+                           void *tick_arg, unsigned tick_ms)
+{
+    pthread_mutex_lock (&self->lock);
+    for (;;) {
+        s_wait_arrivals (self, tick, tick_arg, tick_ms);
+        if (self->release == WEIR__ABORT)
+            break;
+        //  Quiescent: every thread waits for the release, so the fields
+        //  below are the controller's alone until then
+        uint64_t paused = weir__now_ns ();
+        weir__boundary b = {0};
+        b.epoch = self->epoch;
+        int exhausted = self->exhausted == self->readers;
+        int last_pass = self->pass + 1 >= self->rules.passes;
+        b.finished = exhausted && last_pass;
+        b.new_pass = exhausted && !last_pass;
+        if (b.new_pass)
+            self->pass++;
+        b.pass = self->pass;
+        b.over = b.finished || weir__job_stopping (self->job)
+                 || (self->rules.last && b.epoch >= self->rules.last);
+        pthread_mutex_unlock (&self->lock);
+        if (boundary (arg, &b))
+            b.over = 1;
+        else
+            atomic_store (&self->done, b.epoch);
+        if (!b.over)
+            weir__budget_reset (&self->budget, self->rules.records, self->rules.seconds);
+        pthread_mutex_lock (&self->lock);
+        if (self->release == WEIR__ABORT)
+            break;
+        self->arrived = 0;
+        self->exhausted = 0;
+        if (!b.over)
+            self->epoch++;
+        self->release = b.over ? WEIR__STOP : WEIR__GO;
+        self->generation++;
+        pthread_cond_broadcast (&self->release_cond);
+        uint64_t pause = weir__now_ns () - paused;
+        atomic_fetch_add (&self->pauses, 1);
+        atomic_fetch_add (&self->pause_ns, pause);
+        if (pause > atomic_load (&self->pause_max_ns))
+            atomic_store (&self->pause_max_ns, pause);
+        if (b.over)
+            break;
+    }
+    pthread_mutex_unlock (&self->lock);
+}
+
+uint64_t weir__controller_epoch (const weir__controller *self)
+{
+    return self->epoch;
+}
+
+int weir__controller_last_pass (const weir__controller *self)
+{
+    return self->pass + 1 >= self->rules.passes;
+}
+
+uint64_t weir__controller_done (const weir__controller *self)
+{
+    return atomic_load (&((weir__controller *) self)->done);
+}
+
+void weir__controller_pauses (const weir__controller *self, uint64_t *count, double *total, double *longest)
+{
+    weir__controller *c = (weir__controller *) self;
+    if (count)
+        *count = atomic_load (&c->pauses);
+    if (total)
+        *total = (double) atomic_load (&c->pause_ns) / 1e9;
+    if (longest)
+        *longest = (double) atomic_load (&c->pause_max_ns) / 1e9;
+}

@@ -1,0 +1,114 @@
+/*  pipeline/path.c - batches and markers between workers.  */
+#include "config.h"
+#include "pipeline/path.h"
+
+#include <stddef.h>
+
+#include "pipeline/controller.h"
+
+static void s_wait (weir__worker *w, uint64_t wait)
+{
+    if (wait)
+        atomic_fetch_add_explicit (&w->wait_ns, wait, memory_order_relaxed);
+}
+
+int weir__path_send (weir__worker *w)
+{
+    weir__stage *stage = w->stage;
+    weir__batch *b = &w->sink.batch;
+    if (b->count == 0)
+        return 0;
+    uint32_t count = b->count;
+    uint64_t wait = 0;
+    int rc = weir__queue_send_batch (stage->out, w->index, b, &wait);
+    s_wait (w, wait);
+    if (rc == WEIR_ENOMEM) {
+        weir__err err;
+        weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", stage->name);
+        weir__job_fail (stage->job, &err);
+    }
+    if (rc)
+        return WEIR__SINK_ABORT;
+    atomic_fetch_add_explicit (&stage->records_out, count, memory_order_relaxed);
+    return 0;
+}
+
+int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag)
+{
+    uint64_t wait = 0;
+    int rc = weir__queue_send_marker (w->stage->out, w->index, kind, flag, &wait);
+    s_wait (w, wait);
+    if (rc == WEIR_ENOMEM) {
+        weir__err err;
+        weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", w->stage->name);
+        weir__job_fail (w->stage->job, &err);
+    }
+    return rc ? -1 : 0;
+}
+
+int weir__path_recv (weir__worker *w, weir__batch_header *hdr, const char **payload, size_t *len)
+{
+    weir__stage *stage = w->stage;
+    uint64_t wait = 0;
+    int rc = weir__queue_recv (stage->in, w->index, hdr, payload, len, &wait);
+    s_wait (w, wait);
+    if (rc == WEIR_ESYSTEM) {
+        weir__err err;
+        weir__err_set (&err, WEIR_ESYSTEM, "%s: short message on the queue", stage->name);
+        weir__job_fail (stage->job, &err);
+    }
+    if (rc)
+        return -1;
+    if (hdr->kind == WEIR__BATCH_DATA) {
+        atomic_fetch_add_explicit (&stage->records_in, hdr->count, memory_order_relaxed);
+        atomic_fetch_add_explicit (&stage->batches_in, 1, memory_order_relaxed);
+    }
+    return 0;
+}
+
+int weir__path_forward (weir__worker *w, uint32_t count)
+{
+    weir__stage *stage = w->stage;
+    uint64_t wait = 0;
+    int rc = weir__queue_forward (stage->in, w->index, stage->out, w->index, &wait);
+    s_wait (w, wait);
+    if (rc)
+        return -1;
+    atomic_fetch_add_explicit (&stage->records_out, count, memory_order_relaxed);
+    return 0;
+}
+
+int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__epoch_end_fn *end)
+{
+    weir__stage *stage = w->stage;
+    if (hdr->kind == WEIR__BATCH_EOS)
+        return ++w->eos == stage->producers;
+    if (w->barriers == 0)
+        w->inputs_done = 1;
+    w->inputs_done &= hdr->count != 0;
+    if (++w->barriers < stage->producers)
+        return 0;
+    w->barriers = 0;
+    //  Only the end of the input finishes a job: --epochs and stops pause it,
+    //  and a resume goes on
+    w->last_epoch = w->inputs_done && weir__controller_last_pass (stage->controller);
+    if (end (w))
+        return -1;
+    if (stage->out && (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) w->inputs_done)))
+        return -1;
+    return weir__controller_arrive (stage->controller, 0, NULL) == WEIR__ABORT ? -1 : 0;
+}
+
+int weir__path_sink_send (weir__sink *sink)
+{
+    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__stage *stage = w->stage;
+    if (sink->batch.count >= sink->limit && weir__path_send (w))
+        return WEIR__SINK_ABORT;
+    if (weir__job_failed (stage->job))
+        return WEIR__SINK_ABORT;
+    if (sink->quota == 0
+        && (sink->quota = weir__budget_reclaim (weir__controller_budget (stage->controller), stage->batch)) == 0)
+        return WEIR__SINK_PAUSE;
+    return 0;
+}

@@ -1,0 +1,52 @@
+/*  pipeline/path.h - a record's way from stage to stage, as a worker sees
+    it: sending its outgoing batch on, sending and receiving the control
+    markers that travel in-band behind the data, and the barrier protocol.
+
+    End of stream: each producer thread sends one EOS marker to every
+    consumer thread behind its last batch; a consumer is done when it has
+    one from every producer.  Epoch barriers: a reader thread sends one
+    behind the epoch's data; a consumer that has one from every producer
+    has every record of the epoch, so it ends the epoch (a processor's
+    epoch_end, a writer's flush), passes one barrier on and waits at the
+    controller.  A barrier's flag says whether its producer's input is
+    exhausted, so that every stage can tell the job's last epoch.  */
+#ifndef WEIR_PATH_H_INCLUDED
+#define WEIR_PATH_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/batch.h"
+#include "pipeline/stage.h"
+
+/*  Send the worker's outgoing batch on if it holds records.  0, or
+    WEIR__SINK_ABORT when the job is being torn down (or failed here).  */
+int weir__path_send (weir__worker *w);
+
+/*  A marker of KIND (WEIR__BATCH_EOS, WEIR__BATCH_BARRIER) carrying FLAG
+    to every consumer thread downstream, behind everything this worker sent
+    before.  0 or -1.  */
+int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag);
+
+/*  The next message for the worker: its header and, for a batch, its
+    records (valid until the next receive).  Batches are counted here.  0,
+    or -1 when the job is being torn down.  */
+int weir__path_recv (weir__worker *w, weir__batch_header *hdr, const char **payload, size_t *len);
+
+/*  Pass the batch just received, of COUNT records, on untouched.  0 or -1.  */
+int weir__path_forward (weir__worker *w, uint32_t count);
+
+/*  What a stage does at the end of an epoch, before it passes the barrier
+    on: 0, or -1 when it failed the job.  */
+typedef int (weir__epoch_end_fn) (weir__worker *w);
+
+/*  A marker HDR arrived.  1 when the stream ended (every producer sent
+    EOS), 0 to go on, -1 to quit.  When it completes a barrier, END runs,
+    the barrier goes on, and the worker waits at the controller.  */
+int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__epoch_end_fn *end);
+
+/*  The readers' weir__sink send: the full batch on, more of the epoch's
+    budget when the quota is used up.  */
+int weir__path_sink_send (weir__sink *sink);
+
+#endif

@@ -1,0 +1,158 @@
+/*  pipeline/processor.c - what a processor's callbacks can do with their
+    weir_stage (<weir/plugin.h>): read properties, emit records, keep state
+    in the workspace, stop the job, fail.  */
+#include "config.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/pack.h"
+#include "lib/scan.h"
+#include "pipeline/controller.h"
+#include "pipeline/path.h"
+#include "pipeline/stage.h"
+
+const char *weir_prop (weir_stage *st, const char *key, const char *fallback)
+{
+    assert (st && key);
+    //  Properties never change once the threads start, so threads read
+    //  them without a lock; the 'used' mark (for the warning about
+    //  properties nobody reads) is atomic.
+    weir__props *props = &st->stage->props;
+    for (size_t i = props->count; i-- > 0;)
+        if (strcmp (props->items[i].key, key) == 0) {
+            atomic_store_explicit (&props->items[i].used, 1, memory_order_relaxed);
+            return props->items[i].value;
+        }
+    return fallback;
+}
+
+//  The record just packed is added: count it, and send the batch on when
+//  it is full.
+static int s_added (weir__worker *w)
+{
+    weir__batch *b = &w->sink.batch;
+    if (b->oom) {
+        weir__err err;
+        weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", w->stage->name);
+        weir__job_fail (w->stage->job, &err);
+        return -1;
+    }
+    if (++b->count >= w->sink.limit && weir__path_send (w))
+        return -1;
+    w->packed_from = b->len;
+    return 0;
+}
+
+int weir_emit (weir_stage *st, const msgpack_object *rec)
+{
+    assert (st && rec);
+    weir__pack_object (&st->sink.batch, rec);
+    return s_added (st);
+}
+
+msgpack_packer *weir_packer (weir_stage *st)
+{
+    assert (st);
+    st->packed_from = st->sink.batch.len;
+    return &st->sink.batch.pk;
+}
+
+int weir_emit_packed (weir_stage *st)
+{
+    assert (st);
+    weir__batch *b = &st->sink.batch;
+    //  What the plugin packed must be one whole object, or the batch would
+    //  be corrupt for every stage downstream
+    size_t size = 0, where = 0, have = b->len - st->packed_from;
+    weir__scan_result r = have ? weir__scan (b->data + st->packed_from, have, &size, &where)
+                               : WEIR__SCAN_INCOMPLETE;
+    if (r != WEIR__SCAN_OK || size != have) {
+        b->len = st->packed_from;
+        return weir_fail (st, "weir_emit_packed: the packer holds %s",
+                          r == WEIR__SCAN_OK ? "more than one object"
+                          : have == 0        ? "no object"
+                                             : weir__scan_strerror (r));
+    }
+    return s_added (st);
+}
+
+void weir_stop (weir_stage *st)
+{
+    assert (st);
+    weir__job_stop (st->stage->job);
+}
+
+int weir_fail (weir_stage *st, const char *fmt, ...)
+{
+    assert (st && fmt);
+    weir__err err;
+    char text[900];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (text, sizeof text, fmt, ap);
+    va_end (ap);
+    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s (epoch %" PRIu64 ")", st->stage->name, text,
+                   weir__controller_epoch (st->stage->controller));
+    weir__job_fail (st->stage->job, &err);
+    return -1;
+}
+
+void *weir_blob (weir_stage *st, const char *name, size_t size)
+{
+    assert (st && name);
+    weir__err err;
+    weir__err_init (&err);
+    void *data = weir__workspace_blob (st->stage->workspace, name, size, &err);
+    if (!data)
+        weir_fail (st, "%s", err.msg);
+    return data;
+}
+
+const void *weir_blob_find (weir_stage *st, const char *name, size_t *size)
+{
+    assert (st && name && size);
+    return weir__workspace_find (st->stage->workspace, name, size);
+}
+
+int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t size)
+{
+    assert (st && name && (data || !size));
+    if (weir__workspace_restore (st->stage->workspace, name, data, size))
+        return weir_fail (st, "out of memory storing blob '%s' of %zu bytes", name, size);
+    return 0;
+}
+
+int weir_last_epoch (const weir_stage *st)
+{
+    return st->last_epoch;
+}
+
+uint64_t weir_epoch (const weir_stage *st)
+{
+    return weir__controller_epoch (st->stage->controller);
+}
+
+unsigned weir_thread_index (const weir_stage *st)
+{
+    return st->index;
+}
+
+unsigned weir_thread_count (const weir_stage *st)
+{
+    return st->stage->threads;
+}
+
+const char *weir_stage_name (const weir_stage *st)
+{
+    return st->stage->name;
+}
+
+void *weir_user (weir_stage *st)
+{
+    return st->stage->user;
+}

@@ -1,0 +1,181 @@
+/*  pipeline/worker.c - the loops of reader, processor and writer threads.  */
+#include "config.h"
+#include "pipeline/worker.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+
+#include "lib/clock.h"
+#include "pipeline/controller.h"
+#include "pipeline/path.h"
+
+void weir__worker_callback_failed (weir__worker *w, const char *callback)
+{
+    weir__stage *stage = w->stage;
+    weir__err err;
+    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s returned an error without a message (epoch %" PRIu64 ")",
+                   stage->name, callback, weir__controller_epoch (stage->controller));
+    weir__job_fail (stage->job, &err);
+}
+
+//  The next shard with something left to read, or SIZE_MAX.
+static size_t s_take_shard (weir__stage *stage)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add (&stage->next_shard, 1);
+        if (i >= stage->shards.count)
+            return SIZE_MAX;
+        if (stage->offsets[i] < stage->shards.items[i].end)
+            return i;
+    }
+}
+
+static void s_reader (weir__worker *w)
+{
+    weir__stage *stage = w->stage;
+    weir__budget *budget = weir__controller_budget (stage->controller);
+    weir__err err;
+    weir__err_init (&err);
+    size_t current = SIZE_MAX;      //  the shard in hand, kept across epochs
+    for (;;) {
+        int exhausted = 0, rc = 0;
+        w->sink.quota = weir__budget_claim (budget, stage->batch);
+        while (w->sink.quota > 0) {
+            if (current == SIZE_MAX && (current = s_take_shard (stage)) == SIZE_MAX) {
+                //  No more input: give the rest of the claim to the others
+                exhausted = 1;
+                weir__budget_unclaim (budget, w->sink.quota);
+                w->sink.quota = 0;
+                break;
+            }
+            rc = stage->reader->read (stage->reader_state, &stage->shards.items[current], &stage->offsets[current],
+                                      &w->sink, &err);
+            if (rc)
+                break;
+            current = SIZE_MAX;
+        }
+        if (rc < 0)
+            weir__job_fail (stage->job, &err);
+        if (rc < 0 || rc == WEIR__SINK_ABORT)
+            break;
+        //  The epoch is over for this thread: its data, then the barrier,
+        //  which says whether this reader ran out of input
+        if (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) exhausted))
+            break;
+        int new_pass = 0;
+        int release = weir__controller_arrive (stage->controller, exhausted, &new_pass);
+        if (new_pass)
+            current = SIZE_MAX;
+        if (release == WEIR__GO)
+            continue;
+        if (release == WEIR__STOP)
+            weir__path_marker (w, WEIR__BATCH_EOS, 0);
+        break;
+    }
+}
+
+static int s_processor_epoch_end (weir__worker *w)
+{
+    const weir_processor *proc = w->stage->proc;
+    if (proc->epoch_end && proc->epoch_end (w, w->tstate, weir__controller_epoch (w->stage->controller))) {
+        weir__worker_callback_failed (w, "epoch_end");
+        return -1;
+    }
+    return 0;
+}
+
+static void s_processor (weir__worker *w)
+{
+    weir__stage *stage = w->stage;
+    const weir_processor *proc = stage->proc;
+    w->tstate = stage->proc_state;
+    if (proc->thread_open && proc->thread_open (w, stage->proc_state, &w->tstate)) {
+        weir__worker_callback_failed (w, "thread_open");
+        return;
+    }
+    weir__batch_header hdr;
+    const char *payload;
+    size_t len;
+    int ended = 0;
+    while (!ended && weir__path_recv (w, &hdr, &payload, &len) == 0) {
+        if (hdr.kind != WEIR__BATCH_DATA) {
+            if ((ended = weir__path_marker_in (w, &hdr, s_processor_epoch_end)) < 0)
+                break;
+            continue;
+        }
+        if (stage->passthrough) {
+            //  Untouched batches go on as they are: no decoding, no copy
+            if (weir__path_forward (w, hdr.count))
+                break;
+            continue;
+        }
+        weir__records_reset (&w->decoder, payload, len);
+        msgpack_object obj;
+        int more;
+        while ((more = weir__records_next (&w->decoder, &obj)) == 1)
+            if (proc->process (w, w->tstate, &obj)) {
+                weir__worker_callback_failed (w, "process");
+                break;
+            }
+        if (more < 0) {
+            weir__err err;
+            weir__err_set (&err, WEIR_ESYSTEM, "%s: malformed record in a batch", stage->name);
+            weir__job_fail (stage->job, &err);
+        }
+        if (more != 0)
+            break;
+    }
+    if (ended == 1 && weir__path_send (w) == 0)
+        weir__path_marker (w, WEIR__BATCH_EOS, 0);
+    if (proc->thread_close)
+        proc->thread_close (w, w->tstate);
+}
+
+//  Everything of the epoch reaches the output before the controller
+//  commits it.
+static int s_writer_epoch_end (weir__worker *w)
+{
+    weir__stage *stage = w->stage;
+    weir__err err;
+    weir__err_init (&err);
+    if (stage->writer->flush (stage->writer_state, w->index, &err)) {
+        weir__job_fail (stage->job, &err);
+        return -1;
+    }
+    return 0;
+}
+
+static void s_writer (weir__worker *w)
+{
+    weir__stage *stage = w->stage;
+    weir__batch_header hdr;
+    const char *payload;
+    size_t len;
+    weir__err err;
+    weir__err_init (&err);
+    int ended = 0;
+    while (!ended && weir__path_recv (w, &hdr, &payload, &len) == 0) {
+        if (hdr.kind != WEIR__BATCH_DATA) {
+            if ((ended = weir__path_marker_in (w, &hdr, s_writer_epoch_end)) < 0)
+                break;
+            continue;
+        }
+        if (stage->writer->write (stage->writer_state, w->index, payload, len, hdr.count, &err)) {
+            weir__job_fail (stage->job, &err);
+            break;
+        }
+        atomic_fetch_add_explicit (&stage->records_out, hdr.count, memory_order_relaxed);
+    }
+}
+
+void *weir__worker_main (void *arg)
+{
+    weir__worker *w = arg;
+    switch (w->stage->kind) {
+    case WEIR_ELEMENT_READER: s_reader (w); break;
+    case WEIR_ELEMENT_PROCESSOR: s_processor (w); break;
+    case WEIR_ELEMENT_WRITER: s_writer (w); break;
+    }
+    atomic_store (&w->end_ns, weir__now_ns ());
+    return NULL;
+}
