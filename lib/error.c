@@ -6,22 +6,25 @@
 #include <stdio.h>
 #include <string.h>
 
+//  The one table of error codes: each with its name and its words
+#define S_ERROR(code, text) {code, #code, text}
 static const struct {
     int code;
+    const char *name;
     const char *text;
 } s_errors[] = {
-    {WEIR_OK, "success"},
-    {WEIR_ENOMEM, "out of memory"},
-    {WEIR_ESYNTAX, "malformed pipeline description"},
-    {WEIR_EUNKNOWN, "unknown element"},
-    {WEIR_EPROPERTY, "unknown or invalid property"},
-    {WEIR_ESTRUCTURE, "stages in an impossible order"},
-    {WEIR_EIO, "input/output error"},
-    {WEIR_ECORRUPT, "corrupt input"},
-    {WEIR_EPROCESSOR, "processor failed"},
-    {WEIR_ESYSTEM, "system failure"},
-    {WEIR_ESTATE, "call not allowed in this state"},
-    {WEIR_EPLUGIN, "plugin cannot be loaded"},
+    S_ERROR (WEIR_OK, "success"),
+    S_ERROR (WEIR_ENOMEM, "out of memory"),
+    S_ERROR (WEIR_ESYNTAX, "malformed pipeline description"),
+    S_ERROR (WEIR_EUNKNOWN, "unknown element"),
+    S_ERROR (WEIR_EPROPERTY, "unknown or invalid property"),
+    S_ERROR (WEIR_ESTRUCTURE, "stages in an impossible order"),
+    S_ERROR (WEIR_EIO, "input/output error"),
+    S_ERROR (WEIR_ECORRUPT, "corrupt input"),
+    S_ERROR (WEIR_EPROCESSOR, "processor failed"),
+    S_ERROR (WEIR_ESYSTEM, "system failure"),
+    S_ERROR (WEIR_ESTATE, "call not allowed in this state"),
+    S_ERROR (WEIR_EPLUGIN, "plugin cannot be loaded"),
 };
 
 const char *weir_strerror (int code)
@@ -30,6 +33,14 @@ const char *weir_strerror (int code)
         if (s_errors[i].code == code)
             return s_errors[i].text;
     return "unknown error code";
+}
+
+const char *weir_error_name (int code)
+{
+    for (size_t i = 0; i < sizeof s_errors / sizeof s_errors[0]; i++)
+        if (s_errors[i].code == code)
+            return s_errors[i].name;
+    return "WEIR_E?";
 }
 
 int weir_is_usage_error (int code)

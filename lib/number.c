@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <weir/weir.h>
 
 int weir__parse_int (const char *text, int64_t *out)
 {
@@ -32,4 +33,9 @@ int weir__parse_int (const char *text, int64_t *out)
         return -1;
     *out = (int64_t) v * scale;
     return 0;
+}
+
+int weir_number_parse (const char *text, int64_t *out)
+{
+    return weir__parse_int (text, out) ? WEIR_ESYNTAX : 0;
 }

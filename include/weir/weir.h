@@ -50,8 +50,17 @@ WEIR_EXPORT const char *weir_strerror (int code);
     command exits 2 for these, 1 for the rest).  */
 WEIR_EXPORT int weir_is_usage_error (int code);
 
+/*  The name of CODE's macro ("WEIR_EIO"), or "WEIR_E?" for an unknown
+    code: for logs and machine-readable reports.  */
+WEIR_EXPORT const char *weir_error_name (int code);
+
 /*  The library's version, "MAJOR.MINOR.PATCH".  */
 WEIR_EXPORT const char *weir_version (void);
+
+/*  Parse an integer as weir's properties and options take them: decimal,
+    with an optional k, M or G suffix (thousand, million, billion), and
+    nothing else (no blanks).  0 and *OUT, or WEIR_ESYNTAX.  */
+WEIR_EXPORT int weir_number_parse (const char *text, int64_t *out);
 
 /*  ---------------------------------------------------------------------
     Elements and their properties, for documentation and validation.  */

@@ -1,0 +1,168 @@
+/*  cmd/checkpoints.c - weir checkpoints: list and inspect checkpoints.  */
+#include "config.h"
+#include "cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char cmd_checkpoints_help[] =
+    "usage: weir checkpoints DIR                 one line per checkpoint, the latest marked\n"
+    "       weir checkpoints DIR --epoch E       everything in checkpoint E\n"
+    "       weir checkpoints DIR --epoch E --blob NAME   the blob's raw bytes on stdout\n";
+
+static const struct option s_long_options[] = {
+    {"epoch", required_argument, NULL, 'e'},
+    {"blob", required_argument, NULL, 'b'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static const struct {
+    weir_checkpoint_section section;
+    const char *title;
+} s_sections[] = {
+    {WEIR_CHECKPOINT_META, "metadata"},
+    {WEIR_CHECKPOINT_OFFSETS, "reader offsets (shard: next offset)"},
+    {WEIR_CHECKPOINT_WRITERS, "writers (stage: committed)"},
+    {WEIR_CHECKPOINT_BLOBS, "blobs (name: bytes)"},
+};
+
+//  Metadata item NAME as text into BUF, "-" when missing.
+static const char *s_meta (const weir_checkpoint *ck, const char *name, char *buf, size_t size)
+{
+    size_t len;
+    const char *v = weir_checkpoint_get (ck, WEIR_CHECKPOINT_META, name, &len);
+    snprintf (buf, size, "%.*s", v ? (int) len : 1, v ? v : "-");
+    return buf;
+}
+
+//  One line per checkpoint of DIR.
+static int s_list (const char *dir)
+{
+    char *error = NULL;
+    uint64_t *epochs;
+    size_t count;
+    if (weir_checkpoint_list (dir, &epochs, &count, &error)) {
+        fprintf (stderr, "weir: %s\n", error);
+        free (error);
+        return CMD_EXIT_FAILURE;
+    }
+    char a[64], b[64], when[64], records[64];
+    snprintf (records, sizeof records, "%s0", WEIR_META_RECORDS_OUT);
+    printf ("%-8s %-20s %14s %6s %14s\n", "epoch", "time", "records", "blobs", "blob bytes");
+    for (size_t i = 0; i < count; i++) {
+        weir_checkpoint *ck = weir_checkpoint_load (dir, (int64_t) epochs[i], &error);
+        if (!ck) {
+            printf ("%-8llu refused: %s\n", (unsigned long long) epochs[i], error);
+            free (error);
+            error = NULL;
+            continue;
+        }
+        size_t nblobs = weir_checkpoint_count (ck, WEIR_CHECKPOINT_BLOBS), bytes = 0;
+        for (size_t k = 0; k < nblobs; k++) {
+            size_t size;
+            weir_checkpoint_item (ck, WEIR_CHECKPOINT_BLOBS, k, NULL, &size);
+            bytes += size;
+        }
+        time_t t = (time_t) strtoll (s_meta (ck, WEIR_META_TIME, a, sizeof a), NULL, 10);
+        struct tm tm;
+        gmtime_r (&t, &tm);
+        strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        printf ("%-8llu %-20s %14s %6zu %14zu%s%s\n", (unsigned long long) epochs[i], when,
+                s_meta (ck, records, b, sizeof b), nblobs, bytes, i + 1 == count ? "  (latest)" : "",
+                strcmp (s_meta (ck, WEIR_META_FINISHED, a, sizeof a), "1") == 0 ? "  finished" : "");
+        weir_checkpoint_destroy (&ck);
+    }
+    free (epochs);
+    return CMD_EXIT_OK;
+}
+
+//  Blob NAME of checkpoint CK on stdout.
+static int s_blob (const weir_checkpoint *ck, const char *dir, const char *name)
+{
+    size_t size;
+    const void *data = weir_checkpoint_get (ck, WEIR_CHECKPOINT_BLOBS, name, &size);
+    if (!data) {
+        fprintf (stderr, "weir: checkpoint %llu of '%s' has no blob '%s'\n",
+                 (unsigned long long) weir_checkpoint_epoch (ck), dir, name);
+        return CMD_EXIT_FAILURE;
+    }
+    if (fwrite (data, 1, size, stdout) != size || fflush (stdout)) {
+        fprintf (stderr, "weir: cannot write the blob to stdout: %s\n", strerror (errno));
+        return CMD_EXIT_FAILURE;
+    }
+    return CMD_EXIT_OK;
+}
+
+//  Everything in checkpoint CK.
+static void s_show (const weir_checkpoint *ck, const char *dir)
+{
+    printf ("checkpoint %llu of %s\n", (unsigned long long) weir_checkpoint_epoch (ck), dir);
+    for (size_t s = 0; s < sizeof s_sections / sizeof s_sections[0]; s++) {
+        weir_checkpoint_section section = s_sections[s].section;
+        printf ("%s:\n", s_sections[s].title);
+        size_t n = weir_checkpoint_count (ck, section);
+        for (size_t k = 0; k < n; k++) {
+            const void *data;
+            size_t size;
+            const char *name = weir_checkpoint_item (ck, section, k, &data, &size);
+            if (section == WEIR_CHECKPOINT_BLOBS)
+                printf ("  %s: %zu\n", name, size);
+            else
+                printf ("  %s: %.*s\n", name, (int) size, (const char *) data);
+        }
+    }
+}
+
+int cmd_checkpoints (int argc, char **argv)
+{
+    const char *blob = NULL;
+    int64_t epoch = -1;
+    int c;
+    optind = 1;
+    while ((c = getopt_long (argc, argv, "h", s_long_options, NULL)) != -1) {
+        switch (c) {
+        case 'e': {
+            char *end;
+            epoch = (int64_t) strtoll (optarg, &end, 10);
+            if (*end || end == optarg || epoch < 0) {
+                fprintf (stderr, "weir checkpoints: --epoch wants an epoch number, not '%s'\n", optarg);
+                return CMD_EXIT_USAGE;
+            }
+            break;
+        }
+        case 'b': blob = optarg; break;
+        case 'h': fputs (cmd_checkpoints_help, stdout); return CMD_EXIT_OK;
+        default: return CMD_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fputs (cmd_checkpoints_help, stderr);
+        return CMD_EXIT_USAGE;
+    }
+    const char *dir = argv[optind];
+    if (epoch < 0) {
+        if (blob) {
+            fprintf (stderr, "weir checkpoints: --blob needs --epoch\n");
+            return CMD_EXIT_USAGE;
+        }
+        return s_list (dir);
+    }
+    char *error = NULL;
+    weir_checkpoint *ck = weir_checkpoint_load (dir, epoch, &error);
+    if (!ck) {
+        fprintf (stderr, "weir: %s\n", error);
+        free (error);
+        return CMD_EXIT_FAILURE;
+    }
+    int rc = CMD_EXIT_OK;
+    if (blob)
+        rc = s_blob (ck, dir, blob);
+    else
+        s_show (ck, dir);
+    weir_checkpoint_destroy (&ck);
+    return rc;
+}

@@ -1,0 +1,369 @@
+/*  cmd/run.c - weir run: options, the run, its summary.  */
+#include "config.h"
+#include "cmd.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char cmd_run_help[] =
+    "usage: weir run [OPTIONS] 'READER [key=value ...] ! PROCESSOR ... ! WRITER [key=value ...]'\n"
+    "\n"
+    "Run a pipe: the first element reads records, the last writes them, those\n"
+    "between process them.  Each element takes key=value properties; quote a\n"
+    "value with '...' or \"...\" to put blanks or '!' in it.  The description may\n"
+    "be one argument or several (they are joined with blanks).\n"
+    "\n"
+    "Options:\n"
+    "  --progress        a live line on stderr: records/s of each stage and the\n"
+    "                    fill of the queue that feeds it (default when stderr\n"
+    "                    is a terminal)\n"
+    "  --no-progress     no progress line\n"
+    "  --progress-interval MS\n"
+    "                    time between progress lines (default 500)\n"
+    "  --stats FILE      write statistics as JSON to FILE at exit ('-' for stdout):\n"
+    "                    records in and out and busy time per stage, wall time,\n"
+    "                    records/s\n"
+    "  -q, --quiet       print nothing but errors and warnings\n"
+    "\n"
+    "Epochs and checkpoints:\n"
+    "  --epoch-records N end an epoch after exactly N records read (all reader\n"
+    "                    threads together; k, M, G suffixes allowed)\n"
+    "                    the end of each pass also ends one\n"
+    "  --epoch-seconds T end an epoch after T seconds of wall time\n"
+    "  --epochs N        stop after epoch N\n"
+    "  --checkpoint DIR  checkpoint into the LevelDB at DIR after init (epoch 0)\n"
+    "                    and after every epoch: reader offsets, writer lengths,\n"
+    "                    blobs, in one atomic synced write\n"
+    "  --resume          go on from the latest checkpoint in DIR, or start fresh\n"
+    "                    when it has none (safe in a restart loop)\n"
+    "  --resume-from E   go on from checkpoint E\n"
+    "  --keep K          keep the newest K checkpoints (default: all)\n"
+    "  --async-checkpoint  copy the blobs and write the checkpoint on a\n"
+    "                    background thread while the pipe runs on\n"
+    "  --checkpoint-failures N  go on through N consecutive failed\n"
+    "                    checkpoints (each reported) before failing the job\n"
+    "  --load-blobs DIR[:E]  before init, load the blobs of checkpoint E\n"
+    "                    (default: latest) of another job's directory\n"
+    "Without --resume or --resume-from, a directory that holds checkpoints is\n"
+    "refused.  Only threads=, capacity= and batch= may change on resume.\n"
+    "  -h, --help        this help\n"
+    "  -V, --version     print the version\n"
+    "\n"
+    "Interrupt (Ctrl-C) stops the readers; what was read flows out and the job\n"
+    "ends cleanly (exit 1).  A second interrupt kills it.\n"
+    "\n"
+    "Exit codes: 0 success, 1 runtime failure (input, output, a processor),\n"
+    "2 usage error (options, description, unknown element or property).\n"
+    "\n"
+    "An element that contains '/' or ends in .so is a processor plugin (a shared\n"
+    "object); a name that is no builtin is looked up as NAME.so in the folders of\n"
+    "$WEIR_PLUGIN_PATH (colon-separated), then in the installed plugin folder.\n"
+    "\n"
+    "Run 'weir elements' for the builtin elements.\n";
+
+//  The options of 'weir run'.
+typedef struct {
+    int progress, quiet;
+    unsigned interval_ms;
+    const char *stats;
+    uint64_t epoch_records, epochs, resume_from;
+    double epoch_seconds;
+    const char *checkpoint;
+    char *load;                 //  the directory of --load-blobs
+    int64_t load_epoch;
+    unsigned keep, failures;
+    int resume;                 //  WEIR_RESUME_*
+    int async;
+} s_options;
+
+enum {
+    S_PROGRESS = 256, S_NO_PROGRESS, S_STATS, S_INTERVAL, S_EPOCH_RECORDS, S_EPOCH_SECONDS, S_EPOCHS,
+    S_CHECKPOINT, S_RESUME, S_RESUME_FROM, S_KEEP, S_ASYNC, S_FAILURES, S_LOAD_BLOBS,
+};
+
+static const struct option s_long_options[] = {
+    {"progress", no_argument, NULL, S_PROGRESS},
+    {"no-progress", no_argument, NULL, S_NO_PROGRESS},
+    {"stats", required_argument, NULL, S_STATS},
+    {"progress-interval", required_argument, NULL, S_INTERVAL},
+    {"epoch-records", required_argument, NULL, S_EPOCH_RECORDS},
+    {"epoch-seconds", required_argument, NULL, S_EPOCH_SECONDS},
+    {"epochs", required_argument, NULL, S_EPOCHS},
+    {"checkpoint", required_argument, NULL, S_CHECKPOINT},
+    {"resume", no_argument, NULL, S_RESUME},
+    {"resume-from", required_argument, NULL, S_RESUME_FROM},
+    {"keep", required_argument, NULL, S_KEEP},
+    {"async-checkpoint", no_argument, NULL, S_ASYNC},
+    {"checkpoint-failures", required_argument, NULL, S_FAILURES},
+    {"load-blobs", required_argument, NULL, S_LOAD_BLOBS},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+//  The pipe that Ctrl-C stops, and whether it did.
+static weir_pipe *volatile s_pipe;
+static volatile sig_atomic_t s_interrupted;
+
+static void s_on_interrupt (int sig)
+{
+    (void) sig;
+    s_interrupted = 1;
+    if (s_pipe)
+        weir_pipe_stop (s_pipe);
+}
+
+static int s_count (const char *option, const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    int64_t v;
+    if (weir_number_parse (text, &v) || v < 0 || (uint64_t) v < min || (uint64_t) v > max) {
+        if (max == UINT64_MAX)
+            fprintf (stderr, "weir run: %s wants a whole number of at least %llu, not '%s'\n", option,
+                     (unsigned long long) min, text);
+        else
+            fprintf (stderr, "weir run: %s wants a whole number from %llu to %llu, not '%s'\n", option,
+                     (unsigned long long) min, (unsigned long long) max, text);
+        return -1;
+    }
+    *out = (uint64_t) v;
+    return 0;
+}
+
+//  --load-blobs DIR or DIR:E.
+static int s_load_blobs (s_options *o, const char *arg)
+{
+    const char *colon = strrchr (arg, ':');
+    size_t dirlen = strlen (arg);
+    o->load_epoch = -1;
+    if (colon && colon[1] && strspn (colon + 1, "0123456789") == strlen (colon + 1)) {
+        dirlen = (size_t) (colon - arg);
+        o->load_epoch = (int64_t) strtoull (colon + 1, NULL, 10);
+    }
+    free (o->load);
+    o->load = strndup (arg, dirlen);
+    return o->load ? 0 : -1;
+}
+
+//  One option C with ARG: 0, or -1 after saying what was wrong.
+static int s_option (s_options *o, int c, const char *arg)
+{
+    uint64_t v;
+    char *end;
+    switch (c) {
+    case S_PROGRESS: o->progress = 1; return 0;
+    case S_NO_PROGRESS: o->progress = 0; return 0;
+    case S_STATS: o->stats = arg; return 0;
+    case 'q': o->quiet = 1; return 0;
+    case S_INTERVAL: {
+        long ms = strtol (arg, &end, 10);
+        if (*end || end == arg || ms < 1 || ms > 3600000) {
+            fprintf (stderr, "weir run: --progress-interval wants milliseconds (1 to 3600000), not '%s'\n", arg);
+            return -1;
+        }
+        o->interval_ms = (unsigned) ms;
+        return 0;
+    }
+    case S_EPOCH_RECORDS: return s_count ("--epoch-records", arg, 1, UINT64_MAX, &o->epoch_records);
+    case S_EPOCHS: return s_count ("--epochs", arg, 1, UINT64_MAX, &o->epochs);
+    case S_RESUME_FROM:
+        o->resume = WEIR_RESUME_EPOCH;
+        return s_count ("--resume-from", arg, 0, UINT64_MAX, &o->resume_from);
+    case S_RESUME:
+        if (o->resume != WEIR_RESUME_EPOCH)
+            o->resume = WEIR_RESUME_LATEST;
+        return 0;
+    case S_KEEP:
+        if (s_count ("--keep", arg, 1, 1000000, &v))
+            return -1;
+        o->keep = (unsigned) v;
+        return 0;
+    case S_FAILURES:
+        if (s_count ("--checkpoint-failures", arg, 0, 1000000, &v))
+            return -1;
+        o->failures = (unsigned) v;
+        return 0;
+    case S_EPOCH_SECONDS:
+        o->epoch_seconds = strtod (arg, &end);
+        if (*end || end == arg || !(o->epoch_seconds > 0)) {
+            fprintf (stderr, "weir run: --epoch-seconds wants a positive number of seconds, not '%s'\n", arg);
+            return -1;
+        }
+        return 0;
+    case S_CHECKPOINT: o->checkpoint = arg; return 0;
+    case S_ASYNC: o->async = 1; return 0;
+    case S_LOAD_BLOBS: return s_load_blobs (o, arg);
+    }
+    return -1;
+}
+
+static void s_on_log (weir_pipe *pipe, void *arg, int level, const char *message)
+{
+    (void) pipe;
+    const s_options *o = arg;
+    if (level == WEIR_LOG_WARNING)
+        fprintf (stderr, "weir: warning: %s\n", message);
+    else if (!o->quiet)
+        fprintf (stderr, "weir: %s\n", message);
+}
+
+static int s_apply (const s_options *o, weir_pipe *pipe)
+{
+    weir_pipe_set_log (pipe, s_on_log, (void *) o);
+    weir_pipe_set_epoch_records (pipe, o->epoch_records);
+    weir_pipe_set_epoch_seconds (pipe, o->epoch_seconds);
+    weir_pipe_set_epochs (pipe, o->epochs);
+    weir_pipe_set_keep (pipe, o->keep);
+    weir_pipe_set_async_checkpoint (pipe, o->async);
+    weir_pipe_set_checkpoint_failures (pipe, o->failures);
+    weir_pipe_set_resume (pipe, o->resume, o->resume_from);
+    int rc = weir_pipe_set_checkpoint (pipe, o->checkpoint);
+    if (!rc && o->load)
+        rc = weir_pipe_set_load_blobs (pipe, o->load, o->load_epoch);
+    return rc;
+}
+
+//  The description, and a caret under the byte it points at.
+static void s_show_caret (const char *text, long offset)
+{
+    if (offset < 0 || !text)
+        return;
+    if ((size_t) offset > strlen (text))
+        offset = (long) strlen (text);
+    fprintf (stderr, "  ");
+    for (const char *p = text; *p; p++)
+        fputc (*p == '\n' || *p == '\t' ? ' ' : *p, stderr);
+    fprintf (stderr, "\n  %*s^\n", (int) offset, "");
+}
+
+//  The remaining arguments joined with blanks: the shell may have split
+//  the description.  NULL when out of memory.
+static char *s_join (int argc, char **argv)
+{
+    size_t size = 1;
+    for (int i = 0; i < argc; i++)
+        size += strlen (argv[i]) + 1;
+    char *text = malloc (size), *p = text;
+    if (!text)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            *p++ = ' ';
+        size_t n = strlen (argv[i]);
+        memcpy (p, argv[i], n);
+        p += n;
+    }
+    *p = '\0';
+    return text;
+}
+
+//  Run PIPE with Ctrl-C and SIGTERM stopping it.
+static int s_run_pipe (weir_pipe *pipe)
+{
+    s_pipe = pipe;
+    struct sigaction sa;
+    memset (&sa, 0, sizeof sa);
+    sa.sa_handler = s_on_interrupt;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset (&sa.sa_mask);
+    sigaction (SIGINT, &sa, NULL);
+    sigaction (SIGTERM, &sa, NULL);
+    int rc = weir_pipe_run (pipe);
+    signal (SIGINT, SIG_DFL);
+    signal (SIGTERM, SIG_DFL);
+    s_pipe = NULL;
+    return rc;
+}
+
+//  What the user sees at the end, and the exit code.
+static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet)
+{
+    int exit_code = CMD_EXIT_OK;
+    for (size_t i = 0; i < weir_pipe_warning_count (pipe); i++)
+        fprintf (stderr, "weir: warning: %s\n", weir_pipe_warning (pipe, i));
+    if (rc) {
+        fprintf (stderr, "weir: %s\n", weir_pipe_error (pipe));
+        if (weir_is_usage_error (rc))
+            s_show_caret (text, weir_pipe_error_offset (pipe));
+        exit_code = weir_is_usage_error (rc) ? CMD_EXIT_USAGE : CMD_EXIT_FAILURE;
+    }
+    weir_stage_stats first;
+    if (weir_is_usage_error (rc) || weir_pipe_stats (pipe, 0, &first) != 0)
+        return exit_code;
+    double wall = weir_pipe_wall_seconds (pipe);
+    if (s_interrupted && rc == 0) {
+        fprintf (stderr, "weir: interrupted; stopped cleanly after %llu records\n",
+                 (unsigned long long) first.records_out);
+        exit_code = CMD_EXIT_FAILURE;
+    }
+    else if (!quiet && rc == 0)
+        fprintf (stderr, "weir: %llu records in %.3f s (%.2f M records/s)\n", (unsigned long long) first.records_out,
+                 wall, wall > 0 ? (double) first.records_out / wall / 1e6 : 0.0);
+    return exit_code;
+}
+
+int cmd_run (int argc, char **argv)
+{
+    s_options o;
+    memset (&o, 0, sizeof o);
+    o.progress = isatty (STDERR_FILENO);
+    o.interval_ms = 500;
+    o.load_epoch = -1;
+    int c;
+    optind = 1;
+    while ((c = getopt_long (argc, argv, "+qhV", s_long_options, NULL)) != -1) {
+        if (c == 'h') {
+            fputs (cmd_run_help, stdout);
+            free (o.load);
+            return CMD_EXIT_OK;
+        }
+        if (c == 'V') {
+            printf ("weir %s\n", weir_version ());
+            free (o.load);
+            return CMD_EXIT_OK;
+        }
+        if (c == '?' || s_option (&o, c, optarg)) {
+            if (c == '?')
+                fprintf (stderr, "Try 'weir run --help'.\n");
+            free (o.load);
+            return CMD_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fprintf (stderr, "weir run: no pipeline description\nTry 'weir run --help'.\n");
+        free (o.load);
+        return CMD_EXIT_USAGE;
+    }
+    if (o.quiet)
+        o.progress = 0;
+
+    char *text = s_join (argc - optind, argv + optind);
+    weir_pipe *pipe = text ? weir_pipe_new () : NULL;
+    if (!pipe) {
+        fprintf (stderr, "weir: out of memory\n");
+        free (text);
+        free (o.load);
+        return CMD_EXIT_FAILURE;
+    }
+    cmd_progress *progress = NULL;
+    int rc = weir_pipe_parse (pipe, text);
+    if (!rc)
+        rc = s_apply (&o, pipe);
+    if (!rc) {
+        if (o.progress && (progress = cmd_progress_new (pipe, isatty (STDERR_FILENO))))
+            weir_pipe_set_progress (pipe, cmd_progress_draw, progress, o.interval_ms);
+        rc = s_run_pipe (pipe);
+    }
+    int exit_code = s_report (pipe, rc, text, o.quiet);
+    int stats_code = rc == 0 ? 0 : weir_is_usage_error (rc) ? CMD_EXIT_USAGE : CMD_EXIT_FAILURE;
+    if (o.stats && cmd_stats_write (pipe, o.stats, rc, stats_code) && exit_code == CMD_EXIT_OK)
+        exit_code = CMD_EXIT_FAILURE;
+    cmd_progress_destroy (&progress);
+    weir_pipe_destroy (&pipe);
+    free (text);
+    free (o.load);
+    return exit_code;
+}

@@ -1,0 +1,62 @@
+/*  cmd/stats.c - the JSON statistics of --stats.  */
+#include "config.h"
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
+{
+    size_t n = weir_pipe_stage_count (pipe);
+    double wall = weir_pipe_wall_seconds (pipe);
+    weir_stage_stats st;
+    uint64_t read = 0;
+    if (n && weir_pipe_stats (pipe, 0, &st) == 0)
+        read = st.records_out;
+    fprintf (out, "{\n  \"weir_version\": \"%s\",\n  \"exit_code\": %d,\n  \"error\": ", weir_version (), exit_code);
+    if (rc)
+        cmd_json_string (out, weir_pipe_error (pipe));
+    else
+        fputs ("null", out);
+    fprintf (out, ",\n  \"error_code\": ");
+    if (rc)
+        cmd_json_string (out, weir_error_name (rc));
+    else
+        fputs ("null", out);
+    fprintf (out, ",\n  \"wall_seconds\": %.6f,\n  \"records\": %llu,\n", wall, (unsigned long long) read);
+    fprintf (out, "  \"records_per_second\": %.1f,\n  \"stages\": [", wall > 0 ? (double) read / wall : 0.0);
+    for (size_t i = 0; i < n; i++) {
+        weir_pipe_stats (pipe, i, &st);
+        fprintf (out, "%s\n    {\"name\": ", i ? "," : "");
+        cmd_json_string (out, st.name);
+        fprintf (out,
+                 ", \"kind\": \"%s\", \"threads\": %u, \"records_in\": %llu, \"records_out\": %llu, "
+                 "\"batches_in\": %llu, \"busy_seconds\": %.6f}",
+                 cmd_kind_name (st.kind), st.threads, (unsigned long long) st.records_in,
+                 (unsigned long long) st.records_out, (unsigned long long) st.batches_in, st.busy_seconds);
+    }
+    fprintf (out, "\n  ]\n}\n");
+}
+
+int cmd_stats_write (weir_pipe *pipe, const char *path, int rc, int exit_code)
+{
+    //  Rendered whole first: a file is written at once or not at all
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream (&text, &len);
+    if (!mem) {
+        fprintf (stderr, "weir run: cannot write statistics: %s\n", strerror (errno));
+        return -1;
+    }
+    s_render (mem, pipe, rc, exit_code);
+    int failed = fclose (mem) != 0;
+    FILE *out = failed ? NULL : strcmp (path, "-") == 0 ? stdout : fopen (path, "w");
+    if (!out || fwrite (text, 1, len, out) != len || (out != stdout && fclose (out))
+        || (out == stdout && fflush (stdout))) {
+        fprintf (stderr, "weir run: cannot write statistics to '%s': %s\n", path, strerror (errno));
+        failed = 1;
+    }
+    free (text);
+    return failed ? -1 : 0;
+}
