@@ -32,6 +32,7 @@
 #include <msgpack.h>
 #include <zmq.h>
 
+#include <weir/plugin.h>
 #include <weir/weir.h>
 
 #define S_MAX_REPEAT 99
@@ -90,7 +91,7 @@ static int s_repack_process (weir_stage *st, void *tstate, const msgpack_object 
 }
 
 static const weir_processor s_repack = {
-    WEIR_PLUGIN_ABI, "repack", "decodes every record and emits a copy",
+    WEIR_PLUGIN_ABI, sizeof (weir_processor), "repack", "decodes every record and emits a copy",
     NULL, NULL, NULL, s_repack_process, NULL, NULL, NULL,
 };
 
@@ -99,7 +100,7 @@ static const weir_processor s_repack = {
 static void s_weir_check (weir_pipe *pipe, const char *what)
 {
     size_t stages = weir_pipe_stage_count (pipe);
-    weir_stage_stats stats;
+    weir_stage_stats stats = WEIR_STAGE_STATS_INIT;
     if (stages == 0 || weir_pipe_stats (pipe, stages - 1, &stats))
         s_die ("%s: no statistics for the writer", what);
     if (stats.records_out != s_records)

@@ -32,7 +32,7 @@ int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, cha
     return rc;
 }
 
-weir_checkpoint *weir_checkpoint_load (const char *dir, int64_t epoch, char **error)
+int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkpoint **out, char **error)
 {
     weir__err err;
     weir__err_init (&err);
@@ -49,7 +49,8 @@ weir_checkpoint *weir_checkpoint_load (const char *dir, int64_t epoch, char **er
     }
     if (rc && error)
         *error = s_message (&err);
-    return (weir_checkpoint *) ck;
+    *out = (weir_checkpoint *) ck;
+    return rc;
 }
 
 void weir_checkpoint_destroy (weir_checkpoint **self_p)

@@ -54,8 +54,8 @@ static int s_list (const char *dir)
     snprintf (records, sizeof records, "%s0", WEIR_META_RECORDS_OUT);
     printf ("%-8s %-20s %14s %6s %14s\n", "epoch", "time", "records", "blobs", "blob bytes");
     for (size_t i = 0; i < count; i++) {
-        weir_checkpoint *ck = weir_checkpoint_load (dir, (int64_t) epochs[i], &error);
-        if (!ck) {
+        weir_checkpoint *ck;
+        if (weir_checkpoint_new (dir, (int64_t) epochs[i], &ck, &error)) {
             printf ("%-8llu refused: %s\n", (unsigned long long) epochs[i], error);
             free (error);
             error = NULL;
@@ -152,8 +152,8 @@ int cmd_checkpoints (int argc, char **argv)
         return s_list (dir);
     }
     char *error = NULL;
-    weir_checkpoint *ck = weir_checkpoint_load (dir, epoch, &error);
-    if (!ck) {
+    weir_checkpoint *ck;
+    if (weir_checkpoint_new (dir, epoch, &ck, &error)) {
         fprintf (stderr, "weir: %s\n", error);
         free (error);
         return CMD_EXIT_FAILURE;

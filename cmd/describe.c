@@ -18,8 +18,8 @@ int cmd_plugin (int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     char *error = NULL;
-    weir_plugin *plugin = weir_plugin_new (argv[1], &error);
-    if (!plugin) {
+    weir_plugin *plugin;
+    if (weir_plugin_new (argv[1], &plugin, &error)) {
         fprintf (stderr, "weir: %s\n", error ? error : "out of memory");
         free (error);
         return CMD_EXIT_FAILURE;
@@ -28,6 +28,7 @@ int cmd_plugin (int argc, char **argv)
     printf ("name:        %s\n", table->name ? table->name : "(none)");
     printf ("description: %s\n", table->description ? table->description : "(none)");
     printf ("abi:         %d\n", table->abi);
+    printf ("weir:        built for processor ABI %d; this weir %s\n", WEIR_PLUGIN_ABI, weir_version ());
     printf ("path:        %s\n", weir_plugin_path (plugin));
     printf ("callbacks:  %s%s%s process%s%s%s\n", table->open ? " open" : "", table->init ? " init" : "",
             table->thread_open ? " thread_open" : "", table->epoch_end ? " epoch_end" : "",

@@ -61,7 +61,7 @@ void cmd_progress_draw (weir_pipe *pipe, void *arg, int final)
     size_t used = 0;
     uint64_t total = 0;
     for (size_t i = 0; i < self->stages; i++) {
-        weir_stage_stats st;
+        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
         weir_pipe_stats (pipe, i, &st);
         if (i == 0)
             total = st.records_out;

@@ -290,7 +290,7 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet)
             s_show_caret (text, weir_pipe_error_offset (pipe));
         exit_code = weir_is_usage_error (rc) ? CMD_EXIT_USAGE : CMD_EXIT_FAILURE;
     }
-    weir_stage_stats first;
+    weir_stage_stats first = WEIR_STAGE_STATS_INIT;
     if (weir_is_usage_error (rc) || weir_pipe_stats (pipe, 0, &first) != 0)
         return exit_code;
     double wall = weir_pipe_wall_seconds (pipe);

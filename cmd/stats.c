@@ -10,7 +10,7 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
 {
     size_t n = weir_pipe_stage_count (pipe);
     double wall = weir_pipe_wall_seconds (pipe);
-    weir_stage_stats st;
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
     uint64_t read = 0;
     if (n && weir_pipe_stats (pipe, 0, &st) == 0)
         read = st.records_out;

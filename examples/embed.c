@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <weir/plugin.h>
 #include <weir/weir.h>
 
 //  Shared by every thread of the stage: how many records it dropped.
@@ -54,7 +55,7 @@ static void square_close (weir_stage *st, void *state)
 }
 
 static const weir_processor square_evens = {
-    .abi = WEIR_PLUGIN_ABI,
+    WEIR_PROCESSOR_INIT,
     .name = "square_evens",
     .description = "keeps even integers and squares them",
     .open = square_open,
@@ -91,7 +92,7 @@ int main (int argc, char **argv)
         return weir_is_usage_error (rc) ? 2 : 1;
     }
     for (size_t i = 0; i < weir_pipe_stage_count (pipe); i++) {
-        weir_stage_stats st;
+        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
         weir_pipe_stats (pipe, i, &st);
         printf ("%-14s threads=%u in=%" PRIu64 " out=%" PRIu64 "\n", st.name, st.threads,
                 st.records_in, st.records_out);

@@ -4,9 +4,9 @@
     Batching is what makes the per-record cost small: one queue message
     costs about 200 ns, one record a few.  A message starts with an 8-byte
     header (kind, record count) so that a stage can count records, or pass a
-    batch on untouched, without decoding it.  Control markers (end of
-    stream) are header-only messages of another kind, and so travel in-band
-    behind the data they follow.  */
+    batch on untouched, without decoding it.  Control markers (an
+    epoch's barrier, the end of the stream) are header-only messages of
+    other kinds, and so travel in-band behind the data they follow.  */
 #ifndef WEIR_BATCH_H_INCLUDED
 #define WEIR_BATCH_H_INCLUDED
 

@@ -59,17 +59,18 @@ int weir__build_add (weir__stages *stages, const char *element, const char *cons
 int weir__build_add_processor (weir__stages *stages, const weir_processor *proc, void *user,
                                const char *const *props, weir__err *err)
 {
-    const char *name = proc->name ? proc->name : "processor";
-    if (proc->abi != WEIR_PLUGIN_ABI)
-        return weir__err_set (err, WEIR_EPROCESSOR, "%s: built for processor ABI %d, this weir has ABI %d", name,
-                              proc->abi, WEIR_PLUGIN_ABI);
-    if (!proc->process)
-        return weir__err_set (err, WEIR_EPROCESSOR, "%s: the processor has no process callback", name);
+    //  The name is read before the ABI is checked: it is all a message has
+    const char *name = proc->abi == WEIR_PLUGIN_ABI && proc->name ? proc->name : "processor";
+    weir_processor table;
+    //  A table in code is the program's own processor, not a plugin
+    if (weir__processor_check (proc, name, &table, err))
+        return err->code = WEIR_EPROCESSOR;
     weir__stage *stage = weir__stages_append (stages, name, -1);
     if (!stage)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     stage->kind = WEIR_ELEMENT_PROCESSOR;
-    stage->proc = proc;
+    stage->proc_table = table;
+    stage->proc = &stage->proc_table;
     stage->user = user;
     return s_add_props (stage, props, err);
 }

@@ -5,6 +5,7 @@
 #ifndef WEIR_ELEMENTS_H_INCLUDED
 #define WEIR_ELEMENTS_H_INCLUDED
 
+#include <weir/plugin.h>
 #include <weir/weir.h>
 
 #include "readers/reader.h"

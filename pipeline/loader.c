@@ -10,6 +10,7 @@
 #include "pipeline/loader.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,37 @@
 struct weir_plugin {
     void *handle;
     char *path;
-    const weir_processor *table;
+    weir_processor table;       //  as this weir reads it
 };
+
+int weir__processor_check (const weir_processor *table, const char *who, weir_processor *out, weir__err *err)
+{
+    //  The ABI first: nothing else in the table means anything before it
+    if (table->abi != WEIR_PLUGIN_ABI)
+        return weir__err_set (err, WEIR_EPLUGIN,
+                              "%s was built for processor ABI %d, but this weir has ABI %d: "
+                              "rebuild it against this weir's <weir/plugin.h>",
+                              who, table->abi, WEIR_PLUGIN_ABI);
+    //  Every revision of the table has the callbacks up to 'close'
+    size_t least = offsetof (weir_processor, close) + sizeof table->close;
+    if (table->size < least)
+        return weir__err_set (err, WEIR_EPLUGIN,
+                              "%s: its processor table says it is %zu bytes, fewer than any weir_processor "
+                              "(%zu); set its size to sizeof (weir_processor), as WEIR_PROCESSOR_INIT does",
+                              who, table->size, least);
+    if (table->size > sizeof *out)
+        return weir__err_set (err, WEIR_EPLUGIN,
+                              "%s was built against a newer weir: its processor table has %zu bytes, this "
+                              "weir knows %zu; rebuild it against this weir's <weir/plugin.h>",
+                              who, table->size, sizeof *out);
+    //  Callbacks appended after the plugin's revision stay NULL
+    memset (out, 0, sizeof *out);
+    memcpy (out, table, table->size);
+    out->size = sizeof *out;
+    if (!out->process)
+        return weir__err_set (err, WEIR_EPLUGIN, "%s has no process callback", who);
+    return 0;
+}
 
 const char *weir_plugin_dir (void)
 {
@@ -94,49 +124,40 @@ int weir__plugin_load (const char *name, weir_plugin **out, weir__err *err)
     const weir_processor *(*entry) (void);
     *(void **) &entry = dlsym (handle, S_SYMBOL);
     const weir_processor *table = entry ? entry () : NULL;
+    weir_plugin *self = calloc (1, sizeof *self);
+    char who[4300];
+    snprintf (who, sizeof who, "plugin '%s'", path);
     int rc = 0;
-    if (!entry)
+    if (!self)
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    else if (!entry)
         rc = weir__err_set (err, WEIR_EPLUGIN,
                             "plugin '%s' is not a weir processor: it exports no %s() (see <weir/plugin.h>)",
                             path, S_SYMBOL);
     else if (!table)
         rc = weir__err_set (err, WEIR_EPLUGIN, "plugin '%s': %s() returned NULL", path, S_SYMBOL);
-    else if (table->abi != WEIR_PLUGIN_ABI)
-        rc = weir__err_set (err, WEIR_EPLUGIN,
-                            "plugin '%s' was built for processor ABI %d, but this weir has ABI %d: "
-                            "rebuild it against this weir's <weir/plugin.h>",
-                            path, table->abi, WEIR_PLUGIN_ABI);
-    else if (!table->process)
-        rc = weir__err_set (err, WEIR_EPLUGIN, "plugin '%s' has no process callback", path);
+    else
+        rc = weir__processor_check (table, who, &self->table, err);
     if (rc) {
+        free (self);
         dlclose (handle);
         free (path);
         return rc;
     }
-    weir_plugin *self = calloc (1, sizeof *self);
-    if (!self) {
-        dlclose (handle);
-        free (path);
-        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    }
     self->handle = handle;
     self->path = path;
-    self->table = table;
     *out = self;
     return 0;
 }
 
-weir_plugin *weir_plugin_new (const char *name, char **error)
+int weir_plugin_new (const char *name, weir_plugin **out, char **error)
 {
     weir__err err;
     weir__err_init (&err);
-    weir_plugin *self;
-    if (weir__plugin_load (name, &self, &err)) {
-        if (error)
-            *error = strdup (err.msg);
-        return NULL;
-    }
-    return self;
+    int rc = weir__plugin_load (name, out, &err);
+    if (rc && error)
+        *error = strdup (err.msg);
+    return rc;
 }
 
 void weir_plugin_destroy (weir_plugin **self_p)
@@ -152,7 +173,7 @@ void weir_plugin_destroy (weir_plugin **self_p)
 
 const weir_processor *weir_plugin_table (const weir_plugin *self)
 {
-    return self->table;
+    return &self->table;
 }
 
 const char *weir_plugin_path (const weir_plugin *self)

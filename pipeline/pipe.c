@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <weir/weir.h>
@@ -271,9 +272,16 @@ double weir_pipe_wall_seconds (const weir_pipe *self)
 
 int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stats)
 {
+    size_t size = stats->size;
+    if (size < offsetof (weir_stage_stats, name) + sizeof stats->name)
+        return WEIR_EINVAL;
     if (index >= self->stages.count)
         return WEIR_ESTATE;
-    memset (stats, 0, sizeof *stats);
-    weir__stage_stats (self->stages.items[index], stats);
+    //  Fill all, hand over what the caller's struct has room for
+    weir_stage_stats all;
+    memset (&all, 0, sizeof all);
+    weir__stage_stats (self->stages.items[index], &all);
+    all.size = size < sizeof all ? size : sizeof all;
+    memcpy (stats, &all, all.size);
     return 0;
 }

@@ -60,7 +60,7 @@ struct weir__stage {
     const weir__reader_class *reader;
     const weir__writer_class *writer;
     const weir_processor *proc;
-    weir_processor proc_table;  //  a plugin's table, as this weir reads it
+    weir_processor proc_table;  //  a table added in code, as this weir reads it
     weir_plugin *plugin;        //  where proc came from, if a shared object
     void *user;                 //  weir_pipe_add_processor's argument
     int passthrough;            //  forwards batches untouched (identity)

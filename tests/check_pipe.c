@@ -2,6 +2,7 @@
     counts, errors from callbacks, stop, emission, statistics.  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <weir/plugin.h>
 #include <weir/weir.h>
 
 #include "tests/testutil.h"
@@ -109,7 +110,7 @@ static void s_close (weir_stage *st, void *state)
 }
 
 static const weir_processor s_proc = {
-    WEIR_PLUGIN_ABI, "probe", "counts its calls", s_open, s_init, s_thread_open, s_process,
+    WEIR_PLUGIN_ABI, sizeof (weir_processor), "probe", "counts its calls", s_open, s_init, s_thread_open, s_process,
     s_epoch_end, s_thread_close, s_close,
 };
 
@@ -150,7 +151,7 @@ static void s_check_calls (int threads)
     ck_assert_int_eq (p.bad_tstate, 0);
     ck_assert_uint_eq (p.processed, 100000);
     ck_assert_uint_eq (p.sum, 100000ull * 99999 / 2);
-    weir_stage_stats st;
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
     ck_assert_int_eq (weir_pipe_stats (pipe, 1, &st), 0);
     ck_assert_str_eq (st.name, "probe");
     ck_assert_uint_eq (st.records_in, 100000);
@@ -218,7 +219,7 @@ START_TEST (test_stop_ends_cleanly)
     ck_assert_int_eq (s_run (&p, "1G", "2", &pipe), 0);
     ck_assert_uint_ge (p.processed, 5000);
     ck_assert_uint_lt (p.processed, 100000000);
-    weir_stage_stats in, out;
+    weir_stage_stats in = WEIR_STAGE_STATS_INIT, out = WEIR_STAGE_STATS_INIT;
     weir_pipe_stats (pipe, 0, &in);
     weir_pipe_stats (pipe, 2, &out);
     //  Everything read reached the writer
@@ -236,7 +237,7 @@ START_TEST (test_fanout_and_filter)
         p.fanout = fanout;
         weir_pipe *pipe;
         ck_assert_int_eq (s_run (&p, "12345", "3", &pipe), 0);
-        weir_stage_stats st;
+        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
         weir_pipe_stats (pipe, 2, &st);
         ck_assert_uint_eq (st.records_in, 12345u * (unsigned) fanout);
         weir_pipe_destroy (&pipe);
@@ -270,7 +271,7 @@ static int s_pack_none (weir_stage *st, void *tstate, const msgpack_object *rec)
 static void s_check_packer (int (*process) (weir_stage *, void *, const msgpack_object *),
                             const char *message)
 {
-    weir_processor proc = {WEIR_PLUGIN_ABI, "packer", NULL, NULL, NULL, NULL, process, NULL, NULL, NULL};
+    weir_processor proc = {WEIR_PLUGIN_ABI, sizeof (weir_processor), "packer", NULL, NULL, NULL, NULL, process, NULL, NULL, NULL};
     weir_pipe *pipe = weir_pipe_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, NULL, NULL), 0);
@@ -292,13 +293,13 @@ END_TEST
 START_TEST (test_processor_table_is_checked)
 {
     weir_pipe *pipe = weir_pipe_new ();
-    weir_processor wrong = {WEIR_PLUGIN_ABI + 1, "future", NULL, NULL, NULL, NULL, s_process, NULL, NULL, NULL};
+    weir_processor wrong = {WEIR_PLUGIN_ABI + 1, sizeof (weir_processor), "future", NULL, NULL, NULL, NULL, s_process, NULL, NULL, NULL};
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &wrong, NULL, NULL), WEIR_EPROCESSOR);
-    ck_assert_msg (strstr (weir_pipe_error (pipe), "future: built for processor ABI 2, this weir has ABI 1"),
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "processor was built for processor ABI 3, but this weir has ABI 2"),
                    "%s", weir_pipe_error (pipe));
-    weir_processor none = {WEIR_PLUGIN_ABI, "empty", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    weir_processor none = {WEIR_PLUGIN_ABI, sizeof (weir_processor), "empty", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &none, NULL, NULL), WEIR_EPROCESSOR);
-    ck_assert_msg (strstr (weir_pipe_error (pipe), "empty: the processor has no process callback"), "%s",
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "empty has no process callback"), "%s",
                    weir_pipe_error (pipe));
     //  A callback processor cannot stand where a reader must
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_proc, NULL, NULL), 0);
@@ -346,7 +347,7 @@ START_TEST (test_small_queues_and_batches)
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=20000 batch=1 threads=2 ! identity threads=3 "
                                              "capacity=1 batch=1 ! null capacity=1 threads=2"), 0);
     ck_assert_int_eq (weir_pipe_run (pipe), 0);
-    weir_stage_stats st;
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
     weir_pipe_stats (pipe, 2, &st);
     ck_assert_uint_eq (st.records_out, 20000);
     ck_assert_uint_eq (st.batches_in, 20000);
@@ -358,7 +359,7 @@ static atomic_int s_progress_calls, s_progress_finals;
 
 static void s_progress (weir_pipe *pipe, void *arg, int final)
 {
-    weir_stage_stats st;
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
     ck_assert_int_eq (weir_pipe_stats (pipe, 0, &st), 0);
     atomic_fetch_add (final ? &s_progress_finals : &s_progress_calls, 1);
 }
@@ -372,7 +373,7 @@ static int s_slow (weir_stage *st, void *tstate, const msgpack_object *rec)
 
 START_TEST (test_progress_callback)
 {
-    weir_processor slow = {WEIR_PLUGIN_ABI, "slow", NULL, NULL, NULL, NULL, s_slow, NULL, NULL, NULL};
+    weir_processor slow = {WEIR_PLUGIN_ABI, sizeof (weir_processor), "slow", NULL, NULL, NULL, NULL, s_slow, NULL, NULL, NULL};
     weir_pipe *pipe = weir_pipe_new ();
     weir_pipe_set_progress (pipe, s_progress, NULL, 10);
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=50"), 0);
@@ -407,7 +408,7 @@ START_TEST (test_stop_from_another_thread)
     pthread_create (&t, NULL, s_stopper, pipe);
     ck_assert_int_eq (weir_pipe_run (pipe), 0);
     pthread_join (t, NULL);
-    weir_stage_stats in, out;
+    weir_stage_stats in = WEIR_STAGE_STATS_INIT, out = WEIR_STAGE_STATS_INIT;
     weir_pipe_stats (pipe, 0, &in);
     weir_pipe_stats (pipe, 2, &out);
     ck_assert_uint_gt (in.records_out, 0);

@@ -5,7 +5,7 @@
 : "${PLUGIN_CFLAGS:?PLUGIN_CFLAGS must hold the compile flags of <weir/plugin.h>}"
 : "${PLUGINS_SRC:?PLUGINS_SRC must point at tests/plugins}"
 
-for p in probe wrong_abi no_symbol no_process; do
+for p in probe wrong_abi old_abi no_symbol no_process small_table; do
     # shellcheck disable=SC2086
     ${CC:-cc} -std=c99 -Wall -Wextra -Werror -shared -fPIC $PLUGIN_CFLAGS "$PLUGINS_SRC/$p.c" -o "$T/$p.so" \
         || fail "plugin $p does not compile"
@@ -18,6 +18,17 @@ ${CC:-cc} -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only $PLUGIN_CFLAGS 
 cp "$T/h.c" "$T/h.cc"
 # shellcheck disable=SC2086
 ${CXX:-c++} -std=c++11 -Wall -Wextra -Werror -fsyntax-only $PLUGIN_CFLAGS "$T/h.cc" && ok || fail "headers are not clean C++"
+
+# <weir/weir.h> alone needs no msgpack: a program that only runs pipes
+printf '#include <weir/weir.h>\nint main (void) { weir_stage_stats st = WEIR_STAGE_STATS_INIT; return (int) st.size; }\n' > "$T/w.c"
+# shellcheck disable=SC2086
+${CC:-cc} -std=c99 -pedantic -Wall -Wextra -Werror -E -H $PLUGIN_CFLAGS "$T/w.c" 2>"$T/includes" >/dev/null \
+    && ! grep -q msgpack "$T/includes" && ok || fail "weir.h pulls in: $(grep msgpack "$T/includes" | head -3)"
+
+# The ABI these headers declare, for the messages below
+printf '#include <stdio.h>\n#include <weir/plugin.h>\nint main (void) { printf ("%%d\\n", WEIR_PLUGIN_ABI); return 0; }\n' > "$T/abi.c"
+# shellcheck disable=SC2086
+${CC:-cc} $PLUGIN_CFLAGS "$T/abi.c" -o "$T/abi" && abi=$("$T/abi") || { fail "cannot read WEIR_PLUGIN_ABI"; abi=0; }
 
 # Callbacks in their documented order and count
 check_calls () {
@@ -69,7 +80,12 @@ for cb in open init thread_open process epoch_end; do
 done
 
 # Loading errors: exit 1, naming the file and what is wrong
-expect_exit 1 "was built for processor ABI 2, but this weir has ABI 1" -- "$WEIR" run "range count=1 ! $T/wrong_abi.so ! null"
+expect_exit 1 "was built for processor ABI $((abi + 1)), but this weir has ABI $abi" -- "$WEIR" run "range count=1 ! $T/wrong_abi.so ! null"
+# An older ABI is refused as well: its table means something else
+expect_exit 1 "was built for processor ABI $((abi - 1)), but this weir has ABI $abi" -- "$WEIR" run "range count=1 ! $T/old_abi.so ! null"
+# An older revision of this ABI's table (fewer callbacks) runs, without what it lacks
+"$WEIR" run -q "range count=100 ! $T/small_table.so ! lines path=$T/small.txt" && [ "$(wc -l < "$T/small.txt")" -eq 100 ] \
+    && ok || fail "an older table of the same ABI does not run"
 expect_exit 1 "is not a weir processor: it exports no weir_plugin_processor" -- "$WEIR" run "range count=1 ! $T/no_symbol.so ! null"
 expect_exit 1 "has no process callback" -- "$WEIR" run "range count=1 ! $T/no_process.so ! null"
 expect_exit 1 "plugin '$T/missing.so' cannot be loaded" -- "$WEIR" run "range count=1 ! $T/missing.so ! null"
@@ -80,9 +96,9 @@ expect_exit 2 "is a plugin, and plugins are processors, but the first element mu
 
 # weir plugin describes one
 expect_exit 0 "" -- "$WEIR" plugin "$T/probe.so"
-grep -q "^name:        probe$" "$T/out" && grep -q "^abi:         1$" "$T/out" && grep -q "^path:        $T/probe.so$" "$T/out" \
+grep -q "^name:        probe$" "$T/out" && grep -q "^abi:         $abi$" "$T/out" && grep -q "^path:        $T/probe.so$" "$T/out" \
     && ok || fail "weir plugin output: $(cat "$T/out")"
 WEIR_PLUGIN_PATH="$T" "$WEIR" plugin probe >"$T/out" 2>&1 && grep -q "^description: logs every callback" "$T/out" && ok || fail "weir plugin by name"
-expect_exit 1 "was built for processor ABI 2" -- "$WEIR" plugin "$T/wrong_abi.so"
+expect_exit 1 "was built for processor ABI $((abi + 1))" -- "$WEIR" plugin "$T/wrong_abi.so"
 
 finish

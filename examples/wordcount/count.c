@@ -241,7 +241,7 @@ static void count_close (weir_stage *st, void *state)
 }
 
 static const weir_processor count = {
-    .abi = WEIR_PLUGIN_ABI,
+    WEIR_PROCESSOR_INIT,
     .name = "count",
     .description = "counts str records (checkpointed) and emits [word, count] in the last epoch",
     .open = count_open,

@@ -97,7 +97,7 @@ static void tokenize_thread_close (weir_stage *st, void *tstate)
 }
 
 static const weir_processor tokenize = {
-    .abi = WEIR_PLUGIN_ABI,
+    WEIR_PROCESSOR_INIT,
     .name = "tokenize",
     .description = "splits text records into words (lowercase=1 folds ASCII case, min-length=N)",
     .open = tokenize_open,

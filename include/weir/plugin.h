@@ -6,9 +6,9 @@
     stage only through the opaque weir_stage handle and the functions below.
 
     Conventions:
-    - callbacks return 0 on success and -1 on error; use weir_fail() to say
-      what went wrong, the engine stops the job cleanly and reports the
-      message with the element's name;
+    - callbacks that return int return 0 on success and -1 on error; use
+      weir_fail() to say what went wrong, the engine stops the job cleanly
+      and reports the message with the element's name;
     - strings returned as const char * are borrowed: valid while the stage
       runs, never freed by the caller;
     - a weir_stage handle belongs to one runtime thread: call these
@@ -17,33 +17,33 @@
 #ifndef WEIR_PLUGIN_H_INCLUDED
 #define WEIR_PLUGIN_H_INCLUDED
 
+#include <msgpack.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <msgpack.h>
+#include <weir/weir.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#if defined(WEIR_BUILDING) && defined(__GNUC__)
-#    define WEIR_EXPORT __attribute__ ((visibility ("default")))
-#else
-#    define WEIR_EXPORT
-#endif
-
-#if defined(__GNUC__)
-#    define WEIR_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
-#else
-#    define WEIR_PRINTF(f, a)
-#endif
-
 /*  Bumped on any incompatible change of weir_processor or of the functions
-    below; the engine refuses a processor built against another value.  */
-#define WEIR_PLUGIN_ABI 1
+    below; the engine refuses a processor built against another value,
+    older or newer.  Adding a callback at the end of the table is not such
+    a change: see 'size'.  */
+#define WEIR_PLUGIN_ABI 2
 
+/*  The stage a callback runs in, as its runtime thread sees it.  */
 typedef struct weir_stage weir_stage;
 
-/*  The callback table.  Only 'abi', 'name' and 'process' are required.
+/*  The callback table.  'abi', 'size', 'name' and 'process' are required.
+
+    The table only grows at its end (SQLite's sqlite3_vfs and Redis'
+    module API grow the same way): 'size' says how much of it the plugin
+    was built with, and callbacks added after that are NULL for it, so an
+    older plugin keeps working with a newer weir.  A table larger than this
+    weir knows comes from a newer weir and is refused.  Start a table with
+    WEIR_PROCESSOR_INIT, or set both fields by hand.
+
     Order of calls, per stage: open, init (fresh start only), then in each
     runtime thread thread_open, process for every record, epoch_end at the
     end of each epoch (the end of the stream ends the last one),
@@ -54,6 +54,7 @@ typedef struct weir_stage weir_stage;
     open succeeded, close is called even if init or a thread failed.  */
 typedef struct weir_processor {
     int abi;                /*  WEIR_PLUGIN_ABI  */
+    size_t size;            /*  sizeof (weir_processor)  */
     const char *name, *description;
     int (*open) (weir_stage *st, void **state);
     int (*init) (weir_stage *st, void *state);
@@ -63,6 +64,10 @@ typedef struct weir_processor {
     void (*thread_close) (weir_stage *st, void *tstate);
     void (*close) (weir_stage *st, void *state);
 } weir_processor;
+
+/*  The first two fields, for a designated initializer:
+        static const weir_processor table = {WEIR_PROCESSOR_INIT, .name = ...};  */
+#define WEIR_PROCESSOR_INIT .abi = WEIR_PLUGIN_ABI, .size = sizeof (weir_processor)
 
 /*  The one symbol a plugin exports: define it to return your table.  */
 #if defined(__GNUC__)

@@ -12,22 +12,47 @@
         weir_pipe_destroy (&pipe);
 
     Conventions:
-    - functions that can fail return 0 or a negative WEIR_E* code; the
-      human message (element, file, byte offset) is weir_pipe_error ();
+    - a function that can fail returns 0 or a negative WEIR_E* code.  The
+      human message (element, file, byte offset) is weir_pipe_error () for
+      a function of a pipe; a function without a pipe takes a last
+      argument char **error that receives it (the caller's to free; pass
+      NULL to ignore it);
     - _new / _destroy (&p) pairs: destroy nulls the caller's pointer and
-      does nothing on NULL;
-    - const char * results are borrowed, char * results are the caller's.
+      does nothing on NULL.  weir_pipe_new only fails for lack of memory
+      and returns NULL then; a _new that can fail for other reasons
+      returns a code and the object through its out argument;
+    - const char * results are borrowed, char * results are the caller's;
+    - this header grows only by appending: codes and constants never change
+      meaning, structs the library fills carry their size.
+
+    This header needs no msgpack: a program that only runs pipes includes
+    it alone.  Processors (callbacks in C) need <weir/plugin.h> as well,
+    which brings <msgpack.h>.
 */
 #ifndef WEIR_WEIR_H_INCLUDED
 #define WEIR_WEIR_H_INCLUDED
 
 #include <stddef.h>
 #include <stdint.h>
-#include <weir/plugin.h>
+#include <weir/version.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#if defined(WEIR_BUILDING) && defined(__GNUC__)
+#    define WEIR_EXPORT __attribute__ ((visibility ("default")))
+#else
+#    define WEIR_EXPORT
+#endif
+
+#if defined(__GNUC__)
+#    define WEIR_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#else
+#    define WEIR_PRINTF(f, a)
+#endif
+
+struct weir_processor;
 
 /*  Error codes.  Values never change meaning; new ones are appended.  */
 #define WEIR_OK 0
@@ -42,6 +67,7 @@ extern "C" {
 #define WEIR_ESYSTEM -9      /*  threads, ZeroMQ or another system facility failed  */
 #define WEIR_ESTATE -10      /*  call not allowed now (pipe already ran)  */
 #define WEIR_EPLUGIN -11     /*  a plugin cannot be loaded or is not a weir processor  */
+#define WEIR_EINVAL -12      /*  a bad argument (a stats struct without its size)  */
 
 /*  A static string describing CODE.  */
 WEIR_EXPORT const char *weir_strerror (int code);
@@ -109,7 +135,7 @@ WEIR_EXPORT int weir_pipe_add (weir_pipe *self, const char *element, const char 
 /*  Append a processor stage made of plain C callbacks.  PROC must outlive
     the pipe; USER is returned by weir_user().  PROPS as above; every key is
     accepted (the processor reads its own with weir_prop()).  */
-WEIR_EXPORT int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *user,
+WEIR_EXPORT int weir_pipe_add_processor (weir_pipe *self, const struct weir_processor *proc, void *user,
                                          const char *const *props);
 
 /*  ---------------------------------------------------------------------
@@ -171,9 +197,10 @@ typedef struct weir_checkpoint weir_checkpoint;
     caller's to free).  */
 WEIR_EXPORT int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, char **error);
 
-/*  Load checkpoint EPOCH of DIR (-1: the latest), verified whole.  NULL
-    with *ERROR when it is missing, incomplete or corrupt.  */
-WEIR_EXPORT weir_checkpoint *weir_checkpoint_load (const char *dir, int64_t epoch, char **error);
+/*  Load checkpoint EPOCH of DIR (-1: the latest), verified whole, into
+    *OUT.  WEIR_ECORRUPT with *ERROR when it is missing, incomplete or
+    corrupt.  */
+WEIR_EXPORT int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkpoint **out, char **error);
 WEIR_EXPORT void weir_checkpoint_destroy (weir_checkpoint **self_p);
 WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
 
@@ -219,11 +246,14 @@ WEIR_EXPORT const char *weir_pipe_warning (const weir_pipe *self, size_t index);
     <weir/plugin.h>); its ABI is checked before anything else is called.  */
 typedef struct weir_plugin weir_plugin;
 
-/*  Load NAME (a path or a bare name).  NULL on failure, with the message
-    in *ERROR (the caller's to free).  */
-WEIR_EXPORT weir_plugin *weir_plugin_new (const char *name, char **error);
+/*  Load NAME (a path or a bare name) into *OUT.  WEIR_EPLUGIN, or
+    WEIR_EUNKNOWN when a bare NAME is found nowhere, with *ERROR.  */
+WEIR_EXPORT int weir_plugin_new (const char *name, weir_plugin **out, char **error);
 WEIR_EXPORT void weir_plugin_destroy (weir_plugin **self_p);
-WEIR_EXPORT const weir_processor *weir_plugin_table (const weir_plugin *self);
+
+/*  Its processor table, as this weir reads it: callbacks that the plugin's
+    (older) revision of the table lacks are NULL.  */
+WEIR_EXPORT const struct weir_processor *weir_plugin_table (const weir_plugin *self);
 WEIR_EXPORT const char *weir_plugin_path (const weir_plugin *self);
 
 /*  The folder searched after $WEIR_PLUGIN_PATH.  */
@@ -246,7 +276,11 @@ WEIR_EXPORT long weir_pipe_error_offset (const weir_pipe *self);
 /*  ---------------------------------------------------------------------
     Progress and statistics.  */
 
+/*  Set SIZE to sizeof (weir_stage_stats) before the call, as
+    WEIR_STAGE_STATS_INIT does: fields appended by a later weir are then
+    left alone for a program built against this one.  */
 typedef struct weir_stage_stats {
+    size_t size;                /*  sizeof (weir_stage_stats), set by the caller  */
     const char *name;           /*  element name  */
     weir_element_kind kind;
     unsigned threads;
@@ -258,10 +292,15 @@ typedef struct weir_stage_stats {
     unsigned queue_capacity;    /*  its bound (0 for the reader)  */
 } weir_stage_stats;
 
+/*  Every field, so that compilers warn about none missing; it grows with
+    the struct.  */
+#define WEIR_STAGE_STATS_INIT {sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0}
+
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
 
-/*  Fill *STATS for stage INDEX.  Safe while the pipe runs (from the
-    progress callback) and after.  */
+/*  Fill *STATS for stage INDEX, as far as STATS->size says.  Safe while
+    the pipe runs (from the progress callback) and after.  WEIR_ESTATE for
+    no such stage, WEIR_EINVAL when the size is missing.  */
 WEIR_EXPORT int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stats);
 
 /*  Wall time of the run so far (or of the whole run once it ended).  */

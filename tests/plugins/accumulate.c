@@ -65,7 +65,7 @@ static void acc_close (weir_stage *st, void *state)
 }
 
 static const weir_processor acc = {
-    .abi = WEIR_PLUGIN_ABI,
+    WEIR_PROCESSOR_INIT,
     .name = "accumulate",
     .description = "adds integer records into a blob (test plugin)",
     .open = acc_open,

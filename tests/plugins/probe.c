@@ -115,7 +115,7 @@ static void probe_close (weir_stage *st, void *state)
 }
 
 static const weir_processor probe = {
-    .abi = WEIR_PLUGIN_ABI,
+    WEIR_PROCESSOR_INIT,
     .name = "probe",
     .description = "logs every callback (test plugin)",
     .open = probe_open,
