@@ -350,9 +350,8 @@ START_TEST (test_records_malformed)
 }
 END_TEST
 
-Suite *batch_suite (void);
 
-Suite *batch_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("batch");
     TCase *tc = tcase_create ("build");
@@ -370,9 +369,4 @@ Suite *batch_suite (void)
     tcase_add_test (tc, test_records_malformed);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (batch_suite ());
 }

@@ -194,7 +194,7 @@ START_TEST (test_scalar_decoding_matches_msgpack_c)
 }
 END_TEST
 
-static Suite *s_pack_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("pack");
     TCase *tc = tcase_create ("core");
@@ -204,9 +204,4 @@ static Suite *s_pack_suite (void)
     tcase_add_test (tc, test_scalar_decoding_matches_msgpack_c);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (s_pack_suite ());
 }

@@ -265,9 +265,8 @@ START_TEST (test_parse_fuzz)
 }
 END_TEST
 
-Suite *parse_suite (void);
 
-Suite *parse_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("parse");
     TCase *tc = tcase_create ("good");
@@ -286,9 +285,4 @@ Suite *parse_suite (void)
     tcase_add_test (tc, test_parse_fuzz);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (parse_suite ());
 }

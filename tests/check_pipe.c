@@ -436,7 +436,7 @@ START_TEST (test_elements_are_documented)
 }
 END_TEST
 
-static Suite *s_pipe_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("pipe");
     TCase *tc = tcase_create ("core");
@@ -455,9 +455,4 @@ static Suite *s_pipe_suite (void)
     tcase_add_test (tc, test_elements_are_documented);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (s_pipe_suite ());
 }

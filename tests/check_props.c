@@ -275,9 +275,8 @@ START_TEST (test_props_check)
 }
 END_TEST
 
-Suite *props_suite (void);
 
-Suite *props_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("props");
     TCase *tc = tcase_create ("parse_int");
@@ -294,9 +293,4 @@ Suite *props_suite (void)
     tcase_add_test (tc, test_props_check);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (props_suite ());
 }

@@ -330,7 +330,7 @@ START_TEST (test_bad_arguments)
 }
 END_TEST
 
-static Suite *s_queue_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("queue");
     TCase *tc = tcase_create ("core");
@@ -345,9 +345,4 @@ static Suite *s_queue_suite (void)
     tcase_add_test (tc, test_bad_arguments);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (s_queue_suite ());
 }

@@ -383,7 +383,7 @@ START_TEST (test_msgpack_reader_names_file_and_offset)
 }
 END_TEST
 
-static Suite *s_readers_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("readers");
     TCase *tc = tcase_create ("core");
@@ -396,9 +396,4 @@ static Suite *s_readers_suite (void)
     tcase_add_test (tc, test_msgpack_reader_names_file_and_offset);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (s_readers_suite ());
 }

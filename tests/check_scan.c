@@ -514,9 +514,8 @@ START_TEST (test_scan_fuzz_mutations)
 }
 END_TEST
 
-Suite *scan_suite (void);
 
-Suite *scan_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("scan");
     TCase *tc = tcase_create ("types");
@@ -545,9 +544,4 @@ Suite *scan_suite (void)
     tcase_add_test (tc, test_scan_fuzz_mutations);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (scan_suite ());
 }

@@ -221,7 +221,7 @@ START_TEST (test_hash_sees_every_byte)
 }
 END_TEST
 
-static Suite *s_store_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("store");
     TCase *tc = tcase_create ("core");
@@ -233,9 +233,4 @@ static Suite *s_store_suite (void)
     tcase_add_test (tc, test_hash_sees_every_byte);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (s_store_suite ());
 }

@@ -322,9 +322,8 @@ START_TEST (test_text_appends)
 }
 END_TEST
 
-Suite *text_suite (void);
 
-Suite *text_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("text");
     TCase *tc = tcase_create ("scalars");
@@ -344,9 +343,4 @@ Suite *text_suite (void)
     tcase_add_test (tc, test_text_non_string_keys);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (text_suite ());
 }

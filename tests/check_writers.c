@@ -221,7 +221,7 @@ START_TEST (test_resume_truncates_to_the_committed_length)
 }
 END_TEST
 
-static Suite *s_writers_suite (void)
+Suite *check_suite (void)
 {
     Suite *s = suite_create ("writers");
     TCase *tc = tcase_create ("core");
@@ -233,9 +233,4 @@ static Suite *s_writers_suite (void)
     tcase_add_test (tc, test_resume_truncates_to_the_committed_length);
     suite_add_tcase (s, tc);
     return s;
-}
-
-int main (void)
-{
-    return testutil_run (s_writers_suite ());
 }
