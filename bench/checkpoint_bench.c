@@ -73,7 +73,7 @@ static int s_model_process (weir_stage *st, void *tstate, const msgpack_object *
 }
 
 static const weir_processor s_model = {
-    WEIR_PLUGIN_ABI, sizeof (weir_processor), "model", "a blob of mb= MB", s_model_open, NULL, NULL, s_model_process, NULL, NULL, NULL,
+    WEIR_PLUGIN_ABI, sizeof (weir_processor), "model", "a blob of mb= MB", s_model_open, NULL, NULL, s_model_process, NULL, NULL, NULL
 };
 
 static int s_repack (weir_stage *st, void *tstate, const msgpack_object *rec)
@@ -82,7 +82,7 @@ static int s_repack (weir_stage *st, void *tstate, const msgpack_object *rec)
 }
 
 static const weir_processor s_repacker = {
-    WEIR_PLUGIN_ABI, sizeof (weir_processor), "repack", "re-emits every record", NULL, NULL, NULL, s_repack, NULL, NULL, NULL,
+    WEIR_PLUGIN_ABI, sizeof (weir_processor), "repack", "re-emits every record", NULL, NULL, NULL, s_repack, NULL, NULL, NULL
 };
 
 //  Average pause over the epoch ends of a pipe holding MB of blobs.

@@ -92,7 +92,7 @@ static int s_repack_process (weir_stage *st, void *tstate, const msgpack_object 
 
 static const weir_processor s_repack = {
     WEIR_PLUGIN_ABI, sizeof (weir_processor), "repack", "decodes every record and emits a copy",
-    NULL, NULL, NULL, s_repack_process, NULL, NULL, NULL,
+    NULL, NULL, NULL, s_repack_process, NULL, NULL, NULL
 };
 
 //  The records the writer took must be every record read: a benchmark

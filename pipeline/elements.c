@@ -32,7 +32,7 @@ static int s_identity_process (weir_stage *st, void *tstate, const msgpack_objec
 
 static const weir_processor s_identity = {
     WEIR_PLUGIN_ABI, sizeof (weir_processor), "identity", "passes every record on unchanged (whole batches, without decoding)",
-    NULL, NULL, NULL, s_identity_process, NULL, NULL, NULL,
+    NULL, NULL, NULL, s_identity_process, NULL, NULL, NULL
 };
 
 static const weir_property_info s_no_props[] = {{NULL, NULL, NULL}};

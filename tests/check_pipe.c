@@ -111,7 +111,7 @@ static void s_close (weir_stage *st, void *state)
 
 static const weir_processor s_proc = {
     WEIR_PLUGIN_ABI, sizeof (weir_processor), "probe", "counts its calls", s_open, s_init, s_thread_open, s_process,
-    s_epoch_end, s_thread_close, s_close,
+    s_epoch_end, s_thread_close, s_close
 };
 
 //  range count=COUNT ! probe threads=THREADS ! null; returns weir_pipe_run's code
