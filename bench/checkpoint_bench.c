@@ -73,7 +73,11 @@ static int s_model_process (weir_stage *st, void *tstate, const msgpack_object *
 }
 
 static const weir_processor s_model = {
-    WEIR_PLUGIN_ABI, sizeof (weir_processor), "model", "a blob of mb= MB", s_model_open, NULL, NULL, s_model_process, NULL, NULL, NULL
+    WEIR_PROCESSOR_INIT,
+    .name = "model",
+    .description = "a blob of mb= MB",
+    .open = s_model_open,
+    .process = s_model_process,
 };
 
 static int s_repack (weir_stage *st, void *tstate, const msgpack_object *rec)
@@ -82,7 +86,10 @@ static int s_repack (weir_stage *st, void *tstate, const msgpack_object *rec)
 }
 
 static const weir_processor s_repacker = {
-    WEIR_PLUGIN_ABI, sizeof (weir_processor), "repack", "re-emits every record", NULL, NULL, NULL, s_repack, NULL, NULL, NULL
+    WEIR_PROCESSOR_INIT,
+    .name = "repack",
+    .description = "re-emits every record",
+    .process = s_repack,
 };
 
 //  Average pause over the epoch ends of a pipe holding MB of blobs.

@@ -91,8 +91,10 @@ static int s_repack_process (weir_stage *st, void *tstate, const msgpack_object 
 }
 
 static const weir_processor s_repack = {
-    WEIR_PLUGIN_ABI, sizeof (weir_processor), "repack", "decodes every record and emits a copy",
-    NULL, NULL, NULL, s_repack_process, NULL, NULL, NULL
+    WEIR_PROCESSOR_INIT,
+    .name = "repack",
+    .description = "decodes every record and emits a copy",
+    .process = s_repack_process,
 };
 
 //  The records the writer took must be every record read: a benchmark

@@ -31,8 +31,10 @@ static int s_identity_process (weir_stage *st, void *tstate, const msgpack_objec
 }
 
 static const weir_processor s_identity = {
-    WEIR_PLUGIN_ABI, sizeof (weir_processor), "identity", "passes every record on unchanged (whole batches, without decoding)",
-    NULL, NULL, NULL, s_identity_process, NULL, NULL, NULL
+    WEIR_PROCESSOR_INIT,
+    .name = "identity",
+    .description = "passes every record on unchanged (whole batches, without decoding)",
+    .process = s_identity_process,
 };
 
 static const weir_property_info s_no_props[] = {{NULL, NULL, NULL}};

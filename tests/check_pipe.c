@@ -110,8 +110,16 @@ static void s_close (weir_stage *st, void *state)
 }
 
 static const weir_processor s_proc = {
-    WEIR_PLUGIN_ABI, sizeof (weir_processor), "probe", "counts its calls", s_open, s_init, s_thread_open, s_process,
-    s_epoch_end, s_thread_close, s_close
+    WEIR_PROCESSOR_INIT,
+    .name = "probe",
+    .description = "counts its calls",
+    .open = s_open,
+    .init = s_init,
+    .thread_open = s_thread_open,
+    .process = s_process,
+    .epoch_end = s_epoch_end,
+    .thread_close = s_thread_close,
+    .close = s_close,
 };
 
 //  range count=COUNT ! probe threads=THREADS ! null; returns weir_pipe_run's code
@@ -271,7 +279,7 @@ static int s_pack_none (weir_stage *st, void *tstate, const msgpack_object *rec)
 static void s_check_packer (int (*process) (weir_stage *, void *, const msgpack_object *),
                             const char *message)
 {
-    weir_processor proc = {WEIR_PLUGIN_ABI, sizeof (weir_processor), "packer", NULL, NULL, NULL, NULL, process, NULL, NULL, NULL};
+    weir_processor proc = {WEIR_PROCESSOR_INIT, .name = "packer", .process = process};
     weir_pipe *pipe = weir_pipe_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, NULL, NULL), 0);
@@ -293,11 +301,12 @@ END_TEST
 START_TEST (test_processor_table_is_checked)
 {
     weir_pipe *pipe = weir_pipe_new ();
-    weir_processor wrong = {WEIR_PLUGIN_ABI + 1, sizeof (weir_processor), "future", NULL, NULL, NULL, NULL, s_process, NULL, NULL, NULL};
+    weir_processor wrong = {.abi = WEIR_PLUGIN_ABI + 1, .size = sizeof (weir_processor), .name = "future",
+                            .process = s_process};
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &wrong, NULL, NULL), WEIR_EPROCESSOR);
     ck_assert_msg (strstr (weir_pipe_error (pipe), "processor was built for processor ABI 3, but this weir has ABI 2"),
                    "%s", weir_pipe_error (pipe));
-    weir_processor none = {WEIR_PLUGIN_ABI, sizeof (weir_processor), "empty", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    weir_processor none = {WEIR_PROCESSOR_INIT, .name = "empty"};
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &none, NULL, NULL), WEIR_EPROCESSOR);
     ck_assert_msg (strstr (weir_pipe_error (pipe), "empty has no process callback"), "%s",
                    weir_pipe_error (pipe));
@@ -373,7 +382,7 @@ static int s_slow (weir_stage *st, void *tstate, const msgpack_object *rec)
 
 START_TEST (test_progress_callback)
 {
-    weir_processor slow = {WEIR_PLUGIN_ABI, sizeof (weir_processor), "slow", NULL, NULL, NULL, NULL, s_slow, NULL, NULL, NULL};
+    weir_processor slow = {WEIR_PROCESSOR_INIT, .name = "slow", .process = s_slow};
     weir_pipe *pipe = weir_pipe_new ();
     weir_pipe_set_progress (pipe, s_progress, NULL, 10);
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=50"), 0);
