@@ -73,10 +73,7 @@ static int s_model_process (weir_stage *st, void *tstate, const msgpack_object *
 }
 
 static const weir_processor s_model = {
-    WEIR_PROCESSOR_INIT,
-    .name = "model",
-    .description = "a blob of mb= MB",
-    .open = s_model_open,
+    WEIR_PROCESSOR_INIT,        .name = "model", .description = "a blob of mb= MB", .open = s_model_open,
     .process = s_model_process,
 };
 

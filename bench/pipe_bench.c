@@ -43,7 +43,7 @@ typedef enum { S_WEIR_IDENTITY, S_WEIR_REPACK, S_REF_A, S_REF_B } s_kind;
 typedef struct {
     s_kind kind;
     const char *name;
-    unsigned threads;           //  0 for the references: fixed thread layout
+    unsigned threads;  //  0 for the references: fixed thread layout
     unsigned batch;
     double runs[S_MAX_REPEAT];  //  records/s of each repeat
     double cpu[S_MAX_REPEAT];   //  process CPU ns per record of each repeat
@@ -106,8 +106,8 @@ static void s_weir_check (weir_pipe *pipe, const char *what)
     if (stages == 0 || weir_pipe_stats (pipe, stages - 1, &stats))
         s_die ("%s: no statistics for the writer", what);
     if (stats.records_out != s_records)
-        s_die ("%s: the writer took %" PRIu64 " records, expected %" PRIu64, what,
-               stats.records_out, s_records);
+        s_die ("%s: the writer took %" PRIu64 " records, expected %" PRIu64, what, stats.records_out,
+               s_records);
 }
 
 static double s_run_weir (const s_config *c)
@@ -125,8 +125,7 @@ static double s_run_weir (const s_config *c)
         //  batch= is what a stage sends: only the reader's matters, the
         //  identity stage forwards the reader's batches as they are
         char text[320];
-        snprintf (text, sizeof text, "range %s %s ! identity %s ! null %s", count, batch, threads,
-                  threads);
+        snprintf (text, sizeof text, "range %s %s ! identity %s ! null %s", count, batch, threads, threads);
         rc = weir_pipe_parse (pipe, text);
     }
     else {
@@ -142,8 +141,8 @@ static double s_run_weir (const s_config *c)
     if (!rc)
         rc = weir_pipe_run (pipe);
     if (rc)
-        s_die ("%s threads=%u batch=%u: %s (%s)", c->name, c->threads, c->batch,
-               weir_pipe_error (pipe), weir_strerror (rc));
+        s_die ("%s threads=%u batch=%u: %s (%s)", c->name, c->threads, c->batch, weir_pipe_error (pipe),
+               weir_strerror (rc));
     s_weir_check (pipe, c->name);
     double seconds = weir_pipe_wall_seconds (pipe);
     weir_pipe_destroy (&pipe);
@@ -155,9 +154,9 @@ static double s_run_weir (const s_config *c)
 
 typedef struct {
     void *ctx;
-    void *in, *out;             //  sockets; each thread owns its own
+    void *in, *out;  //  sockets; each thread owns its own
     unsigned batch;
-    uint64_t count, sum;        //  what the consumer saw
+    uint64_t count, sum;  //  what the consumer saw
     int failed;
 } s_ref;
 
@@ -316,8 +315,8 @@ static double s_run_ref_a (const s_config *c)
     double seconds = s_run_threads (bodies, refs, 3);
     zmq_ctx_term (ctx);
 
-    uint64_t want_sum = s_records % 2 == 0 ? s_records / 2 * (s_records - 1)
-                                           : (s_records - 1) / 2 * s_records;
+    uint64_t want_sum =
+        s_records % 2 == 0 ? s_records / 2 * (s_records - 1) : (s_records - 1) / 2 * s_records;
     if (refs[0].failed || refs[1].failed || refs[2].failed)
         s_die ("%s: a ZeroMQ call or msgpack decoding failed", c->name);
     if (refs[2].count != s_records || refs[2].sum != want_sum)
@@ -332,9 +331,9 @@ static double s_run_ref_a (const s_config *c)
 
 typedef struct {
     s_ref ref;
-    msgpack_sbuffer full, rest;     //  one full batch, and the last partial one
-    uint64_t full_count;            //  how many times to send 'full'
-    uint64_t bytes, messages;       //  what the consumer saw
+    msgpack_sbuffer full, rest;  //  one full batch, and the last partial one
+    uint64_t full_count;         //  how many times to send 'full'
+    uint64_t bytes, messages;    //  what the consumer saw
 } s_ref_b;
 
 static void *s_ref_b_producer (void *arg)
@@ -421,8 +420,7 @@ static double s_run_ref_b (const s_config *c)
     if (prod->ref.failed || cons->ref.failed)
         s_die ("%s: a ZeroMQ call failed", c->name);
     if (cons->bytes != want_bytes || cons->messages != want_messages)
-        s_die ("%s: consumer saw %" PRIu64 " bytes in %" PRIu64 " messages, expected %" PRIu64
-               " in %" PRIu64,
+        s_die ("%s: consumer saw %" PRIu64 " bytes in %" PRIu64 " messages, expected %" PRIu64 " in %" PRIu64,
                c->name, cons->bytes, cons->messages, want_bytes, want_messages);
     return seconds;
 }
@@ -527,8 +525,8 @@ int main (int argc, char *argv[])
             char threads[32] = "";
             if (c->threads)
                 snprintf (threads, sizeof threads, "threads=%u", c->threads);
-            fprintf (stderr, "[%d/%d] %-30s %-9s batch=%-4u %7.2f M records/s %6.1f cpu ns/record\n",
-                     r + 1, repeat, c->name, threads, c->batch, c->runs[r] / 1e6, c->cpu[r]);
+            fprintf (stderr, "[%d/%d] %-30s %-9s batch=%-4u %7.2f M records/s %6.1f cpu ns/record\n", r + 1,
+                     repeat, c->name, threads, c->batch, c->runs[r] / 1e6, c->cpu[r]);
         }
 
     int zmq_major, zmq_minor, zmq_patch;
@@ -548,8 +546,7 @@ int main (int argc, char *argv[])
         printf ("\"batch\":%u,\"records_per_s\":%.0f,\"runs\":[", c->batch, median[i]);
         for (int r = 0; r < repeat; r++)
             printf ("%s%.0f", r ? "," : "", c->runs[r]);
-        printf ("],\"cpu_ns_per_record\":%.1f}%s\n", s_median (c->cpu, repeat),
-                i + 1 < n ? "," : "");
+        printf ("],\"cpu_ns_per_record\":%.1f}%s\n", s_median (c->cpu, repeat), i + 1 < n ? "," : "");
     }
     printf (" ],\n");
 

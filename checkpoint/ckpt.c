@@ -51,8 +51,7 @@ uint64_t weir__ckpt_epoch (const weir__ckpt *self)
     return self->epoch;
 }
 
-int weir__ckpt_put (weir__ckpt *self, char section, const char *name, const void *data, size_t len,
-                    int copy)
+int weir__ckpt_put (weir__ckpt *self, char section, const char *name, const void *data, size_t len, int copy)
 {
     if (self->count == self->cap) {
         size_t cap = self->cap ? self->cap * 2 : 32;

@@ -23,8 +23,7 @@ uint64_t weir__ckpt_epoch (const weir__ckpt *self);
 /*  Add an item.  With COPY the bytes are copied; without, they are
     borrowed and must stay valid as long as the checkpoint.  0 or
     WEIR_ENOMEM.  */
-int weir__ckpt_put (weir__ckpt *self, char section, const char *name, const void *data, size_t len,
-                    int copy);
+int weir__ckpt_put (weir__ckpt *self, char section, const char *name, const void *data, size_t len, int copy);
 int weir__ckpt_put_text (weir__ckpt *self, char section, const char *name, const char *text);
 int weir__ckpt_put_u64 (weir__ckpt *self, char section, const char *name, uint64_t value);
 

@@ -74,8 +74,8 @@ const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_s
     return weir__ckpt_item ((const weir__ckpt *) self, (char) section, index, data, size);
 }
 
-const void *weir_checkpoint_get (const weir_checkpoint *self, weir_checkpoint_section section, const char *name,
-                                 size_t *size)
+const void *weir_checkpoint_get (const weir_checkpoint *self, weir_checkpoint_section section,
+                                 const char *name, size_t *size)
 {
     return weir__ckpt_get ((const weir__ckpt *) self, (char) section, name, size);
 }

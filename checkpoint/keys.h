@@ -66,7 +66,7 @@ static inline void weir__key_records (const char *which, size_t stage, char *out
 #define WEIR__STORE_LATEST "latest"
 #define WEIR__STORE_SUM "~sum"
 #define WEIR__STORE_CHUNK ((size_t) 4 << 20)
-#define WEIR__STORE_PREFIX_LEN 23       /*  "e/" + 20 digits + "/"  */
+#define WEIR__STORE_PREFIX_LEN 23 /*  "e/" + 20 digits + "/"  */
 
 /*  "e/EPOCH/" into OUT (at least 24 bytes).  */
 static inline void weir__store_prefix (char *out, size_t size, uint64_t epoch)

@@ -12,7 +12,7 @@
 
 struct weir__resume {
     weir__ckpt *ckpt;
-    const char *dir;            //  the store's, for messages
+    const char *dir;  //  the store's, for messages
 };
 
 //  Load checkpoint EPOCH and check that it was written by this pipeline.
@@ -27,7 +27,8 @@ static int s_load (weir__store *store, uint64_t epoch, const char *shape, weir__
     if (!was || len != strlen (shape) || memcmp (was, shape, len) != 0) {
         was = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_DESCRIPTION, &len);
         weir__err_set (err, WEIR_ESTRUCTURE,
-                       "checkpoint %" PRIu64 " of '%s' was written by another pipeline: '%.*s'; only threads=, "
+                       "checkpoint %" PRIu64
+                       " of '%s' was written by another pipeline: '%.*s'; only threads=, "
                        "capacity= and batch= may change on resume",
                        epoch, weir__store_dir (store), was ? (int) len : 0, was ? was : "");
         weir__ckpt_destroy (&ck);
@@ -61,10 +62,8 @@ int weir__resume_open (weir__store *store, int mode, uint64_t epoch, const char 
                                   "): add --resume to go on from it, or choose another directory",
                                   weir__store_dir (store), latest);
         return 0;
-    case WEIR_RESUME_LATEST:
-        return has ? s_load (store, latest, shape, out, err) : 0;
-    default:
-        return s_load (store, epoch, shape, out, err);
+    case WEIR_RESUME_LATEST: return has ? s_load (store, latest, shape, out, err) : 0;
+    default: return s_load (store, epoch, shape, out, err);
     }
 }
 
@@ -155,20 +154,22 @@ int weir__resume_offsets (const weir__resume *self, const char *element, const w
     size_t had = weir__ckpt_count (self->ckpt, WEIR__SECTION_OFFSETS);
     if (had != shards->count)
         return weir__err_set (err, WEIR_ECORRUPT,
-                              "%s: the input changed since checkpoint %" PRIu64 ": it had %zu shards, now %zu",
+                              "%s: the input changed since checkpoint %" PRIu64
+                              ": it had %zu shards, now %zu",
                               element, epoch, had, shards->count);
     return 0;
 }
 
-int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state, size_t size,
-                         weir__err *err)
+int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state,
+                         size_t size, weir__err *err)
 {
     char key[WEIR__KEY_MAX];
     weir__key_writer (stage, element, key, sizeof key);
     size_t len;
     const char *value = weir__ckpt_get (self->ckpt, WEIR__SECTION_WRITERS, key, &len);
     if (!value || len >= size)
-        return weir__err_set (err, WEIR_ECORRUPT, "checkpoint %" PRIu64 " has no committed state for writer '%s'",
+        return weir__err_set (err, WEIR_ECORRUPT,
+                              "checkpoint %" PRIu64 " has no committed state for writer '%s'",
                               weir__ckpt_epoch (self->ckpt), key);
     memcpy (state, value, len);
     state[len] = '\0';

@@ -52,7 +52,7 @@ int weir__resume_offsets (const weir__resume *self, const char *element, const w
 
 /*  The committed state of writer stage STAGE, into STATE (SIZE bytes).
     WEIR_ECORRUPT when the checkpoint has none.  */
-int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state, size_t size,
-                         weir__err *err);
+int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state,
+                         size_t size, weir__err *err);
 
 #endif

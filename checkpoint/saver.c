@@ -11,22 +11,22 @@
 struct weir__saver {
     weir__store *store;
     unsigned keep;
-    unsigned failures;          //  consecutive failures allowed
-    unsigned failed;            //  consecutive failures so far
+    unsigned failures;  //  consecutive failures allowed
+    unsigned failed;    //  consecutive failures so far
     weir__warn_fn *warn;
     void *warn_arg;
 
     //  Asynchronous mode
     int async;
-    weir__staging *staging;     //  reused while no write is in flight
+    weir__staging *staging;  //  reused while no write is in flight
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    weir__ckpt *pending;        //  to write
-    int busy;                   //  a write is queued or running
+    weir__ckpt *pending;  //  to write
+    int busy;             //  a write is queued or running
     int quit;
-    int rc;                     //  of the last write, until collected
-    uint64_t epoch;             //  of the last write
+    int rc;          //  of the last write, until collected
+    uint64_t epoch;  //  of the last write
     weir__err err;
 };
 

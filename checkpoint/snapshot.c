@@ -16,7 +16,7 @@ typedef struct {
 } s_copy;
 
 struct weir__staging {
-    s_copy *copies;             //  one per blob, by workspace index
+    s_copy *copies;  //  one per blob, by workspace index
     size_t count;
 };
 
@@ -96,7 +96,8 @@ weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging
     char wall[32];
     snprintf (wall, sizeof wall, "%.6f", s->wall_seconds);
     rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_WALL_SECONDS, wall);
-    rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_DESCRIPTION, s->description ? s->description : "");
+    rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_DESCRIPTION,
+                               s->description ? s->description : "");
     rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_SHAPE, s->shape);
     rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_VERSION, weir_version ());
     for (size_t i = 0; i < s->nstages; i++) {

@@ -15,23 +15,23 @@
 #include "readers/reader.h"
 
 typedef struct weir__snapshot_stage {
-    const char *element;        //  as written in the description
-    uint64_t records_in;        //  over the job's life, resumed runs included
+    const char *element;  //  as written in the description
+    uint64_t records_in;  //  over the job's life, resumed runs included
     uint64_t records_out;
-    const char *writer_state;   //  a writer's committed state; NULL for the others
+    const char *writer_state;  //  a writer's committed state; NULL for the others
 } weir__snapshot_stage;
 
 typedef struct weir__snapshot {
-    uint64_t epoch;             //  the epoch that just ended (0: after init)
-    int finished;               //  the job read all its input
-    unsigned pass;              //  the pass the next epoch is in
-    double wall_seconds;        //  the job's, over all its runs
+    uint64_t epoch;       //  the epoch that just ended (0: after init)
+    int finished;         //  the job read all its input
+    unsigned pass;        //  the pass the next epoch is in
+    double wall_seconds;  //  the job's, over all its runs
     const char *description;
-    const char *shape;          //  what a resumed job must match
+    const char *shape;  //  what a resumed job must match
     const weir__snapshot_stage *stages;
     size_t nstages;
-    const weir__shards *shards; //  the reader's, with
-    const uint64_t *offsets;    //  where reading goes on in each
+    const weir__shards *shards;  //  the reader's, with
+    const uint64_t *offsets;     //  where reading goes on in each
     weir__workspace *workspace;
 } weir__snapshot;
 

@@ -133,7 +133,7 @@ int weir__store_epochs (weir__store *self, uint64_t **epochs, size_t *count, wei
         }
         //  On to the next epoch's keys
         weir__store_prefix (probe, sizeof probe, epoch);
-        probe[S_PREFIX_LEN - 1] = '0';   //  '/' + 1
+        probe[S_PREFIX_LEN - 1] = '0';  //  '/' + 1
         leveldb_iter_seek (it, probe, S_PREFIX_LEN);
     }
     char *msg = NULL;
@@ -155,7 +155,8 @@ int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err)
 {
     char *msg = NULL;
     size_t len;
-    char *value = leveldb_get (self->db, self->read, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), &len, &msg);
+    char *value =
+        leveldb_get (self->db, self->read, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), &len, &msg);
     if (msg)
         return s_leveldb_error (err, WEIR_ECORRUPT, "cannot read the latest pointer", self->dir, msg);
     if (!value)
@@ -210,7 +211,8 @@ static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint6
         const char *key = leveldb_iter_key (it, &klen);
         if (klen < S_PREFIX_LEN || memcmp (key, prefix, S_PREFIX_LEN) != 0)
             break;
-        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == WEIR__SECTION_CHUNKS && key[S_PREFIX_LEN + 1] == '/') {
+        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == WEIR__SECTION_CHUNKS
+            && key[S_PREFIX_LEN + 1] == '/') {
             //  Past the chunks, without reading them
             char past[32];
             memcpy (past, prefix, S_PREFIX_LEN);
@@ -220,7 +222,8 @@ static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint6
             continue;
         }
         leveldb_writebatch_delete (batch, key, klen);
-        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == WEIR__SECTION_BLOBS && key[S_PREFIX_LEN + 1] == '/') {
+        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == WEIR__SECTION_BLOBS
+            && key[S_PREFIX_LEN + 1] == '/') {
             const char *value = leveldb_iter_value (it, &vlen);
             char digits[24];
             size_t size = 0;
@@ -233,8 +236,8 @@ static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint6
             char *ckey = malloc (klen + 16);
             if (ckey) {
                 for (size_t off = 0, chunk = 0; off < size; off += S_CHUNK, chunk++) {
-                    int n = snprintf (ckey, klen + 16, "%sc/%.*s#%08zu", prefix, (int) nlen, key + S_PREFIX_LEN + 2,
-                                      chunk);
+                    int n = snprintf (ckey, klen + 16, "%sc/%.*s#%08zu", prefix, (int) nlen,
+                                      key + S_PREFIX_LEN + 2, chunk);
                     leveldb_writebatch_delete (batch, ckey, (size_t) n);
                 }
                 free (ckey);
@@ -306,7 +309,7 @@ static int s_unpack_section (weir__ckpt *ckpt, char section, const char *data, s
 typedef struct {
     s_kv *kvs;
     size_t count, cap;
-    char **owned;               //  packed sections and size texts
+    char **owned;  //  packed sections and size texts
     size_t nowned;
 } s_batch;
 
@@ -335,7 +338,7 @@ static int s_batch_put (s_batch *b, const char *value, size_t vlen, char *own, c
     va_end (ap);
     if (klen < 0 || b->count == b->cap)
         return WEIR_ENOMEM;
-    b->kvs[b->count++] = (s_kv) {key, (size_t) klen, value, vlen};
+    b->kvs[b->count++] = (s_kv){key, (size_t) klen, value, vlen};
     return 0;
 }
 
@@ -545,7 +548,8 @@ int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir_
         char expected[48];
         snprintf (expected, sizeof expected, "%zu %016" PRIx64, n, h);
         if (strcmp (expected, sum) != 0)
-            rc = s_corrupt (err, self, epoch, "its checksum does not match its contents (keys missing or altered)");
+            rc = s_corrupt (err, self, epoch,
+                            "its checksum does not match its contents (keys missing or altered)");
     }
     free (sum);
     if (!rc)

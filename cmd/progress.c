@@ -8,8 +8,8 @@
 
 struct cmd_progress {
     int tty;
-    double last_wall;           //  the job's wall seconds at the last line
-    uint64_t *last;             //  records out per stage at the last line
+    double last_wall;  //  the job's wall seconds at the last line
+    uint64_t *last;    //  records out per stage at the last line
     size_t stages;
 };
 
@@ -83,7 +83,7 @@ void cmd_progress_draw (weir_pipe *pipe, void *arg, int final)
             fprintf (stderr, "\r\033[K");
         return;
     }
-    fprintf (stderr, "%s%s | %llu records %.1fs%s", self->tty ? "\r\033[K" : "", line, (unsigned long long) total,
-             wall, self->tty ? "" : "\n");
+    fprintf (stderr, "%s%s | %llu records %.1fs%s", self->tty ? "\r\033[K" : "", line,
+             (unsigned long long) total, wall, self->tty ? "" : "\n");
     fflush (stderr);
 }

@@ -72,16 +72,28 @@ typedef struct {
     uint64_t epoch_records, epochs, resume_from;
     double epoch_seconds;
     const char *checkpoint;
-    char *load;                 //  the directory of --load-blobs
+    char *load;  //  the directory of --load-blobs
     int64_t load_epoch;
     unsigned keep, failures;
-    int resume;                 //  WEIR_RESUME_*
+    int resume;  //  WEIR_RESUME_*
     int async;
 } s_options;
 
 enum {
-    S_PROGRESS = 256, S_NO_PROGRESS, S_STATS, S_INTERVAL, S_EPOCH_RECORDS, S_EPOCH_SECONDS, S_EPOCHS,
-    S_CHECKPOINT, S_RESUME, S_RESUME_FROM, S_KEEP, S_ASYNC, S_FAILURES, S_LOAD_BLOBS,
+    S_PROGRESS = 256,
+    S_NO_PROGRESS,
+    S_STATS,
+    S_INTERVAL,
+    S_EPOCH_RECORDS,
+    S_EPOCH_SECONDS,
+    S_EPOCHS,
+    S_CHECKPOINT,
+    S_RESUME,
+    S_RESUME_FROM,
+    S_KEEP,
+    S_ASYNC,
+    S_FAILURES,
+    S_LOAD_BLOBS,
 };
 
 static const struct option s_long_options[] = {
@@ -161,7 +173,8 @@ static int s_option (s_options *o, int c, const char *arg)
     case S_INTERVAL: {
         long ms = strtol (arg, &end, 10);
         if (*end || end == arg || ms < 1 || ms > 3600000) {
-            fprintf (stderr, "weir run: --progress-interval wants milliseconds (1 to 3600000), not '%s'\n", arg);
+            fprintf (stderr, "weir run: --progress-interval wants milliseconds (1 to 3600000), not '%s'\n",
+                     arg);
             return -1;
         }
         o->interval_ms = (unsigned) ms;
@@ -300,8 +313,9 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet)
         exit_code = CMD_EXIT_FAILURE;
     }
     else if (!quiet && rc == 0)
-        fprintf (stderr, "weir: %llu records in %.3f s (%.2f M records/s)\n", (unsigned long long) first.records_out,
-                 wall, wall > 0 ? (double) first.records_out / wall / 1e6 : 0.0);
+        fprintf (stderr, "weir: %llu records in %.3f s (%.2f M records/s)\n",
+                 (unsigned long long) first.records_out, wall,
+                 wall > 0 ? (double) first.records_out / wall / 1e6 : 0.0);
     return exit_code;
 }
 

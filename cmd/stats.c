@@ -14,7 +14,8 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
     uint64_t read = 0;
     if (n && weir_pipe_stats (pipe, 0, &st) == 0)
         read = st.records_out;
-    fprintf (out, "{\n  \"weir_version\": \"%s\",\n  \"exit_code\": %d,\n  \"error\": ", weir_version (), exit_code);
+    fprintf (out, "{\n  \"weir_version\": \"%s\",\n  \"exit_code\": %d,\n  \"error\": ", weir_version (),
+             exit_code);
     if (rc)
         cmd_json_string (out, weir_pipe_error (pipe));
     else

@@ -55,12 +55,8 @@ static void square_close (weir_stage *st, void *state)
 }
 
 static const weir_processor square_evens = {
-    WEIR_PROCESSOR_INIT,
-    .name = "square_evens",
-    .description = "keeps even integers and squares them",
-    .open = square_open,
-    .process = square_process,
-    .close = square_close,
+    WEIR_PROCESSOR_INIT, .name = "square_evens",    .description = "keeps even integers and squares them",
+    .open = square_open, .process = square_process, .close = square_close,
 };
 
 int main (int argc, char **argv)
@@ -94,8 +90,8 @@ int main (int argc, char **argv)
     for (size_t i = 0; i < weir_pipe_stage_count (pipe); i++) {
         weir_stage_stats st = WEIR_STAGE_STATS_INIT;
         weir_pipe_stats (pipe, i, &st);
-        printf ("%-14s threads=%u in=%" PRIu64 " out=%" PRIu64 "\n", st.name, st.threads,
-                st.records_in, st.records_out);
+        printf ("%-14s threads=%u in=%" PRIu64 " out=%" PRIu64 "\n", st.name, st.threads, st.records_in,
+                st.records_out);
     }
     weir_pipe_destroy (&pipe);
     return 0;

@@ -157,7 +157,8 @@ static int s_scalar (weir__records *it, msgpack_object *o)
             return 0;
         uint64_t u = s_be (p + 1, n);
         //  Sign-extend from n bytes
-        int64_t v = n == 8 ? (int64_t) u : (int64_t) (u ^ (1ull << (8 * n - 1))) - (int64_t) (1ull << (8 * n - 1));
+        int64_t v =
+            n == 8 ? (int64_t) u : (int64_t) (u ^ (1ull << (8 * n - 1))) - (int64_t) (1ull << (8 * n - 1));
         //  msgpack-c types a non-negative signed value as positive
         o->type = v < 0 ? MSGPACK_OBJECT_NEGATIVE_INTEGER : MSGPACK_OBJECT_POSITIVE_INTEGER;
         o->via.i64 = v;

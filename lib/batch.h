@@ -16,14 +16,14 @@
 #include <string.h>
 
 enum {
-    WEIR__BATCH_DATA = 1,   /*  records follow the header  */
-    WEIR__BATCH_EOS = 2,    /*  end of stream from one producer thread  */
-    WEIR__BATCH_BARRIER = 3,    /*  end of the epoch from one producer thread  */
+    WEIR__BATCH_DATA = 1,    /*  records follow the header  */
+    WEIR__BATCH_EOS = 2,     /*  end of stream from one producer thread  */
+    WEIR__BATCH_BARRIER = 3, /*  end of the epoch from one producer thread  */
 };
 
 typedef struct weir__batch_header {
     uint32_t kind;
-    uint32_t count;         /*  records in the batch  */
+    uint32_t count; /*  records in the batch  */
 } weir__batch_header;
 
 #define WEIR__BATCH_HEADER ((size_t) sizeof (weir__batch_header))
@@ -32,11 +32,11 @@ typedef struct weir__batch_header {
     header; records are appended raw or through a msgpack packer.  */
 typedef struct weir__batch {
     char *data;
-    size_t len;             /*  bytes used, header included  */
+    size_t len; /*  bytes used, header included  */
     size_t cap;
-    uint32_t count;         /*  records committed  */
-    int oom;                /*  an append failed for lack of memory  */
-    msgpack_packer pk;      /*  writes into this batch  */
+    uint32_t count;    /*  records committed  */
+    int oom;           /*  an append failed for lack of memory  */
+    msgpack_packer pk; /*  writes into this batch  */
 } weir__batch;
 
 /*  Allocate a buffer of CAP bytes (grows as needed).  0 or WEIR_ENOMEM.  */

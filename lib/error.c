@@ -7,7 +7,10 @@
 #include <string.h>
 
 //  The one table of error codes: each with its name and its words
-#define S_ERROR(code, text) {code, #code, text}
+#define S_ERROR(code, text)                                                                                  \
+    {                                                                                                        \
+        code, #code, text                                                                                    \
+    }
 static const struct {
     int code;
     const char *name;
@@ -45,8 +48,7 @@ const char *weir_error_name (int code)
 
 int weir_is_usage_error (int code)
 {
-    return code == WEIR_ESYNTAX || code == WEIR_EUNKNOWN || code == WEIR_EPROPERTY
-           || code == WEIR_ESTRUCTURE;
+    return code == WEIR_ESYNTAX || code == WEIR_EUNKNOWN || code == WEIR_EPROPERTY || code == WEIR_ESTRUCTURE;
 }
 
 const char *weir_version (void)

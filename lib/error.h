@@ -7,8 +7,8 @@
 #include <weir/weir.h>
 
 typedef struct weir__err {
-    int code;           /*  0 or a WEIR_E* code  */
-    long offset;        /*  offset into the description, or -1  */
+    int code;    /*  0 or a WEIR_E* code  */
+    long offset; /*  offset into the description, or -1  */
     char msg[1024];
 } weir__err;
 

@@ -65,11 +65,26 @@ static int s_ext (weir__batch *b, int8_t type, const char *data, uint32_t n)
         return -1;
     size_t head;
     switch (n) {
-    case 1: p[0] = (char) 0xd4; head = 1; break;
-    case 2: p[0] = (char) 0xd5; head = 1; break;
-    case 4: p[0] = (char) 0xd6; head = 1; break;
-    case 8: p[0] = (char) 0xd7; head = 1; break;
-    case 16: p[0] = (char) 0xd8; head = 1; break;
+    case 1:
+        p[0] = (char) 0xd4;
+        head = 1;
+        break;
+    case 2:
+        p[0] = (char) 0xd5;
+        head = 1;
+        break;
+    case 4:
+        p[0] = (char) 0xd6;
+        head = 1;
+        break;
+    case 8:
+        p[0] = (char) 0xd7;
+        head = 1;
+        break;
+    case 16:
+        p[0] = (char) 0xd8;
+        head = 1;
+        break;
     default:
         if (n < 256) {
             p[0] = (char) 0xc7;
@@ -105,10 +120,8 @@ int weir__pack_object (weir__batch *b, const msgpack_object *o)
         p[0] = (char) (o->type == MSGPACK_OBJECT_NIL ? 0xc0 : o->via.boolean ? 0xc3 : 0xc2);
         b->len += 1;
         return 0;
-    case MSGPACK_OBJECT_POSITIVE_INTEGER:
-        return weir__pack_uint64 (b, o->via.u64);
-    case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-        return weir__pack_int64 (b, o->via.i64);
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: return weir__pack_uint64 (b, o->via.u64);
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return weir__pack_int64 (b, o->via.i64);
     case MSGPACK_OBJECT_FLOAT32: {
         if (!(p = weir__pack_room (b, 5)))
             return -1;
@@ -130,12 +143,9 @@ int weir__pack_object (weir__batch *b, const msgpack_object *o)
         b->len += 9;
         return 0;
     }
-    case MSGPACK_OBJECT_STR:
-        return weir__pack_str (b, o->via.str.ptr, o->via.str.size);
-    case MSGPACK_OBJECT_BIN:
-        return weir__pack_bytes (b, o->via.bin.ptr, o->via.bin.size, 1);
-    case MSGPACK_OBJECT_EXT:
-        return s_ext (b, o->via.ext.type, o->via.ext.ptr, o->via.ext.size);
+    case MSGPACK_OBJECT_STR: return weir__pack_str (b, o->via.str.ptr, o->via.str.size);
+    case MSGPACK_OBJECT_BIN: return weir__pack_bytes (b, o->via.bin.ptr, o->via.bin.size, 1);
+    case MSGPACK_OBJECT_EXT: return s_ext (b, o->via.ext.type, o->via.ext.ptr, o->via.ext.size);
     case MSGPACK_OBJECT_ARRAY:
         if (s_container (b, o->via.array.size, 0x90, 0xdc))
             return -1;
@@ -147,7 +157,8 @@ int weir__pack_object (weir__batch *b, const msgpack_object *o)
         if (s_container (b, o->via.map.size, 0x80, 0xde))
             return -1;
         for (uint32_t i = 0; i < o->via.map.size; i++)
-            if (weir__pack_object (b, &o->via.map.ptr[i].key) || weir__pack_object (b, &o->via.map.ptr[i].val))
+            if (weir__pack_object (b, &o->via.map.ptr[i].key)
+                || weir__pack_object (b, &o->via.map.ptr[i].val))
                 return -1;
         return 0;
     }

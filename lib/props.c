@@ -77,9 +77,8 @@ const char *weir__props_get (weir__props *self, const char *key, const char *fal
     return p ? p->value : fallback;
 }
 
-
-int weir__props_int (weir__props *self, const char *element, const char *key, int64_t fallback,
-                     int64_t min, int64_t max, int64_t *out, weir__err *err)
+int weir__props_int (weir__props *self, const char *element, const char *key, int64_t fallback, int64_t min,
+                     int64_t max, int64_t *out, weir__err *err)
 {
     weir__prop *p = weir__props_find (self, key);
     if (!p) {
@@ -124,8 +123,8 @@ int weir__props_check (const weir__props *self, const char *element, const weir_
         char names[512] = "";
         s_append_names (names, sizeof names, known);
         s_append_names (names, sizeof names, common);
-        return weir__err_at (err, WEIR_EPROPERTY, p->key_offset,
-                             "%s: unknown property '%s' (known: %s)", element, p->key, names);
+        return weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "%s: unknown property '%s' (known: %s)",
+                             element, p->key, names);
     }
     return 0;
 }

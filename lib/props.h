@@ -15,9 +15,9 @@
 typedef struct weir__prop {
     char *key;
     char *value;
-    long key_offset;        //  in the description, -1 when built in code
+    long key_offset;  //  in the description, -1 when built in code
     long value_offset;
-    atomic_int used;        //  read by someone (atomic: processor threads mark it)
+    atomic_int used;  //  read by someone (atomic: processor threads mark it)
 } weir__prop;
 
 typedef struct weir__props {
@@ -44,9 +44,8 @@ const char *weir__props_get (weir__props *self, const char *key, const char *fal
 /*  Read KEY as an integer in [MIN, MAX] (FALLBACK when absent).  Accepts a
     k, M or G suffix (thousand, million, billion).  An error names the
     element, the property and the value, and points at the value.  */
-int weir__props_int (weir__props *self, const char *element, const char *key, int64_t fallback,
-                     int64_t min, int64_t max, int64_t *out, weir__err *err);
-
+int weir__props_int (weir__props *self, const char *element, const char *key, int64_t fallback, int64_t min,
+                     int64_t max, int64_t *out, weir__err *err);
 
 /*  Refuse a property that is in neither of the NULL-terminated tables
     KNOWN and COMMON: WEIR_EPROPERTY naming it, the element, and the known

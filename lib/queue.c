@@ -22,15 +22,15 @@ struct weir__queue_ctx {
 
 struct weir__queue {
     unsigned producers, consumers, capacity;
-    zmq_msg_t *held;                //  [consumer]: the message it received last
-    unsigned low_water;             //  wake blocked producers at or below this fill
-    void **push;                    //  [producer * consumers + consumer]
-    void **pull;                    //  [consumer]
-    atomic_uint *depth;             //  per consumer: sent, not yet received
-    atomic_uint in_flight;          //  sum of depth: the credits taken
-    atomic_uint waiters;            //  producers in the slow path
+    zmq_msg_t *held;        //  [consumer]: the message it received last
+    unsigned low_water;     //  wake blocked producers at or below this fill
+    void **push;            //  [producer * consumers + consumer]
+    void **pull;            //  [consumer]
+    atomic_uint *depth;     //  per consumer: sent, not yet received
+    atomic_uint in_flight;  //  sum of depth: the credits taken
+    atomic_uint waiters;    //  producers in the slow path
     atomic_int aborted;
-    pthread_mutex_t mutex;          //  guards only the sleep / wake hand-off
+    pthread_mutex_t mutex;  //  guards only the sleep / wake hand-off
     pthread_cond_t drained;
 };
 
@@ -91,8 +91,8 @@ static void *s_socket (void *ctx, int type, weir__err *err)
     return s;
 }
 
-weir__queue *weir__queue_new (weir__queue_ctx *qctx, unsigned producers, unsigned consumers, unsigned capacity,
-                              weir__err *err)
+weir__queue *weir__queue_new (weir__queue_ctx *qctx, unsigned producers, unsigned consumers,
+                              unsigned capacity, weir__err *err)
 {
     if (producers == 0 || consumers == 0 || capacity == 0) {
         weir__err_set (err, WEIR_ESYSTEM, "queue needs producers, consumers and capacity");

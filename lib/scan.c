@@ -42,7 +42,7 @@ weir__scan_result weir__scan (const void *buf, size_t len, size_t *size, size_t 
         int container = (c >= 0x80 && c <= 0x9f) || (c >= 0xdc && c <= 0xdf);
 
         if (c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3)
-            ;   //  fixint, nil, false, true
+            ;  //  fixint, nil, false, true
         else if (c >= 0x80 && c <= 0x8f)
             children = 2 * (uint64_t) (c & 0x0f);
         else if (c >= 0x90 && c <= 0x9f)
@@ -51,29 +51,57 @@ weir__scan_result weir__scan (const void *buf, size_t len, size_t *size, size_t 
             payload = c & 0x1f;
         else
             switch (c) {
-            case 0xc4: case 0xd9: lenbytes = 1; break;          //  bin8, str8
-            case 0xc5: case 0xda: lenbytes = 2; break;          //  bin16, str16
-            case 0xc6: case 0xdb: lenbytes = 4; break;          //  bin32, str32
-            case 0xc7: lenbytes = 1; head = 2; break;           //  ext8: + type byte
-            case 0xc8: lenbytes = 2; head = 2; break;
-            case 0xc9: lenbytes = 4; head = 2; break;
-            case 0xca: payload = 4; break;                      //  float32
-            case 0xcb: payload = 8; break;                      //  float64
-            case 0xcc: case 0xd0: payload = 1; break;
-            case 0xcd: case 0xd1: payload = 2; break;
-            case 0xce: case 0xd2: payload = 4; break;
-            case 0xcf: case 0xd3: payload = 8; break;
-            case 0xd4: payload = 2; break;                      //  fixext1: type + 1
+            case 0xc4:
+            case 0xd9: lenbytes = 1; break;  //  bin8, str8
+            case 0xc5:
+            case 0xda: lenbytes = 2; break;  //  bin16, str16
+            case 0xc6:
+            case 0xdb: lenbytes = 4; break;  //  bin32, str32
+            case 0xc7:
+                lenbytes = 1;
+                head = 2;
+                break;  //  ext8: + type byte
+            case 0xc8:
+                lenbytes = 2;
+                head = 2;
+                break;
+            case 0xc9:
+                lenbytes = 4;
+                head = 2;
+                break;
+            case 0xca: payload = 4; break;  //  float32
+            case 0xcb: payload = 8; break;  //  float64
+            case 0xcc:
+            case 0xd0: payload = 1; break;
+            case 0xcd:
+            case 0xd1: payload = 2; break;
+            case 0xce:
+            case 0xd2: payload = 4; break;
+            case 0xcf:
+            case 0xd3: payload = 8; break;
+            case 0xd4: payload = 2; break;  //  fixext1: type + 1
             case 0xd5: payload = 3; break;
             case 0xd6: payload = 5; break;
             case 0xd7: payload = 9; break;
             case 0xd8: payload = 17; break;
-            case 0xdc: lenbytes = 2; per_len = 1; break;        //  array16
-            case 0xdd: lenbytes = 4; per_len = 1; break;        //  array32
-            case 0xde: lenbytes = 2; per_len = 2; break;        //  map16
-            case 0xdf: lenbytes = 4; per_len = 2; break;        //  map32
+            case 0xdc:
+                lenbytes = 2;
+                per_len = 1;
+                break;  //  array16
+            case 0xdd:
+                lenbytes = 4;
+                per_len = 1;
+                break;  //  array32
+            case 0xde:
+                lenbytes = 2;
+                per_len = 2;
+                break;  //  map16
+            case 0xdf:
+                lenbytes = 4;
+                per_len = 2;
+                break;  //  map32
             default:
-                *where = pos;   //  0xc1 is never used
+                *where = pos;  //  0xc1 is never used
                 return WEIR__SCAN_INVALID;
             }
 

@@ -16,10 +16,10 @@
 #define WEIR__SCAN_MAX_DEPTH 32
 
 typedef enum {
-    WEIR__SCAN_OK = 0,          /*  one whole object: *size is its length  */
-    WEIR__SCAN_INCOMPLETE = 1,  /*  the bytes end inside the object  */
-    WEIR__SCAN_INVALID = -1,    /*  byte 0xc1 (never used) at *where  */
-    WEIR__SCAN_TOO_DEEP = -2,   /*  the container at *where nests too deep  */
+    WEIR__SCAN_OK = 0,         /*  one whole object: *size is its length  */
+    WEIR__SCAN_INCOMPLETE = 1, /*  the bytes end inside the object  */
+    WEIR__SCAN_INVALID = -1,   /*  byte 0xc1 (never used) at *where  */
+    WEIR__SCAN_TOO_DEEP = -2,  /*  the container at *where nests too deep  */
 } weir__scan_result;
 
 weir__scan_result weir__scan (const void *buf, size_t len, size_t *size, size_t *where);

@@ -52,21 +52,15 @@ static int s_float (weir__buf *b, double v)
 int weir__text_append (weir__buf *b, const msgpack_object *o)
 {
     switch (o->type) {
-    case MSGPACK_OBJECT_NIL:
-        return weir__buf_append (b, "null", 4);
+    case MSGPACK_OBJECT_NIL: return weir__buf_append (b, "null", 4);
     case MSGPACK_OBJECT_BOOLEAN:
         return o->via.boolean ? weir__buf_append (b, "true", 4) : weir__buf_append (b, "false", 5);
-    case MSGPACK_OBJECT_POSITIVE_INTEGER:
-        return weir__buf_printf (b, "%" PRIu64, o->via.u64);
-    case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-        return weir__buf_printf (b, "%" PRId64, o->via.i64);
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: return weir__buf_printf (b, "%" PRIu64, o->via.u64);
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return weir__buf_printf (b, "%" PRId64, o->via.i64);
     case MSGPACK_OBJECT_FLOAT32:
-    case MSGPACK_OBJECT_FLOAT64:
-        return s_float (b, o->via.f64);
-    case MSGPACK_OBJECT_STR:
-        return weir__text_append_string (b, o->via.str.ptr, o->via.str.size);
-    case MSGPACK_OBJECT_BIN:
-        return weir__text_append_string (b, o->via.bin.ptr, o->via.bin.size);
+    case MSGPACK_OBJECT_FLOAT64: return s_float (b, o->via.f64);
+    case MSGPACK_OBJECT_STR: return weir__text_append_string (b, o->via.str.ptr, o->via.str.size);
+    case MSGPACK_OBJECT_BIN: return weir__text_append_string (b, o->via.bin.ptr, o->via.bin.size);
     case MSGPACK_OBJECT_ARRAY:
         if (weir__buf_putc (b, '['))
             return -1;
@@ -89,8 +83,8 @@ int weir__text_append (weir__buf *b, const msgpack_object *o)
                 //  JSON keys are strings: quote the key's own text
                 weir__buf key;
                 weir__buf_init (&key);
-                int rc = weir__text_append (&key, &kv->key)
-                         || weir__text_append_string (b, key.data, key.len);
+                int rc =
+                    weir__text_append (&key, &kv->key) || weir__text_append_string (b, key.data, key.len);
                 weir__buf_release (&key);
                 if (rc)
                     return -1;

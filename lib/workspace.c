@@ -80,8 +80,10 @@ void *weir__workspace_blob (weir__workspace *self, const char *name, size_t size
     s_blob *b = s_find (self, name);
     void *data = NULL;
     if (b && b->size != size)
-        weir__err_set (err, WEIR_EPROCESSOR, "blob '%s' is %zu bytes, not %zu (a resumed checkpoint or another "
-                       "stage made it so)", name, b->size, size);
+        weir__err_set (err, WEIR_EPROCESSOR,
+                       "blob '%s' is %zu bytes, not %zu (a resumed checkpoint or another "
+                       "stage made it so)",
+                       name, b->size, size);
     else if (!b && !(b = s_add (self, name, size)))
         weir__err_set (err, WEIR_ENOMEM, "out of memory for blob '%s' of %zu bytes", name, size);
     else

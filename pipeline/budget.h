@@ -17,10 +17,10 @@
 
 typedef struct weir__budget {
     pthread_mutex_t lock;
-    pthread_cond_t cond;        //  a claim was given back or released
-    uint64_t remaining;         //  records not yet claimed this epoch
-    unsigned holders;           //  threads holding an unused claim
-    uint64_t deadline_ns;       //  claims end then (0: never)
+    pthread_cond_t cond;   //  a claim was given back or released
+    uint64_t remaining;    //  records not yet claimed this epoch
+    unsigned holders;      //  threads holding an unused claim
+    uint64_t deadline_ns;  //  claims end then (0: never)
     weir__job *job;
 } weir__budget;
 

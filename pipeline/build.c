@@ -107,7 +107,8 @@ static int s_not_builtin (weir__stage *stage, weir_element_kind want, const char
                              weir__stage_kind_name (want), weir__element_names (want));
     return weir__err_at (err, WEIR_EUNKNOWN, stage->name_offset,
                          "unknown element '%s' (readers: %s; processors: %s; writers: %s)", stage->name,
-                         weir__element_names (WEIR_ELEMENT_READER), weir__element_names (WEIR_ELEMENT_PROCESSOR),
+                         weir__element_names (WEIR_ELEMENT_READER),
+                         weir__element_names (WEIR_ELEMENT_PROCESSOR),
                          weir__element_names (WEIR_ELEMENT_WRITER));
 }
 
@@ -140,7 +141,8 @@ static int s_common (weir__stage *stage, weir__err *err)
         rc = weir__props_int (&stage->props, stage->name, "capacity", WEIR__DEFAULT_CAPACITY, 1, 1 << 20,
                               &capacity, err);
     if (!rc)
-        rc = weir__props_int (&stage->props, stage->name, "batch", WEIR__DEFAULT_BATCH, 1, 1 << 20, &batch, err);
+        rc = weir__props_int (&stage->props, stage->name, "batch", WEIR__DEFAULT_BATCH, 1, 1 << 20, &batch,
+                              err);
     if (rc)
         return rc;
     stage->threads = (unsigned) threads;
@@ -164,8 +166,8 @@ int weir__build_resolve (weir__stages *stages, weir__err *err)
             //  Added in code as callbacks
             if (want != WEIR_ELEMENT_PROCESSOR)
                 return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
-                                     "'%s' is a processor, but the %s element must be a %s", stage->name, place,
-                                     weir__stage_kind_name (want));
+                                     "'%s' is a processor, but the %s element must be a %s", stage->name,
+                                     place, weir__stage_kind_name (want));
         }
         else {
             const weir__element *e =

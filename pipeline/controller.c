@@ -13,15 +13,15 @@ struct weir__controller {
     weir__epoch_rules rules;
     weir__budget budget;
     pthread_mutex_t lock;
-    pthread_cond_t arrived_cond;    //  the controller waits on it
-    pthread_cond_t release_cond;    //  threads at a barrier wait on it
+    pthread_cond_t arrived_cond;  //  the controller waits on it
+    pthread_cond_t release_cond;  //  threads at a barrier wait on it
     unsigned threads, readers;
     //  Guarded by lock
-    uint64_t epoch;             //  the epoch running now
-    unsigned pass;              //  0-based pass over the input
+    uint64_t epoch;  //  the epoch running now
+    unsigned pass;   //  0-based pass over the input
     unsigned arrived, exhausted;
-    unsigned generation;        //  bumped at each release
-    int release;                //  WEIR__GO / STOP / ABORT for the waiting threads
+    unsigned generation;  //  bumped at each release
+    int release;          //  WEIR__GO / STOP / ABORT for the waiting threads
     //  Read by any thread
     _Atomic uint64_t done;
     _Atomic uint64_t pauses, pause_ns, pause_max_ns;
@@ -128,8 +128,8 @@ static void s_wait_arrivals (weir__controller *self, weir__tick_fn *tick, void *
     }
 }
 
-void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, void *arg, weir__tick_fn *tick,
-                           void *tick_arg, unsigned tick_ms)
+void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, void *arg,
+                           weir__tick_fn *tick, void *tick_arg, unsigned tick_ms)
 {
     pthread_mutex_lock (&self->lock);
     for (;;) {
@@ -148,8 +148,8 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
         if (b.new_pass)
             self->pass++;
         b.pass = self->pass;
-        b.over = b.finished || weir__job_stopping (self->job)
-                 || (self->rules.last && b.epoch >= self->rules.last);
+        b.over =
+            b.finished || weir__job_stopping (self->job) || (self->rules.last && b.epoch >= self->rules.last);
         pthread_mutex_unlock (&self->lock);
         if (boundary (arg, &b))
             b.over = 1;

@@ -26,19 +26,19 @@ enum { WEIR__GO = 0, WEIR__STOP = 1, WEIR__ABORT = 2 };
 
 /*  How epochs end and how many there are.  */
 typedef struct weir__epoch_rules {
-    uint64_t records;           //  --epoch-records (0: no limit)
-    double seconds;             //  --epoch-seconds (0: no limit)
-    uint64_t last;              //  --epochs: pause after this epoch (0: no limit)
-    unsigned passes;            //  passes over the input (at least 1)
+    uint64_t records;  //  --epoch-records (0: no limit)
+    double seconds;    //  --epoch-seconds (0: no limit)
+    uint64_t last;     //  --epochs: pause after this epoch (0: no limit)
+    unsigned passes;   //  passes over the input (at least 1)
 } weir__epoch_rules;
 
 /*  The end of an epoch, as the boundary callback sees it.  */
 typedef struct weir__boundary {
-    uint64_t epoch;             //  the epoch that ended
-    unsigned pass;              //  the pass the next epoch is in
-    int finished;               //  the input is exhausted on its last pass: the job is done
-    int new_pass;               //  the next epoch starts a new pass over the input
-    int over;                   //  no epoch follows: finished, stopped, or --epochs reached
+    uint64_t epoch;  //  the epoch that ended
+    unsigned pass;   //  the pass the next epoch is in
+    int finished;    //  the input is exhausted on its last pass: the job is done
+    int new_pass;    //  the next epoch starts a new pass over the input
+    int over;        //  no epoch follows: finished, stopped, or --epochs reached
 } weir__boundary;
 
 /*  With the pipe quiescent: 0 to go on, else the callback failed the job.  */
@@ -70,8 +70,8 @@ int weir__controller_arrive (weir__controller *self, int exhausted, int *new_pas
 /*  Run epochs until the job ends: wait for every thread at each barrier,
     call BOUNDARY, release.  TICK, when given, runs every TICK_MS while the
     controller waits.  */
-void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, void *arg, weir__tick_fn *tick,
-                           void *tick_arg, unsigned tick_ms);
+void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, void *arg,
+                           weir__tick_fn *tick, void *tick_arg, unsigned tick_ms);
 
 /*  Wake everything that waits on the controller, for good.  Any thread.  */
 void weir__controller_abort (weir__controller *self);

@@ -17,7 +17,7 @@ typedef struct weir__element {
     const weir__reader_class *reader;
     const weir__writer_class *writer;
     const weir_processor *processor;
-    int passthrough;        //  forwards batches untouched (identity)
+    int passthrough;  //  forwards batches untouched (identity)
 } weir__element;
 
 /*  The builtin element NAME of KIND (or of any kind when KIND < 0), or

@@ -20,16 +20,16 @@
 typedef void (weir__job_hook) (void *arg);
 
 typedef struct weir__job {
-    pthread_mutex_t lock;       //  guards err, the hook and the warnings
+    pthread_mutex_t lock;  //  guards err, the hook and the warnings
     weir__err err;
     atomic_int failed;
     atomic_int stop;
     weir__job_hook *on_fail;
     void *on_fail_arg;
-    weir_pipe *pipe;            //  what the log callback is told
+    weir_pipe *pipe;  //  what the log callback is told
     weir_log_fn *log;
     void *log_arg;
-    char **warnings;            //  for the user at the end (weir_pipe_warning)
+    char **warnings;  //  for the user at the end (weir_pipe_warning)
     size_t warning_count;
     _Atomic uint64_t start_ns, end_ns;
 } weir__job;

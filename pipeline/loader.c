@@ -21,7 +21,7 @@
 struct weir_plugin {
     void *handle;
     char *path;
-    weir_processor table;       //  as this weir reads it
+    weir_processor table;  //  as this weir reads it
 };
 
 int weir__processor_check (const weir_processor *table, const char *who, weir_processor *out, weir__err *err)
@@ -117,7 +117,8 @@ int weir__plugin_load (const char *name, weir_plugin **out, weir__err *err)
     void *handle = dlopen (open_path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *why = dlerror ();
-        weir__err_set (err, WEIR_EPLUGIN, "plugin '%s' cannot be loaded: %s", path, why ? why : "unknown reason");
+        weir__err_set (err, WEIR_EPLUGIN, "plugin '%s' cannot be loaded: %s", path,
+                       why ? why : "unknown reason");
         free (path);
         return WEIR_EPLUGIN;
     }

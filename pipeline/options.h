@@ -6,17 +6,17 @@
 #include <stdint.h>
 
 typedef struct weir__options {
-    uint64_t epoch_records;     //  0: no limit
-    double epoch_seconds;       //  0: no limit
-    uint64_t max_epochs;        //  pause after this epoch (0: no limit)
-    char *checkpoint_dir;       //  NULL: no checkpoints
-    unsigned keep;              //  newest checkpoints kept (0: all)
+    uint64_t epoch_records;  //  0: no limit
+    double epoch_seconds;    //  0: no limit
+    uint64_t max_epochs;     //  pause after this epoch (0: no limit)
+    char *checkpoint_dir;    //  NULL: no checkpoints
+    unsigned keep;           //  newest checkpoints kept (0: all)
     int async_checkpoint;
-    unsigned checkpoint_failures;   //  consecutive failures allowed
-    int resume_mode;            //  WEIR_RESUME_*
+    unsigned checkpoint_failures;  //  consecutive failures allowed
+    int resume_mode;               //  WEIR_RESUME_*
     uint64_t resume_epoch;
-    char *load_blobs_dir;       //  NULL: none
-    int64_t load_blobs_epoch;   //  -1: the latest
+    char *load_blobs_dir;      //  NULL: none
+    int64_t load_blobs_epoch;  //  -1: the latest
 } weir__options;
 
 #endif

@@ -32,8 +32,7 @@ static int s_blank (char c)
 //  One word at TEXT[*POS], unquoted into OUT (NUL-terminated).  *EQ is the
 //  index in OUT of the first '=' outside quotes, or -1; *EQ_OFFSET the byte
 //  offset in TEXT just after it.
-static int s_word (const char *text, size_t *pos, weir__buf *out, long *eq, long *eq_offset,
-                   weir__err *err)
+static int s_word (const char *text, size_t *pos, weir__buf *out, long *eq, long *eq_offset, weir__err *err)
 {
     size_t i = *pos;
     out->len = 0;
@@ -90,9 +89,9 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
     weir__buf_init (&word);
     size_t pos = 0;
     int rc = 0;
-    int open = 0;               //  an element has its name and may take properties
+    int open = 0;  //  an element has its name and may take properties
     size_t first = spec->count;
-    long bang = -1;             //  offset of the last '!'
+    long bang = -1;  //  offset of the last '!'
 
     for (;;) {
         while (s_blank (text[pos]))
@@ -118,8 +117,8 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
             break;
         if (!open) {
             if (eq >= 0) {
-                rc = weir__err_at (err, WEIR_ESYNTAX, at,
-                                   "expected an element name, not the property '%s'", word.data);
+                rc = weir__err_at (err, WEIR_ESYNTAX, at, "expected an element name, not the property '%s'",
+                                   word.data);
                 break;
             }
             if (!word.data[0]) {
@@ -134,8 +133,7 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
         weir__element_spec *e = &spec->items[spec->count - 1];
         if (eq < 0) {
             rc = weir__err_at (err, WEIR_ESYNTAX, at,
-                               "expected key=value or '!' after element '%s', not '%s'", e->name,
-                               word.data);
+                               "expected key=value or '!' after element '%s', not '%s'", e->name, word.data);
             break;
         }
         if (eq == 0) {
@@ -145,8 +143,8 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
         word.data[eq] = '\0';
         for (size_t i = 0; i < e->props.count; i++)
             if (strcmp (e->props.items[i].key, word.data) == 0) {
-                rc = weir__err_at (err, WEIR_ESYNTAX, at, "property '%s' given twice to '%s'",
-                                   word.data, e->name);
+                rc = weir__err_at (err, WEIR_ESYNTAX, at, "property '%s' given twice to '%s'", word.data,
+                                   e->name);
                 goto done;
             }
         if (weir__props_add (&e->props, word.data, word.data + eq + 1, at, eq_offset)) {

@@ -94,7 +94,8 @@ int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__
     w->last_epoch = w->inputs_done && weir__controller_last_pass (stage->controller);
     if (end (w))
         return -1;
-    if (stage->out && (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) w->inputs_done)))
+    if (stage->out
+        && (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) w->inputs_done)))
         return -1;
     return weir__controller_arrive (stage->controller, 0, NULL) == WEIR__ABORT ? -1 : 0;
 }
@@ -108,7 +109,8 @@ int weir__path_sink_send (weir__sink *sink)
     if (weir__job_failed (stage->job))
         return WEIR__SINK_ABORT;
     if (sink->quota == 0
-        && (sink->quota = weir__budget_reclaim (weir__controller_budget (stage->controller), stage->batch)) == 0)
+        && (sink->quota = weir__budget_reclaim (weir__controller_budget (stage->controller), stage->batch))
+               == 0)
         return WEIR__SINK_PAUSE;
     return 0;
 }

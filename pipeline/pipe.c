@@ -18,9 +18,9 @@
 struct weir_pipe {
     weir__job job;
     weir__stages stages;
-    char *description;          //  text of the last weir_pipe_parse
+    char *description;  //  text of the last weir_pipe_parse
     weir__options options;
-    weir__controller *controller;   //  made when it runs
+    weir__controller *controller;  //  made when it runs
     weir_progress_fn *progress;
     void *progress_arg;
     unsigned progress_ms;
@@ -88,7 +88,8 @@ int weir_pipe_add (weir_pipe *self, const char *element, const char *const *prop
     return rc ? weir__job_refuse (&self->job, &err) : 0;
 }
 
-int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *user, const char *const *props)
+int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *user,
+                             const char *const *props)
 {
     assert (self && proc);
     if (self->ran)

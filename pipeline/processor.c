@@ -69,8 +69,8 @@ int weir_emit_packed (weir_stage *st)
     //  What the plugin packed must be one whole object, or the batch would
     //  be corrupt for every stage downstream
     size_t size = 0, where = 0, have = b->len - st->packed_from;
-    weir__scan_result r = have ? weir__scan (b->data + st->packed_from, have, &size, &where)
-                               : WEIR__SCAN_INCOMPLETE;
+    weir__scan_result r =
+        have ? weir__scan (b->data + st->packed_from, have, &size, &where) : WEIR__SCAN_INCOMPLETE;
     if (r != WEIR__SCAN_OK || size != have) {
         b->len = st->packed_from;
         return weir_fail (st, "weir_emit_packed: the packer holds %s",

@@ -17,14 +17,14 @@ struct weir__recovery {
     const char *description, *shape;
     weir__job *job;
     weir__workspace *workspace;
-    weir__store *store;         //  NULL without a checkpoint directory
-    weir__resume *resume;       //  the checkpoint gone on from, until the stages opened
+    weir__store *store;    //  NULL without a checkpoint directory
+    weir__resume *resume;  //  the checkpoint gone on from, until the stages opened
     weir__saver *saver;
     int fresh;
     int finished;
     uint64_t first_epoch;
     unsigned pass;
-    double base_wall;           //  the job's wall seconds before this run
+    double base_wall;  //  the job's wall seconds before this run
 };
 
 int weir__recovery_new (const weir__options *options, weir__stages *stages, const char *description,
@@ -49,21 +49,22 @@ int weir__recovery_new (const weir__options *options, weir__stages *stages, cons
     if (options->load_blobs_dir) {
         size_t count;
         uint64_t loaded;
-        if ((rc = weir__load_blobs (options->load_blobs_dir, options->load_blobs_epoch, self->workspace, &count,
-                                    &loaded, err)))
+        if ((rc = weir__load_blobs (options->load_blobs_dir, options->load_blobs_epoch, self->workspace,
+                                    &count, &loaded, err)))
             return rc;
-        weir__job_log (job, WEIR_LOG_INFO, "loaded %zu blobs from checkpoint %" PRIu64 " of '%s'", count, loaded,
-                       options->load_blobs_dir);
+        weir__job_log (job, WEIR_LOG_INFO, "loaded %zu blobs from checkpoint %" PRIu64 " of '%s'", count,
+                       loaded, options->load_blobs_dir);
     }
     if (!options->checkpoint_dir) {
         if (options->resume_mode != WEIR_RESUME_NONE)
-            return weir__err_set (err, WEIR_ESTRUCTURE, "resuming needs a checkpoint directory (--checkpoint DIR)");
+            return weir__err_set (err, WEIR_ESTRUCTURE,
+                                  "resuming needs a checkpoint directory (--checkpoint DIR)");
         return 0;
     }
     if ((rc = weir__store_open (options->checkpoint_dir, 1, &self->store, err)))
         return rc;
-    if ((rc = weir__resume_open (self->store, options->resume_mode, options->resume_epoch, shape, &self->resume,
-                                 err)))
+    if ((rc = weir__resume_open (self->store, options->resume_mode, options->resume_epoch, shape,
+                                 &self->resume, err)))
         return rc;
     weir__resume *r = self->resume;
     if (!r)
@@ -159,7 +160,8 @@ static int s_commit_writers (weir__recovery *self, weir__err *err)
 
 //  Save the state of the quiescent pipe at the end of EPOCH (FIRST: the
 //  checkpoint after init, which every resume needs).
-static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int finished, int first, weir__err *err)
+static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int finished, int first,
+                   weir__err *err)
 {
     weir__stages *stages = self->stages;
     weir__snapshot_stage *items = calloc (stages->count, sizeof *items);
@@ -205,8 +207,8 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
     if (!self->store)
         return 0;
     const weir__options *o = self->options;
-    int rc = weir__saver_new (self->store, o->keep, o->async_checkpoint, o->checkpoint_failures, self->workspace,
-                              s_warn, self->job, &self->saver, err);
+    int rc = weir__saver_new (self->store, o->keep, o->async_checkpoint, o->checkpoint_failures,
+                              self->workspace, s_warn, self->job, &self->saver, err);
     if (rc || !self->fresh)
         return rc;
     //  Checkpoint 0: the state right after init, before any record; the

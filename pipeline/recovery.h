@@ -47,7 +47,7 @@ int weir__recovery_finished (const weir__recovery *self);
 int weir__recovery_reader (weir__recovery *self, weir__stage *stage, weir__err *err);
 
 /*  Before writer STAGE opens: the committed state it goes back to, into
-    *RESUME (NULL on a fresh start).  */
+ *RESUME (NULL on a fresh start).  */
 int weir__recovery_writer (weir__recovery *self, weir__stage *stage, const char **resume, weir__err *err);
 
 /*  Once every stage opened (and init ran): start saving checkpoints, the

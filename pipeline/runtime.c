@@ -42,7 +42,8 @@ static int s_callback_error (weir__stage *stage, const char *callback, weir__err
     if (weir__job_failed (stage->job))
         weir__job_error (stage->job, err);
     else
-        weir__err_set (err, WEIR_EPROCESSOR, "%s: %s returned an error without a message", stage->name, callback);
+        weir__err_set (err, WEIR_EPROCESSOR, "%s: %s returned an error without a message", stage->name,
+                       callback);
     return err->code;
 }
 
@@ -55,7 +56,8 @@ static int s_open_stage (weir__stage *stage, weir__recovery *recovery, weir__err
     if (stage->writer) {
         const char *resume;
         int rc = weir__recovery_writer (recovery, stage, &resume, err);
-        return rc ? rc : stage->writer->open (&stage->props, stage->threads, resume, &stage->writer_state, err);
+        return rc ? rc
+                  : stage->writer->open (&stage->props, stage->threads, resume, &stage->writer_state, err);
     }
     const weir_processor *proc = stage->proc;
     weir__worker *w = &stage->workers[0];
@@ -106,8 +108,8 @@ static void s_warn_unread (weir__job *job, weir__stages *stages)
             for (const weir_property_info *c = weir__common_props; c->name; c++)
                 common |= strcmp (c->name, p->key) == 0;
             if (!common && !atomic_load (&p->used))
-                weir__job_warn (job, "%s: property '%s' was never read by the processor (a typo?)", stage->name,
-                                p->key);
+                weir__job_warn (job, "%s: property '%s' was never read by the processor (a typo?)",
+                                stage->name, p->key);
         }
     }
 }
@@ -175,10 +177,11 @@ static int s_nothing_to_do (const weir__run *run, weir__recovery *recovery)
     uint64_t done = weir__recovery_first_epoch (recovery) - 1;
     uint64_t last = run->options->max_epochs;
     if (weir__recovery_finished (recovery))
-        weir__job_log (run->job, WEIR_LOG_INFO, "the job finished at epoch %" PRIu64 ": nothing left to do", done);
+        weir__job_log (run->job, WEIR_LOG_INFO, "the job finished at epoch %" PRIu64 ": nothing left to do",
+                       done);
     else if (last && done >= last)
-        weir__job_log (run->job, WEIR_LOG_INFO, "epoch %" PRIu64 " is done and --epochs %" PRIu64 " stops there",
-                       done, last);
+        weir__job_log (run->job, WEIR_LOG_INFO,
+                       "epoch %" PRIu64 " is done and --epochs %" PRIu64 " stops there", done, last);
     else
         return 0;
     return 1;
@@ -217,15 +220,16 @@ int weir__runtime_run (const weir__run *run)
     unsigned threads = 0;
     for (size_t i = 0; i < stages->count; i++)
         threads += stages->items[i]->threads;
-    weir__controller_start (run->controller, weir__recovery_first_epoch (recovery), weir__recovery_pass (recovery),
-                            threads, stages->items[0]->threads);
+    weir__controller_start (run->controller, weir__recovery_first_epoch (recovery),
+                            weir__recovery_pass (recovery), threads, stages->items[0]->threads);
     weir__job_clock_start (job);
     if (s_nothing_to_do (run, recovery)) {
         weir__job_clock_stop (job);
         goto teardown;
     }
     s_start (stages, job);
-    weir__controller_run (run->controller, weir__recovery_commit, recovery, run->tick, run->tick_arg, run->tick_ms);
+    weir__controller_run (run->controller, weir__recovery_commit, recovery, run->tick, run->tick_arg,
+                          run->tick_ms);
     s_join (stages);
     weir__job_clock_stop (job);
     goto teardown;

@@ -21,12 +21,12 @@
 /*  What a run needs, all borrowed from the pipe.  */
 typedef struct weir__run {
     weir__job *job;
-    weir__stages *stages;           //  resolved (pipeline/build.h)
+    weir__stages *stages;  //  resolved (pipeline/build.h)
     const weir__options *options;
     const char *description;
     const char *shape;
-    weir__controller *controller;   //  made for these stages' passes and the options
-    weir__tick_fn *tick;            //  progress, or NULL
+    weir__controller *controller;  //  made for these stages' passes and the options
+    weir__tick_fn *tick;           //  progress, or NULL
     void *tick_arg;
     unsigned tick_ms;
 } weir__run;

@@ -33,25 +33,25 @@ typedef struct weir_stage weir__worker;
 /*  One runtime thread of a stage.  */
 struct weir_stage {
     weir__stage *stage;
-    unsigned index;             //  0 .. threads-1
+    unsigned index;  //  0 .. threads-1
     pthread_t thread;
-    int started;                //  the thread was created (to be joined)
-    weir__sink sink;            //  the outgoing batch (sink.batch), for every kind
-    size_t packed_from;         //  where the record being packed began
-    void *tstate;               //  a processor's thread state
-    weir__records decoder;      //  incoming records
+    int started;            //  the thread was created (to be joined)
+    weir__sink sink;        //  the outgoing batch (sink.batch), for every kind
+    size_t packed_from;     //  where the record being packed began
+    void *tstate;           //  a processor's thread state
+    weir__records decoder;  //  incoming records
     int decoder_ready;
-    unsigned eos;               //  end-of-stream markers received, one per producer
-    unsigned barriers;          //  barriers received in this epoch
-    int inputs_done;            //  every producer's barrier said: input exhausted
-    int last_epoch;             //  what weir_last_epoch says in epoch_end
+    unsigned eos;       //  end-of-stream markers received, one per producer
+    unsigned barriers;  //  barriers received in this epoch
+    int inputs_done;    //  every producer's barrier said: input exhausted
+    int last_epoch;     //  what weir_last_epoch says in epoch_end
     _Atomic uint64_t start_ns, end_ns, wait_ns;
 };
 
 struct weir__stage {
-    size_t index;               //  in the pipe, from 0 (the reader)
-    char *name;                 //  the element, as written
-    long name_offset;           //  in the description, -1 when added in code
+    size_t index;      //  in the pipe, from 0 (the reader)
+    char *name;        //  the element, as written
+    long name_offset;  //  in the description, -1 when added in code
     weir_element_kind kind;
     weir__props props;
     unsigned threads, capacity, batch;
@@ -68,26 +68,26 @@ struct weir__stage {
 
     //  Its state while it runs
     void *reader_state;
-    weir__shards shards;        //  a reader's input
-    uint64_t *offsets;          //  per shard: where reading goes on (owned by the thread holding it)
+    weir__shards shards;  //  a reader's input
+    uint64_t *offsets;    //  per shard: where reading goes on (owned by the thread holding it)
     atomic_size_t next_shard;
     void *writer_state;
-    char committed[WEIR__WRITER_STATE_MAX];     //  a writer's state at the last commit
+    char committed[WEIR__WRITER_STATE_MAX];  //  a writer's state at the last commit
     void *proc_state;
     int proc_opened;
-    int proc_opened_once;       //  its properties had a chance to be read
+    int proc_opened_once;  //  its properties had a chance to be read
 
     //  Where it runs (the runtime)
     weir__job *job;
     struct weir__controller *controller;
     weir__workspace *workspace;
-    weir__queue *in;            //  feeds this stage; NULL for the reader
-    weir__queue *out;           //  the next stage's in; NULL for the writer
-    unsigned producers;         //  threads of the stage before
-    weir__worker *workers;      //  [threads]
+    weir__queue *in;        //  feeds this stage; NULL for the reader
+    weir__queue *out;       //  the next stage's in; NULL for the writer
+    unsigned producers;     //  threads of the stage before
+    weir__worker *workers;  //  [threads]
 
     _Atomic uint64_t records_in, records_out, batches_in;
-    uint64_t base_records_in, base_records_out;     //  from the resumed checkpoint
+    uint64_t base_records_in, base_records_out;  //  from the resumed checkpoint
 };
 
 /*  The stages of a pipe, in order.  */

@@ -36,7 +36,7 @@ static void s_reader (weir__worker *w)
     weir__budget *budget = weir__controller_budget (stage->controller);
     weir__err err;
     weir__err_init (&err);
-    size_t current = SIZE_MAX;      //  the shard in hand, kept across epochs
+    size_t current = SIZE_MAX;  //  the shard in hand, kept across epochs
     for (;;) {
         int exhausted = 0, rc = 0;
         w->sink.quota = weir__budget_claim (budget, stage->batch);
@@ -48,8 +48,8 @@ static void s_reader (weir__worker *w)
                 w->sink.quota = 0;
                 break;
             }
-            rc = stage->reader->read (stage->reader_state, &stage->shards.items[current], &stage->offsets[current],
-                                      &w->sink, &err);
+            rc = stage->reader->read (stage->reader_state, &stage->shards.items[current],
+                                      &stage->offsets[current], &w->sink, &err);
             if (rc)
                 break;
             current = SIZE_MAX;

@@ -40,8 +40,7 @@ int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint
     return 0;
 }
 
-int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count,
-                      weir__err *err)
+int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err)
 {
     glob_t g;
     int rc = glob (pattern, GLOB_ERR, NULL, &g);
@@ -78,8 +77,8 @@ void weir__files_free (char **paths, size_t count)
     free (paths);
 }
 
-int weir__window_open (weir__window *w, const char *element, const char *path, uint64_t start,
-                       uint64_t end, size_t max, weir__err *err)
+int weir__window_open (weir__window *w, const char *element, const char *path, uint64_t start, uint64_t end,
+                       size_t max, weir__err *err)
 {
     memset (w, 0, sizeof *w);
     w->fd = -1;
@@ -90,13 +89,11 @@ int weir__window_open (weir__window *w, const char *element, const char *path, u
     w->end = end;
     w->fd = open (path, O_RDONLY | O_CLOEXEC);
     if (w->fd < 0)
-        return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path,
-                              strerror (errno));
+        return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
     struct stat st;
     if (fstat (w->fd, &st) == 0 && S_ISDIR (st.st_mode)) {
         weir__window_close (w);
-        return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path,
-                              strerror (EISDIR));
+        return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path, strerror (EISDIR));
     }
     if (start && lseek (w->fd, (off_t) start, SEEK_SET) < 0) {
         int e = errno;
@@ -153,8 +150,8 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err)
         n = read (w->fd, w->buf + w->hi, want);
     while (n < 0 && errno == EINTR);
     if (n < 0)
-        return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element,
-                              w->path, (unsigned long long) at, strerror (errno));
+        return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element, w->path,
+                              (unsigned long long) at, strerror (errno));
     if (n == 0)
         w->eof = 1;
     w->hi += (size_t) n;

@@ -66,8 +66,7 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return 0;
 }
 
-static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink,
-                   weir__err *err)
+static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
 {
     s_leveldb *self = state;
     leveldb_iterator_t *it = leveldb_create_iterator (self->db, self->read);
@@ -79,7 +78,7 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
         size_t klen, vlen;
         const char *key = leveldb_iter_key (it, &klen);
         const char *value = leveldb_iter_value (it, &vlen);
-        static const char pair = (char) 0x92;   //  an array of two
+        static const char pair = (char) 0x92;  //  an array of two
         if (weir__batch_append (&sink->batch, &pair, 1) || weir__pack_str (&sink->batch, key, klen)
             || weir__pack_str (&sink->batch, value, vlen)) {
             rc = weir__err_set (err, WEIR_ENOMEM, "leveldb: out of memory");

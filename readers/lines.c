@@ -28,8 +28,7 @@ static const weir_property_info s_props[] = {
 };
 
 //  The offset just after the first newline at or after AT, or SIZE.
-static int s_next_line (int fd, const char *path, uint64_t at, uint64_t size, uint64_t *out,
-                        weir__err *err)
+static int s_next_line (int fd, const char *path, uint64_t at, uint64_t size, uint64_t *out, weir__err *err)
 {
     char buf[4096];
     while (at < size) {
@@ -115,8 +114,7 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return 0;
 }
 
-static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink,
-                   weir__err *err)
+static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
 {
     const s_lines *self = state;
     weir__window w;
@@ -155,9 +153,8 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
         rc = weir__window_fill (&w, "lines", err);
         if (rc == 1) {
             rc = weir__err_set (err, WEIR_ECORRUPT,
-                                "lines: '%s' at byte %llu: line longer than max-line=%zu bytes",
-                                shard->path, (unsigned long long) weir__window_offset (&w, w.lo),
-                                self->max_line - 1);
+                                "lines: '%s' at byte %llu: line longer than max-line=%zu bytes", shard->path,
+                                (unsigned long long) weir__window_offset (&w, w.lo), self->max_line - 1);
             break;
         }
         if (rc)
@@ -175,6 +172,6 @@ static void s_close (void *state)
 }
 
 const weir__reader_class weir__reader_lines = {
-    "lines", "each line of text files as a msgpack string, without its newline",
-    s_props, s_open, s_read, s_close,
+    "lines", "each line of text files as a msgpack string, without its newline", s_props, s_open, s_read,
+    s_close,
 };

@@ -30,8 +30,7 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     if (!pattern)
         return weir__err_set (err, WEIR_EPROPERTY, "msgpack: property 'path' is required");
     int64_t max_record;
-    int rc = weir__props_int (props, "msgpack", "max-record", 64000000, 1, SIZE_MAX / 4, &max_record,
-                              err);
+    int rc = weir__props_int (props, "msgpack", "max-record", 64000000, 1, SIZE_MAX / 4, &max_record, err);
     if (rc)
         return rc;
     char **paths;
@@ -52,13 +51,11 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return 0;
 }
 
-static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink,
-                   weir__err *err)
+static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
 {
     const s_msgpack *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "msgpack", shard->path, *offset, shard->end,
-                                self->max_record, err);
+    int rc = weir__window_open (&w, "msgpack", shard->path, *offset, shard->end, self->max_record, err);
     if (rc)
         return rc;
     for (;;) {
@@ -93,10 +90,9 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
         }
         rc = weir__window_fill (&w, "msgpack", err);
         if (rc == 1) {
-            rc = weir__err_set (err, WEIR_ECORRUPT,
-                                "msgpack: '%s' at byte %llu: record larger than max-record=%zu bytes",
-                                shard->path, (unsigned long long) weir__window_offset (&w, w.lo),
-                                self->max_record);
+            rc = weir__err_set (
+                err, WEIR_ECORRUPT, "msgpack: '%s' at byte %llu: record larger than max-record=%zu bytes",
+                shard->path, (unsigned long long) weir__window_offset (&w, w.lo), self->max_record);
             break;
         }
         if (rc)

@@ -17,9 +17,9 @@
 #include "lib/props.h"
 
 typedef struct weir__shard {
-    char *path;         //  NULL for inputs that are not files
-    uint64_t start;     //  byte offset, or first integer
-    uint64_t end;       //  one past the last byte or integer
+    char *path;      //  NULL for inputs that are not files
+    uint64_t start;  //  byte offset, or first integer
+    uint64_t end;    //  one past the last byte or integer
 } weir__shard;
 
 typedef struct weir__shards {
@@ -44,13 +44,13 @@ int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint
 typedef struct weir__sink weir__sink;
 struct weir__sink {
     weir__batch batch;
-    uint32_t limit;                     //  records per batch
-    uint64_t quota;                     //  records this thread may still read this epoch
-    int (*send) (weir__sink *sink);     //  0, WEIR__SINK_PAUSE, or WEIR__SINK_ABORT
+    uint32_t limit;                  //  records per batch
+    uint64_t quota;                  //  records this thread may still read this epoch
+    int (*send) (weir__sink *sink);  //  0, WEIR__SINK_PAUSE, or WEIR__SINK_ABORT
 };
 
-#define WEIR__SINK_PAUSE 1              //  the epoch is full: return, go on next epoch
-#define WEIR__SINK_ABORT 2              //  the job is being torn down
+#define WEIR__SINK_PAUSE 1  //  the epoch is full: return, go on next epoch
+#define WEIR__SINK_ABORT 2  //  the job is being torn down
 
 /*  The record just appended is added: count it, send the batch on when it
     is full, claim more quota when it runs out.  A non-zero result must be
@@ -73,8 +73,7 @@ typedef struct weir__reader_class {
         last record committed: 0 at the shard's end, what the sink returned
         (pause, abort), or a WEIR_E* code with ERR filled.  Called
         concurrently from several threads on different shards.  */
-    int (*read) (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink,
-                 weir__err *err);
+    int (*read) (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err);
     void (*close) (void *state);
 } weir__reader_class;
 
@@ -87,8 +86,7 @@ extern const weir__reader_class weir__reader_leveldb;
 
 /*  The files matching PATTERN, sorted; an error names ELEMENT and the
     pattern when nothing matches.  Free with weir__files_free.  */
-int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count,
-                      weir__err *err);
+int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err);
 void weir__files_free (char **paths, size_t count);
 
 /*  Sequential reading of one byte range of a file through a buffer that
@@ -97,15 +95,15 @@ typedef struct weir__window {
     int fd;
     const char *path;
     char *buf;
-    size_t cap, max;    //  current and largest buffer
-    size_t lo, hi;      //  unconsumed bytes are buf[lo, hi)
-    uint64_t base;      //  file offset of buf[0]
-    uint64_t end;       //  stop reading here
-    int eof;            //  nothing more to read
+    size_t cap, max;  //  current and largest buffer
+    size_t lo, hi;    //  unconsumed bytes are buf[lo, hi)
+    uint64_t base;    //  file offset of buf[0]
+    uint64_t end;     //  stop reading here
+    int eof;          //  nothing more to read
 } weir__window;
 
-int weir__window_open (weir__window *w, const char *element, const char *path, uint64_t start,
-                       uint64_t end, size_t max, weir__err *err);
+int weir__window_open (weir__window *w, const char *element, const char *path, uint64_t start, uint64_t end,
+                       size_t max, weir__err *err);
 void weir__window_close (weir__window *w);
 
 /*  Read more bytes after buf[hi], growing the buffer when it is full of

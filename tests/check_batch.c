@@ -126,7 +126,7 @@ START_TEST (test_batch_build_take_decode)
     ck_assert_int_eq (o.type, MSGPACK_OBJECT_MAP);
 
     weir__records_release (&it);
-    free (msg);     //  what zmq_msg_init_data's release function will do
+    free (msg);  //  what zmq_msg_init_data's release function will do
     weir__batch_release (&b);
 }
 END_TEST
@@ -166,8 +166,7 @@ START_TEST (test_batch_many_in_order)
         ck_assert_mem_eq (o.via.map.ptr[0].key.via.str.ptr, key, (size_t) n);
         int64_t want = (int64_t) i * 1000003 - 2000000000;
         const msgpack_object *v = &o.via.map.ptr[0].val;
-        ck_assert_int_eq (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ? v->via.i64
-                                                                     : (int64_t) v->via.u64,
+        ck_assert_int_eq (v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ? v->via.i64 : (int64_t) v->via.u64,
                           want);
         i++;
     }
@@ -234,7 +233,7 @@ START_TEST (test_batch_grow_raw)
     weir__batch b;
     ck_assert_int_eq (weir__batch_init (&b, 0), 0);
     char rec[300];
-    rec[0] = (char) 0xda;   //  str16 of 297 bytes
+    rec[0] = (char) 0xda;  //  str16 of 297 bytes
     rec[1] = 0x01;
     rec[2] = 0x29;
     memset (rec + 3, 'z', sizeof rec - 3);
@@ -349,7 +348,6 @@ START_TEST (test_records_malformed)
     weir__records_release (&it);
 }
 END_TEST
-
 
 Suite *check_suite (void)
 {

@@ -19,11 +19,11 @@ static void s_sleep_ms (int ms)
 //  until it is told to stop.
 typedef struct {
     weir__controller *ctl;
-    atomic_uint *arrivals;      //  shared: every arrival of every thread
+    atomic_uint *arrivals;  //  shared: every arrival of every thread
     int reader;
-    unsigned exhausted_in;      //  a reader runs out of input in this epoch of each pass (0: never)
-    unsigned skip;              //  does not arrive in this epoch (0: always arrives)
-    int releases[32];           //  what each arrival returned
+    unsigned exhausted_in;  //  a reader runs out of input in this epoch of each pass (0: never)
+    unsigned skip;          //  does not arrive in this epoch (0: always arrives)
+    int releases[32];       //  what each arrival returned
     int new_pass[32];
     unsigned count;
 } s_thread;
@@ -56,11 +56,11 @@ typedef struct {
     unsigned threads;
     weir__boundary seen[32];
     unsigned count;
-    int all_arrived;            //  at every call, every thread had arrived
+    int all_arrived;  //  at every call, every thread had arrived
     int last_pass[32];
     weir__controller *ctl;
     weir__job *job;
-    unsigned fail_at;           //  fail the job at this epoch (0: never)
+    unsigned fail_at;  //  fail the job at this epoch (0: never)
 } s_boundary;
 
 static int s_on_boundary (void *arg, const weir__boundary *b)
@@ -306,7 +306,7 @@ END_TEST
 typedef struct {
     weir__budget *budget;
     uint64_t got;
-    int give_back;              //  pretend to run out of input after a while
+    int give_back;  //  pretend to run out of input after a while
 } s_claimer;
 
 static void *s_claim_all (void *arg)

@@ -67,11 +67,11 @@ END_TEST
 START_TEST (test_abi_is_checked_both_ways)
 {
     char want[128];
-    snprintf (want, sizeof want, "was built for processor ABI %d, but this weir has ABI %d", WEIR_PLUGIN_ABI + 1,
-              WEIR_PLUGIN_ABI);
+    snprintf (want, sizeof want, "was built for processor ABI %d, but this weir has ABI %d",
+              WEIR_PLUGIN_ABI + 1, WEIR_PLUGIN_ABI);
     s_refused (s_plugin ("wrong_abi"), WEIR_EPLUGIN, want);
-    snprintf (want, sizeof want, "was built for processor ABI %d, but this weir has ABI %d", WEIR_PLUGIN_ABI - 1,
-              WEIR_PLUGIN_ABI);
+    snprintf (want, sizeof want, "was built for processor ABI %d, but this weir has ABI %d",
+              WEIR_PLUGIN_ABI - 1, WEIR_PLUGIN_ABI);
     s_refused (s_plugin ("old_abi"), WEIR_EPLUGIN, want);
 }
 END_TEST

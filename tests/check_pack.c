@@ -24,9 +24,33 @@ static void s_same (const msgpack_object *o)
 
 START_TEST (test_integers_at_every_boundary)
 {
-    const int64_t edges[] = {0, 1, 31, 32, 127, 128, 255, 256, 65535, 65536, 4294967295ll, 4294967296ll,
-                             INT64_MAX, -1, -31, -32, -33, -127, -128, -129, -32767, -32768, -32769,
-                             INT32_MIN + 1ll, INT32_MIN, INT32_MIN - 1ll, INT64_MIN};
+    const int64_t edges[] = {0,
+                             1,
+                             31,
+                             32,
+                             127,
+                             128,
+                             255,
+                             256,
+                             65535,
+                             65536,
+                             4294967295ll,
+                             4294967296ll,
+                             INT64_MAX,
+                             -1,
+                             -31,
+                             -32,
+                             -33,
+                             -127,
+                             -128,
+                             -129,
+                             -32767,
+                             -32768,
+                             -32769,
+                             INT32_MIN + 1ll,
+                             INT32_MIN,
+                             INT32_MIN - 1ll,
+                             INT64_MIN};
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
         msgpack_object o;
         o.type = edges[i] < 0 ? MSGPACK_OBJECT_NEGATIVE_INTEGER : MSGPACK_OBJECT_POSITIVE_INTEGER;
@@ -128,7 +152,8 @@ START_TEST (test_scalar_decoding_matches_msgpack_c)
     msgpack_sbuffer_init (&sb);
     msgpack_packer pk;
     msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
-    const int64_t values[] = {0, 5, 127, -1, -32, -33, -128, -129, 200, -32768, 40000, -40000,
+    const int64_t values[] = {0,         5,         127,          -1,        -32,      -33,
+                              -128,      -129,      200,          -32768,    40000,    -40000,
                               INT32_MIN, INT32_MAX, 5000000000ll, INT64_MIN, INT64_MAX};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
         int64_t v = values[i];
@@ -160,7 +185,10 @@ START_TEST (test_scalar_decoding_matches_msgpack_c)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         msgpack_pack_str_with_body (&pk, text, sizes[i]);
     //  str8 written by hand: msgpack-c never uses it below 32 bytes
-    msgpack_sbuffer_write (&sb, "\xd9\x03" "abc", 5);
+    msgpack_sbuffer_write (&sb,
+                           "\xd9\x03"
+                           "abc",
+                           5);
     msgpack_pack_double (&pk, 2.5);
 
     weir__records it;
@@ -172,7 +200,8 @@ START_TEST (test_scalar_decoding_matches_msgpack_c)
     msgpack_object ours, theirs;
     int n = 0;
     while (weir__records_next (&it, &ours) == 1) {
-        ck_assert_int_eq (msgpack_unpack (sb.data, sb.size, &off, &zone, &theirs), off == sb.size ? MSGPACK_UNPACK_SUCCESS : MSGPACK_UNPACK_EXTRA_BYTES);
+        ck_assert_int_eq (msgpack_unpack (sb.data, sb.size, &off, &zone, &theirs),
+                          off == sb.size ? MSGPACK_UNPACK_SUCCESS : MSGPACK_UNPACK_EXTRA_BYTES);
         ck_assert_msg (msgpack_object_equal (ours, theirs), "record %d differs", n);
         ck_assert_int_eq (ours.type, theirs.type);
         ck_assert_uint_eq (it.off, off);
@@ -182,7 +211,12 @@ START_TEST (test_scalar_decoding_matches_msgpack_c)
     ck_assert_int_gt (n, 80);
 
     //  Truncated scalars are errors, not reads past the end
-    const char *cut[] = {"\xcd\x01", "\xd2\x00\x00", "\xa5" "ab", "\xda\x00\x10" "xyz", "\xcf"};
+    const char *cut[] = {"\xcd\x01", "\xd2\x00\x00",
+                         "\xa5"
+                         "ab",
+                         "\xda\x00\x10"
+                         "xyz",
+                         "\xcf"};
     const size_t cut_len[] = {2, 3, 3, 6, 1};
     for (size_t i = 0; i < 5; i++) {
         weir__records_reset (&it, cut[i], cut_len[i]);

@@ -160,7 +160,7 @@ START_TEST (test_parse_appends)
     ck_assert_int_eq (weir__parse ("c k=v", &spec, &err), 0);
     ck_assert_uint_eq (spec.count, 3);
     ck_assert_str_eq (spec.items[2].name, "c");
-    ck_assert_int_eq (spec.items[2].name_offset, 0);    //  in its own text
+    ck_assert_int_eq (spec.items[2].name_offset, 0);  //  in its own text
     s_prop_is (&spec.items[2], 0, "k", "v", 2, 4);
     //  An empty second text is empty, whatever came before
     ck_assert_int_eq (weir__parse (" ", &spec, &err), WEIR_ESYNTAX);
@@ -226,7 +226,7 @@ START_TEST (test_parse_release_after_error)
     ck_assert_uint_eq (spec.items[1].props.count, 1);
     weir__spec_release (&spec);
     ck_assert_uint_eq (spec.count, 0);
-    weir__spec_release (&spec);     //  twice is harmless
+    weir__spec_release (&spec);  //  twice is harmless
 }
 END_TEST
 
@@ -264,7 +264,6 @@ START_TEST (test_parse_fuzz)
     }
 }
 END_TEST
-
 
 Suite *check_suite (void)
 {

@@ -11,16 +11,23 @@
 typedef struct {
     atomic_int opens, inits, thread_opens, thread_closes, closes, epoch_ends;
     atomic_uint_fast64_t processed, sum;
-    atomic_int bad_tstate;          //  a callback got the wrong thread state
-    int fail_in;                    //  which callback fails (see s_fail_*)
-    int stop_after;                 //  weir_stop after this many records (0: never)
-    int fanout;                     //  records emitted per input
-    atomic_uint threads_seen;       //  weir_thread_count
-    atomic_uint thread_mask;        //  bit per weir_thread_index seen
+    atomic_int bad_tstate;     //  a callback got the wrong thread state
+    int fail_in;               //  which callback fails (see s_fail_*)
+    int stop_after;            //  weir_stop after this many records (0: never)
+    int fanout;                //  records emitted per input
+    atomic_uint threads_seen;  //  weir_thread_count
+    atomic_uint thread_mask;   //  bit per weir_thread_index seen
 } s_probe;
 
-enum { S_FAIL_NONE, S_FAIL_OPEN, S_FAIL_INIT, S_FAIL_THREAD_OPEN, S_FAIL_PROCESS, S_FAIL_EPOCH_END,
-       S_FAIL_SILENT };
+enum {
+    S_FAIL_NONE,
+    S_FAIL_OPEN,
+    S_FAIL_INIT,
+    S_FAIL_THREAD_OPEN,
+    S_FAIL_PROCESS,
+    S_FAIL_EPOCH_END,
+    S_FAIL_SILENT
+};
 
 typedef struct {
     s_probe *probe;
@@ -110,15 +117,9 @@ static void s_close (weir_stage *st, void *state)
 }
 
 static const weir_processor s_proc = {
-    WEIR_PROCESSOR_INIT,
-    .name = "probe",
-    .description = "counts its calls",
-    .open = s_open,
-    .init = s_init,
-    .thread_open = s_thread_open,
-    .process = s_process,
-    .epoch_end = s_epoch_end,
-    .thread_close = s_thread_close,
+    WEIR_PROCESSOR_INIT,  .name = "probe",          .description = "counts its calls",
+    .open = s_open,       .init = s_init,           .thread_open = s_thread_open,
+    .process = s_process, .epoch_end = s_epoch_end, .thread_close = s_thread_close,
     .close = s_close,
 };
 
@@ -194,10 +195,10 @@ static void s_check_failure (int where, const char *threads, const char *message
     p.fanout = 1;
     weir_pipe *pipe;
     ck_assert_int_eq (s_run (&p, "1M", threads, &pipe), WEIR_EPROCESSOR);
-    ck_assert_msg (strstr (weir_pipe_error (pipe), message), "error '%s' lacks '%s'",
-                   weir_pipe_error (pipe), message);
-    ck_assert_msg (strncmp (weir_pipe_error (pipe), "probe: ", 7) == 0, "error '%s' does not name the element",
-                   weir_pipe_error (pipe));
+    ck_assert_msg (strstr (weir_pipe_error (pipe), message), "error '%s' lacks '%s'", weir_pipe_error (pipe),
+                   message);
+    ck_assert_msg (strncmp (weir_pipe_error (pipe), "probe: ", 7) == 0,
+                   "error '%s' does not name the element", weir_pipe_error (pipe));
     //  Whatever failed, what was opened is closed
     ck_assert_int_eq (p.thread_closes, p.thread_opens);
     ck_assert_int_eq (p.closes, where == S_FAIL_OPEN ? 0 : 1);
@@ -301,11 +302,12 @@ END_TEST
 START_TEST (test_processor_table_is_checked)
 {
     weir_pipe *pipe = weir_pipe_new ();
-    weir_processor wrong = {.abi = WEIR_PLUGIN_ABI + 1, .size = sizeof (weir_processor), .name = "future",
-                            .process = s_process};
+    weir_processor wrong = {
+        .abi = WEIR_PLUGIN_ABI + 1, .size = sizeof (weir_processor), .name = "future", .process = s_process};
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &wrong, NULL, NULL), WEIR_EPROCESSOR);
-    ck_assert_msg (strstr (weir_pipe_error (pipe), "processor was built for processor ABI 3, but this weir has ABI 2"),
-                   "%s", weir_pipe_error (pipe));
+    ck_assert_msg (
+        strstr (weir_pipe_error (pipe), "processor was built for processor ABI 3, but this weir has ABI 2"),
+        "%s", weir_pipe_error (pipe));
     weir_processor none = {WEIR_PROCESSOR_INIT, .name = "empty"};
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &none, NULL, NULL), WEIR_EPROCESSOR);
     ck_assert_msg (strstr (weir_pipe_error (pipe), "empty has no process callback"), "%s",
@@ -314,13 +316,14 @@ START_TEST (test_processor_table_is_checked)
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_proc, NULL, NULL), 0);
     ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
     ck_assert_int_eq (weir_pipe_run (pipe), WEIR_ESTRUCTURE);
-    ck_assert_msg (strstr (weir_pipe_error (pipe), "'probe' is a processor, but the first element must be a reader"),
-                   "%s", weir_pipe_error (pipe));
+    ck_assert_msg (
+        strstr (weir_pipe_error (pipe), "'probe' is a processor, but the first element must be a reader"),
+        "%s", weir_pipe_error (pipe));
     //  A pipe runs once
     ck_assert_int_eq (weir_pipe_run (pipe), WEIR_ESTATE);
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=1 ! null"), WEIR_ESTATE);
     weir_pipe_destroy (&pipe);
-    weir_pipe_destroy (&pipe);     //  NULL: nothing happens
+    weir_pipe_destroy (&pipe);  //  NULL: nothing happens
 }
 END_TEST
 
@@ -354,7 +357,8 @@ START_TEST (test_small_queues_and_batches)
     //  capacity=1, batch=1: the tightest queue still moves everything
     weir_pipe *pipe = weir_pipe_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=20000 batch=1 threads=2 ! identity threads=3 "
-                                             "capacity=1 batch=1 ! null capacity=1 threads=2"), 0);
+                                             "capacity=1 batch=1 ! null capacity=1 threads=2"),
+                      0);
     ck_assert_int_eq (weir_pipe_run (pipe), 0);
     weir_stage_stats st = WEIR_STAGE_STATS_INIT;
     weir_pipe_stats (pipe, 2, &st);

@@ -25,7 +25,7 @@ START_TEST (test_parse_int_plain)
     s_int_ok ("0", 0);
     s_int_ok ("42", 42);
     s_int_ok ("-17", -17);
-    s_int_ok ("007", 7);        //  decimal, not octal
+    s_int_ok ("007", 7);  //  decimal, not octal
     s_int_ok ("9223372036854775807", INT64_MAX);
     s_int_ok ("-9223372036854775808", INT64_MIN);
 }
@@ -201,11 +201,10 @@ START_TEST (test_props_int)
     ck_assert_int_eq (err.code, WEIR_EPROPERTY);
     ck_assert_int_eq (err.offset, 12);
     ck_assert_str_eq (err.msg, "range: property 'count': 5000 is out of range [0, 100]");
-    ck_assert_int_eq (v, -1);   //  nothing stored on error
+    ck_assert_int_eq (v, -1);  //  nothing stored on error
 
     weir__err_init (&err);
-    ck_assert_int_eq (weir__props_int (&p, "range", "count", 0, 5001, 9000, &v, &err),
-                      WEIR_EPROPERTY);
+    ck_assert_int_eq (weir__props_int (&p, "range", "count", 0, 5001, 9000, &v, &err), WEIR_EPROPERTY);
     ck_assert_str_eq (err.msg, "range: property 'count': 5000 is out of range [5001, 9000]");
 
     //  Not a number at all
@@ -255,8 +254,7 @@ START_TEST (test_props_check)
     ck_assert_int_eq (weir__props_check (&p, "range", s_known, s_common, &err), WEIR_EPROPERTY);
     ck_assert_int_eq (err.code, WEIR_EPROPERTY);
     ck_assert_int_eq (err.offset, 25);
-    ck_assert_str_eq (err.msg,
-                      "range: unknown property 'cuont' (known: count, rate, threads, batch)");
+    ck_assert_str_eq (err.msg, "range: unknown property 'cuont' (known: count, rate, threads, batch)");
 
     //  Either table may be missing
     weir__props q;
@@ -274,7 +272,6 @@ START_TEST (test_props_check)
     weir__props_release (&p);
 }
 END_TEST
-
 
 Suite *check_suite (void)
 {

@@ -54,10 +54,10 @@ static uint32_t s_recv_u32 (weir__queue *q, unsigned consumer)
 typedef struct {
     weir__queue *q;
     unsigned producer;
-    unsigned total;         //  messages to send
-    atomic_uint sent;       //  sends that returned
-    int aborted;            //  a send failed
-    int stop;               //  end with a stop marker to every consumer
+    unsigned total;    //  messages to send
+    atomic_uint sent;  //  sends that returned
+    int aborted;       //  a send failed
+    int stop;          //  end with a stop marker to every consumer
 } s_producer;
 
 static void *s_produce (void *arg)
@@ -132,7 +132,7 @@ typedef struct {
     weir__queue *q;
     unsigned consumer;
     unsigned seen[3][100];
-    int ordered;            //  each producer's messages came in order
+    int ordered;  //  each producer's messages came in order
 } s_consumer;
 
 //  Receive until a stop marker (0xffffffff) came from every producer: a

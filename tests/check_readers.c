@@ -10,7 +10,7 @@ typedef struct {
     size_t len;
     uint64_t records;
     int sends;
-    uint64_t budget;        //  records to allow before pausing (0: no limit)
+    uint64_t budget;  //  records to allow before pausing (0: no limit)
 } s_collector;
 
 //  Like the engine's: collect full batches; when the quota runs out, grant
@@ -362,7 +362,9 @@ START_TEST (test_msgpack_reader_names_file_and_offset)
         {"\x01\x02\xc1", 3, "at byte 2: invalid msgpack type byte 0xc1"},
         {"\x01\x92\x01\xc1", 4, "at byte 3: invalid msgpack type byte 0xc1"},
         {"\x01\xdd\xff\xff\xff\xff\x01", 7, "at byte 1: truncated record"},
-        {"\x01\xdb\x00\x00\x00\x10" "abc", 9, "at byte 1: truncated record"},
+        {"\x01\xdb\x00\x00\x00\x10"
+         "abc",
+         9, "at byte 1: truncated record"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         testutil_write (path, cases[i].bytes, cases[i].len);

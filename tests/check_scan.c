@@ -51,38 +51,134 @@ typedef struct {
     void (*pack) (msgpack_packer *pk);
 } s_case;
 
-static void s_fixint (msgpack_packer *pk) { msgpack_pack_int (pk, 5); }
-static void s_negfixint (msgpack_packer *pk) { msgpack_pack_int (pk, -5); }
-static void s_nil (msgpack_packer *pk) { msgpack_pack_nil (pk); }
-static void s_false (msgpack_packer *pk) { msgpack_pack_false (pk); }
-static void s_true (msgpack_packer *pk) { msgpack_pack_true (pk); }
-static void s_uint8 (msgpack_packer *pk) { msgpack_pack_fix_uint8 (pk, 200); }
-static void s_uint16 (msgpack_packer *pk) { msgpack_pack_fix_uint16 (pk, 60000); }
-static void s_uint32 (msgpack_packer *pk) { msgpack_pack_fix_uint32 (pk, 4000000000u); }
-static void s_uint64 (msgpack_packer *pk) { msgpack_pack_fix_uint64 (pk, UINT64_MAX); }
-static void s_int8 (msgpack_packer *pk) { msgpack_pack_fix_int8 (pk, -100); }
-static void s_int16 (msgpack_packer *pk) { msgpack_pack_fix_int16 (pk, -30000); }
-static void s_int32 (msgpack_packer *pk) { msgpack_pack_fix_int32 (pk, INT32_MIN); }
-static void s_int64 (msgpack_packer *pk) { msgpack_pack_fix_int64 (pk, INT64_MIN); }
-static void s_float32 (msgpack_packer *pk) { msgpack_pack_float (pk, 1.5f); }
-static void s_float64 (msgpack_packer *pk) { msgpack_pack_double (pk, 0.1); }
-static void s_fixstr (msgpack_packer *pk) { msgpack_pack_str_with_body (pk, "hello", 5); }
-static void s_fixstr0 (msgpack_packer *pk) { msgpack_pack_str_with_body (pk, "", 0); }
-static void s_str8 (msgpack_packer *pk) { msgpack_pack_str_with_body (pk, s_bytes, 32); }
-static void s_str16 (msgpack_packer *pk) { msgpack_pack_str_with_body (pk, s_bytes, 256); }
-static void s_str32 (msgpack_packer *pk) { msgpack_pack_str_with_body (pk, s_bytes, 65536); }
-static void s_bin8 (msgpack_packer *pk) { msgpack_pack_bin_with_body (pk, s_bytes, 5); }
-static void s_bin16 (msgpack_packer *pk) { msgpack_pack_bin_with_body (pk, s_bytes, 256); }
-static void s_bin32 (msgpack_packer *pk) { msgpack_pack_bin_with_body (pk, s_bytes, 65536); }
-static void s_fixext1 (msgpack_packer *pk) { msgpack_pack_ext_with_body (pk, s_bytes, 1, 7); }
-static void s_fixext2 (msgpack_packer *pk) { msgpack_pack_ext_with_body (pk, s_bytes, 2, 7); }
-static void s_fixext4 (msgpack_packer *pk) { msgpack_pack_ext_with_body (pk, s_bytes, 4, -1); }
-static void s_fixext8 (msgpack_packer *pk) { msgpack_pack_ext_with_body (pk, s_bytes, 8, 7); }
-static void s_fixext16 (msgpack_packer *pk) { msgpack_pack_ext_with_body (pk, s_bytes, 16, 7); }
-static void s_ext8 (msgpack_packer *pk) { msgpack_pack_ext_with_body (pk, s_bytes, 3, 7); }
-static void s_ext8_0 (msgpack_packer *pk) { msgpack_pack_ext_with_body (pk, s_bytes, 0, 7); }
-static void s_ext16 (msgpack_packer *pk) { msgpack_pack_ext_with_body (pk, s_bytes, 256, 7); }
-static void s_ext32 (msgpack_packer *pk) { msgpack_pack_ext_with_body (pk, s_bytes, 65536, 7); }
+static void s_fixint (msgpack_packer *pk)
+{
+    msgpack_pack_int (pk, 5);
+}
+static void s_negfixint (msgpack_packer *pk)
+{
+    msgpack_pack_int (pk, -5);
+}
+static void s_nil (msgpack_packer *pk)
+{
+    msgpack_pack_nil (pk);
+}
+static void s_false (msgpack_packer *pk)
+{
+    msgpack_pack_false (pk);
+}
+static void s_true (msgpack_packer *pk)
+{
+    msgpack_pack_true (pk);
+}
+static void s_uint8 (msgpack_packer *pk)
+{
+    msgpack_pack_fix_uint8 (pk, 200);
+}
+static void s_uint16 (msgpack_packer *pk)
+{
+    msgpack_pack_fix_uint16 (pk, 60000);
+}
+static void s_uint32 (msgpack_packer *pk)
+{
+    msgpack_pack_fix_uint32 (pk, 4000000000u);
+}
+static void s_uint64 (msgpack_packer *pk)
+{
+    msgpack_pack_fix_uint64 (pk, UINT64_MAX);
+}
+static void s_int8 (msgpack_packer *pk)
+{
+    msgpack_pack_fix_int8 (pk, -100);
+}
+static void s_int16 (msgpack_packer *pk)
+{
+    msgpack_pack_fix_int16 (pk, -30000);
+}
+static void s_int32 (msgpack_packer *pk)
+{
+    msgpack_pack_fix_int32 (pk, INT32_MIN);
+}
+static void s_int64 (msgpack_packer *pk)
+{
+    msgpack_pack_fix_int64 (pk, INT64_MIN);
+}
+static void s_float32 (msgpack_packer *pk)
+{
+    msgpack_pack_float (pk, 1.5f);
+}
+static void s_float64 (msgpack_packer *pk)
+{
+    msgpack_pack_double (pk, 0.1);
+}
+static void s_fixstr (msgpack_packer *pk)
+{
+    msgpack_pack_str_with_body (pk, "hello", 5);
+}
+static void s_fixstr0 (msgpack_packer *pk)
+{
+    msgpack_pack_str_with_body (pk, "", 0);
+}
+static void s_str8 (msgpack_packer *pk)
+{
+    msgpack_pack_str_with_body (pk, s_bytes, 32);
+}
+static void s_str16 (msgpack_packer *pk)
+{
+    msgpack_pack_str_with_body (pk, s_bytes, 256);
+}
+static void s_str32 (msgpack_packer *pk)
+{
+    msgpack_pack_str_with_body (pk, s_bytes, 65536);
+}
+static void s_bin8 (msgpack_packer *pk)
+{
+    msgpack_pack_bin_with_body (pk, s_bytes, 5);
+}
+static void s_bin16 (msgpack_packer *pk)
+{
+    msgpack_pack_bin_with_body (pk, s_bytes, 256);
+}
+static void s_bin32 (msgpack_packer *pk)
+{
+    msgpack_pack_bin_with_body (pk, s_bytes, 65536);
+}
+static void s_fixext1 (msgpack_packer *pk)
+{
+    msgpack_pack_ext_with_body (pk, s_bytes, 1, 7);
+}
+static void s_fixext2 (msgpack_packer *pk)
+{
+    msgpack_pack_ext_with_body (pk, s_bytes, 2, 7);
+}
+static void s_fixext4 (msgpack_packer *pk)
+{
+    msgpack_pack_ext_with_body (pk, s_bytes, 4, -1);
+}
+static void s_fixext8 (msgpack_packer *pk)
+{
+    msgpack_pack_ext_with_body (pk, s_bytes, 8, 7);
+}
+static void s_fixext16 (msgpack_packer *pk)
+{
+    msgpack_pack_ext_with_body (pk, s_bytes, 16, 7);
+}
+static void s_ext8 (msgpack_packer *pk)
+{
+    msgpack_pack_ext_with_body (pk, s_bytes, 3, 7);
+}
+static void s_ext8_0 (msgpack_packer *pk)
+{
+    msgpack_pack_ext_with_body (pk, s_bytes, 0, 7);
+}
+static void s_ext16 (msgpack_packer *pk)
+{
+    msgpack_pack_ext_with_body (pk, s_bytes, 256, 7);
+}
+static void s_ext32 (msgpack_packer *pk)
+{
+    msgpack_pack_ext_with_body (pk, s_bytes, 65536, 7);
+}
 
 static void s_fixarray (msgpack_packer *pk)
 {
@@ -92,7 +188,10 @@ static void s_fixarray (msgpack_packer *pk)
     msgpack_pack_double (pk, 3.0);
 }
 
-static void s_fixarray0 (msgpack_packer *pk) { msgpack_pack_array (pk, 0); }
+static void s_fixarray0 (msgpack_packer *pk)
+{
+    msgpack_pack_array (pk, 0);
+}
 
 static void s_array16 (msgpack_packer *pk)
 {
@@ -115,7 +214,7 @@ static void s_fixmap (msgpack_packer *pk)
     msgpack_pack_array (pk, 2);
     msgpack_pack_nil (pk);
     msgpack_pack_true (pk);
-    msgpack_pack_int (pk, 7);           //  a key that is not a string
+    msgpack_pack_int (pk, 7);  //  a key that is not a string
     msgpack_pack_map (pk, 0);
 }
 
@@ -197,7 +296,7 @@ START_TEST (test_scan_type)
     size_t size = 0, where = 12345;
     ck_assert_int_eq (weir__scan (sb.data, sb.size, &size, &where), WEIR__SCAN_OK);
     ck_assert_uint_eq (size, sb.size);
-    ck_assert_uint_eq (where, 12345);   //  untouched on success
+    ck_assert_uint_eq (where, 12345);  //  untouched on success
 
     size_t off;
     ck_assert_int_eq (s_unpack (sb.data, sb.size, &off), MSGPACK_UNPACK_SUCCESS);
@@ -277,8 +376,8 @@ START_TEST (test_scan_huge_declared_sizes)
     static const unsigned char str[] = {0xdb, 0xff, 0xff, 0xff, 0xff, 'a', 'b', 'c'};
     static const unsigned char bin[] = {0xc6, 0xff, 0xff, 0xff, 0xff, 'a', 'b', 'c'};
     static const unsigned char ext[] = {0xc9, 0xff, 0xff, 0xff, 0xff, 0x07, 'a', 'b'};
-    static const unsigned char nested[] = {0x91, 0xdd, 0xff, 0xff, 0xff, 0xff, 0xdf,
-                                           0xff, 0xff, 0xff, 0xff, 0x01};
+    static const unsigned char nested[] = {0x91, 0xdd, 0xff, 0xff, 0xff, 0xff,
+                                           0xdf, 0xff, 0xff, 0xff, 0xff, 0x01};
     const unsigned char *objs[] = {arr, map, str, bin, ext, nested};
     size_t lens[] = {sizeof arr, sizeof map, sizeof str, sizeof bin, sizeof ext, sizeof nested};
 
@@ -310,7 +409,7 @@ static size_t s_nest_maps (unsigned char *buf, int n)
         buf[len++] = 0x81;
         buf[len++] = 0x00;  //  the key; the value is the next map
     }
-    buf[len++] = 0x01;      //  the innermost map's value
+    buf[len++] = 0x01;  //  the innermost map's value
     return len;
 }
 
@@ -352,7 +451,7 @@ START_TEST (test_scan_depth_33_too_deep)
     size_t len = s_nest (buf, WEIR__SCAN_MAX_DEPTH + 1, 0x91, 0x01);
     size_t size = 0, where = 12345, off;
     ck_assert_int_eq (weir__scan (buf, len, &size, &where), WEIR__SCAN_TOO_DEEP);
-    ck_assert_uint_eq (where, 32);      //  the 33rd array header
+    ck_assert_uint_eq (where, 32);  //  the 33rd array header
     //  msgpack-c refuses it too (MSGPACK_UNPACK_NOMEM_ERROR in 4.0): the
     //  limits match
     ck_assert_int_lt (s_unpack (buf, len, &off), 0);
@@ -360,11 +459,10 @@ START_TEST (test_scan_depth_33_too_deep)
     len = s_nest_maps (buf, WEIR__SCAN_MAX_DEPTH + 1);
     where = 12345;
     ck_assert_int_eq (weir__scan (buf, len, &size, &where), WEIR__SCAN_TOO_DEEP);
-    ck_assert_uint_eq (where, 64);      //  the 33rd map header, after 32 headers and keys
+    ck_assert_uint_eq (where, 64);  //  the 33rd map header, after 32 headers and keys
     ck_assert_int_lt (s_unpack (buf, len, &off), 0);
 
-    ck_assert_str_eq (weir__scan_strerror (WEIR__SCAN_TOO_DEEP),
-                      "record nested deeper than 32 levels");
+    ck_assert_str_eq (weir__scan_strerror (WEIR__SCAN_TOO_DEEP), "record nested deeper than 32 levels");
 }
 END_TEST
 
@@ -423,11 +521,9 @@ static weir__scan_result s_fuzz_one (const unsigned char *buf, size_t len, size_
         ck_assert_uint_le (size, len);
         ck_assert_uint_gt (size, 0);
         ck_assert_msg (s_unpack (buf, size, &off) == MSGPACK_UNPACK_SUCCESS && off == size,
-                       "scan accepted %zu bytes starting 0x%02x that msgpack_unpack refuses", size,
-                       buf[0]);
+                       "scan accepted %zu bytes starting 0x%02x that msgpack_unpack refuses", size, buf[0]);
         break;
-    case WEIR__SCAN_INCOMPLETE:
-        break;
+    case WEIR__SCAN_INCOMPLETE: break;
     case WEIR__SCAN_INVALID:
         ck_assert_uint_lt (where, len);
         ck_assert_uint_eq (buf[where], 0xc1);
@@ -436,8 +532,7 @@ static weir__scan_result s_fuzz_one (const unsigned char *buf, size_t len, size_
         ck_assert_uint_lt (where, len);
         ck_assert_uint_ge (where, WEIR__SCAN_MAX_DEPTH);
         break;
-    default:
-        ck_abort_msg ("unknown scan result %d", rc);
+    default: ck_abort_msg ("unknown scan result %d", rc);
     }
     return rc;
 }
@@ -468,8 +563,9 @@ START_TEST (test_scan_fuzz_random)
                 buf[i] = 0x91;
         for (; i < len; i++) {
             uint64_t r = s_next (&state);
-            buf[i] = r % 3 ? palette[(r >> 8) % (sizeof palette - 1)]     //  0xc1 rarely
-                           : (r >> 16) % 64 ? (unsigned char) (r >> 24) : 0xc1;
+            buf[i] = r % 3            ? palette[(r >> 8) % (sizeof palette - 1)]  //  0xc1 rarely
+                     : (r >> 16) % 64 ? (unsigned char) (r >> 24)
+                                      : 0xc1;
         }
         weir__scan_result rc = s_fuzz_one (buf, len, &size);
         seen[rc + 2]++;
@@ -513,7 +609,6 @@ START_TEST (test_scan_fuzz_mutations)
     msgpack_sbuffer_destroy (&sb);
 }
 END_TEST
-
 
 Suite *check_suite (void)
 {

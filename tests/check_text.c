@@ -25,8 +25,7 @@ static char *s_text_of_packed (const msgpack_sbuffer *sb)
     ck_assert (msgpack_zone_init (&zone, 4096));
     msgpack_object obj;
     size_t off = 0;
-    ck_assert_int_eq (msgpack_unpack (sb->data, sb->size, &off, &zone, &obj),
-                      MSGPACK_UNPACK_SUCCESS);
+    ck_assert_int_eq (msgpack_unpack (sb->data, sb->size, &off, &zone, &obj), MSGPACK_UNPACK_SUCCESS);
     char *text = s_text_of (&obj);
     msgpack_zone_destroy (&zone);
     return text;
@@ -115,15 +114,15 @@ START_TEST (test_text_floats)
     msgpack_pack_float (&p.pk, 0.1f);
     s_expect (&p, "0.10000000149011612");
 
-    static const double values[] = {0.1, 1.0 / 3, -2.5e-300, 5e-324, 1.7976931348623157e308,
-                                    123456789.123456789, -0.0, 6.02214076e23};
+    static const double values[] = {
+        0.1, 1.0 / 3, -2.5e-300, 5e-324, 1.7976931348623157e308, 123456789.123456789, -0.0, 6.02214076e23};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
         msgpack_pack_double (&p.pk, values[i]);
         char *text = s_text_of_packed (&p.sb);
         char *end;
         double back = strtod (text, &end);
-        ck_assert_msg (*end == '\0' && memcmp (&back, &values[i], sizeof back) == 0,
-                       "%.17g printed as '%s'", values[i], text);
+        ck_assert_msg (*end == '\0' && memcmp (&back, &values[i], sizeof back) == 0, "%.17g printed as '%s'",
+                       values[i], text);
         free (text);
         msgpack_sbuffer_clear (&p.sb);
     }
@@ -321,7 +320,6 @@ START_TEST (test_text_appends)
     weir__buf_release (&b);
 }
 END_TEST
-
 
 Suite *check_suite (void)
 {

@@ -41,8 +41,8 @@ START_TEST (test_lines_writer_formats)
     msgpack_pack_map (&b.pk, 1);
     msgpack_pack_str_with_body (&b.pk, "k", 1);
     msgpack_pack_nil (&b.pk);
-    ck_assert_int_eq (weir__writer_lines.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 6,
-                                                &err), 0);
+    ck_assert_int_eq (
+        weir__writer_lines.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 6, &err), 0);
     ck_assert_int_eq (weir__writer_lines.close (w, &err), 0);
     size_t len;
     char *got = testutil_read (path, &len);
@@ -94,7 +94,7 @@ START_TEST (test_threads_share_one_file)
         s_job jobs[4];
         pthread_t t[4];
         for (unsigned i = 0; i < 4; i++) {
-            jobs[i] = (s_job) {w, classes[k], i, 0};
+            jobs[i] = (s_job){w, classes[k], i, 0};
             pthread_create (&t[i], NULL, s_write_many, &jobs[i]);
         }
         for (unsigned i = 0; i < 4; i++) {
@@ -147,12 +147,12 @@ START_TEST (test_full_disk_is_an_error)
     weir__batch b;
     weir__batch_init (&b, 64);
     msgpack_pack_int (&b.pk, 1);
-    ck_assert_int_eq (weir__writer_msgpack.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1,
-                                                  &err), 0);
+    ck_assert_int_eq (
+        weir__writer_msgpack.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
     //  Buffered until close, which must report it
     ck_assert_int_eq (weir__writer_msgpack.close (w, &err), WEIR_EIO);
-    ck_assert_msg (strstr (err.msg, "msgpack: cannot write '/dev/full' at byte 0: No space left on device"), "%s",
-                   err.msg);
+    ck_assert_msg (strstr (err.msg, "msgpack: cannot write '/dev/full' at byte 0: No space left on device"),
+                   "%s", err.msg);
     weir__batch_release (&b);
 }
 END_TEST
@@ -167,7 +167,8 @@ START_TEST (test_open_errors)
     ck_assert_str_eq (err.msg, "lines: property 'path' is required");
     s_open (&weir__writer_msgpack, "/nonexistent-dir/x", 1, &err, &rc);
     ck_assert_int_eq (rc, WEIR_EIO);
-    ck_assert_str_eq (err.msg, "msgpack: cannot open '/nonexistent-dir/x' for writing: No such file or directory");
+    ck_assert_str_eq (err.msg,
+                      "msgpack: cannot open '/nonexistent-dir/x' for writing: No such file or directory");
     void *w = s_open (&weir__writer_null, NULL, 3, &err, &rc);
     ck_assert_int_eq (rc, 0);
     ck_assert_int_eq (weir__writer_null.write (w, 2, "", 0, 0, &err), 0);
@@ -190,13 +191,15 @@ START_TEST (test_resume_truncates_to_the_committed_length)
     weir__batch b;
     weir__batch_init (&b, 64);
     msgpack_pack_str_with_body (&b.pk, "kept", 4);
-    ck_assert_int_eq (weir__writer_lines.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
+    ck_assert_int_eq (
+        weir__writer_lines.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
     ck_assert_int_eq (weir__writer_lines.flush (w, 0, &err), 0);
     char committed[WEIR__WRITER_STATE_MAX];
     ck_assert_int_eq (weir__writer_lines.commit (w, committed, &err), 0);
     ck_assert_str_eq (committed, "5");
     //  Written after the commit: must go on resume
-    ck_assert_int_eq (weir__writer_lines.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
+    ck_assert_int_eq (
+        weir__writer_lines.write (w, 0, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
     ck_assert_int_eq (weir__writer_lines.close (w, &err), 0);
     size_t len;
     char *got = testutil_read (path, &len);
@@ -204,7 +207,8 @@ START_TEST (test_resume_truncates_to_the_committed_length)
     free (got);
 
     ck_assert_int_eq (weir__writer_lines.open (&props, 2, committed, &w, &err), 0);
-    ck_assert_int_eq (weir__writer_lines.write (w, 1, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
+    ck_assert_int_eq (
+        weir__writer_lines.write (w, 1, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
     ck_assert_int_eq (weir__writer_lines.commit (w, committed, &err), 0);
     ck_assert_int_eq (weir__writer_lines.close (w, &err), 0);
     got = testutil_read (path, &len);

@@ -26,7 +26,7 @@ typedef struct {
     char *path;
     unsigned threads;
     weir__records *decoders;
-    weir__buf *scratch;         //  per thread, for values stored as text
+    weir__buf *scratch;  //  per thread, for values stored as text
 } s_leveldb;
 
 static const weir_property_info s_props[] = {
@@ -76,7 +76,8 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, voi
     char *msg = NULL;
     self->db = leveldb_open (self->options, path, &msg);
     if (!self->db) {
-        weir__err_set (err, WEIR_EIO, "leveldb: cannot open '%s' for writing: %s", path, msg ? msg : "unknown error");
+        weir__err_set (err, WEIR_EIO, "leveldb: cannot open '%s' for writing: %s", path,
+                       msg ? msg : "unknown error");
         leveldb_free (msg);
         s_free (self);
         return WEIR_EIO;
@@ -107,7 +108,8 @@ static int s_bytes (const msgpack_object *o, weir__buf *scratch, const char **p,
     return 1;
 }
 
-static int s_write (void *state, unsigned thread, const char *payload, size_t len, uint32_t count, weir__err *err)
+static int s_write (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
+                    weir__err *err)
 {
     s_leveldb *self = state;
     weir__records *it = &self->decoders[thread];
@@ -180,5 +182,7 @@ static int s_close (void *state, weir__err *err)
 
 const weir__writer_class weir__writer_leveldb = {
     "leveldb", "[key, value] records into a LevelDB database (idempotent puts, synced at every epoch)",
-    s_props, s_open, s_write, s_flush, s_commit, s_close,
+    s_props,   s_open,
+    s_write,   s_flush,
+    s_commit,  s_close,
 };

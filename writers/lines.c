@@ -14,7 +14,7 @@
 
 typedef struct {
     weir__outfile out;
-    weir__records *decoders;    //  per thread
+    weir__records *decoders;  //  per thread
     unsigned threads;
 } s_lines;
 
@@ -23,8 +23,7 @@ static const weir_property_info s_props[] = {
     {NULL, NULL, NULL},
 };
 
-static int s_open (weir__props *props, unsigned threads, const char *resume, void **state,
-                   weir__err *err)
+static int s_open (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err)
 {
     const char *path = weir__props_get (props, "path", NULL);
     if (!path)
@@ -73,21 +72,14 @@ static int s_line (weir__buf *b, const msgpack_object *o)
 {
     int rc;
     switch (o->type) {
-    case MSGPACK_OBJECT_POSITIVE_INTEGER:
-        rc = s_decimal (b, o->via.u64, 0);
-        break;
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: rc = s_decimal (b, o->via.u64, 0); break;
     case MSGPACK_OBJECT_NEGATIVE_INTEGER:
         //  The magnitude of INT64_MIN does not fit an int64
         rc = s_decimal (b, (uint64_t) 0 - (uint64_t) o->via.i64, 1);
         break;
-    case MSGPACK_OBJECT_STR:
-        rc = weir__buf_append (b, o->via.str.ptr, o->via.str.size);
-        break;
-    case MSGPACK_OBJECT_BIN:
-        rc = weir__buf_append (b, o->via.bin.ptr, o->via.bin.size);
-        break;
-    default:
-        rc = weir__text_append (b, o);
+    case MSGPACK_OBJECT_STR: rc = weir__buf_append (b, o->via.str.ptr, o->via.str.size); break;
+    case MSGPACK_OBJECT_BIN: rc = weir__buf_append (b, o->via.bin.ptr, o->via.bin.size); break;
+    default: rc = weir__text_append (b, o);
     }
     return rc ? rc : weir__buf_putc (b, '\n');
 }
@@ -131,6 +123,8 @@ static int s_close (void *state, weir__err *err)
 }
 
 const weir__writer_class weir__writer_lines = {
-    "lines", "one line per record: strings as their bytes, integers as decimals, the rest as JSON",
-    s_props, s_open, s_write, s_flush, s_commit, s_close,
+    "lines",  "one line per record: strings as their bytes, integers as decimals, the rest as JSON",
+    s_props,  s_open,
+    s_write,  s_flush,
+    s_commit, s_close,
 };

@@ -7,8 +7,7 @@
 
 static const weir_property_info s_props[] = {{NULL, NULL, NULL}};
 
-static int s_open (weir__props *props, unsigned threads, const char *resume, void **state,
-                   weir__err *err)
+static int s_open (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err)
 {
     *state = NULL;
     return 0;

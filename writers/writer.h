@@ -27,8 +27,7 @@ typedef struct weir__writer_class {
     /*  RESUME is NULL on a fresh start (files are created empty), else the
         committed state a checkpoint recorded: the writer goes back to it
         (a file is truncated to its committed length) and appends.  */
-    int (*open) (weir__props *props, unsigned threads, const char *resume, void **state,
-                 weir__err *err);
+    int (*open) (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err);
     /*  PAYLOAD is COUNT well-formed records back to back.  */
     int (*write) (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
                   weir__err *err);
@@ -54,10 +53,10 @@ typedef struct weir__outfile {
     const char *element;
     char *path;
     int fd;
-    uint64_t bytes;             //  written so far (under lock)
+    uint64_t bytes;  //  written so far (under lock)
     pthread_mutex_t lock;
     unsigned threads;
-    weir__buf *pending;         //  per thread, written when large
+    weir__buf *pending;  //  per thread, written when large
 } weir__outfile;
 
 /*  RESUME as for a writer's open: NULL, or the committed length.  */

@@ -35,7 +35,7 @@ typedef struct {
 typedef struct {
     pthread_mutex_t lock;
     table merged;
-    unsigned finished;          //  threads that merged their table this epoch
+    unsigned finished;  //  threads that merged their table this epoch
 } count_state;
 
 //  The blob format: for each word, u32 length, the word, u64 count.

@@ -15,7 +15,7 @@
 typedef struct {
     int lowercase;
     size_t min_length;
-    char *word;                 //  scratch for lowercasing, per thread
+    char *word;  //  scratch for lowercasing, per thread
     size_t cap;
 } tokenize_state;
 

@@ -53,8 +53,8 @@ typedef struct weir_stage weir_stage;
     release what the failing callback allocated before returning -1.  Once
     open succeeded, close is called even if init or a thread failed.  */
 typedef struct weir_processor {
-    int abi;                /*  WEIR_PLUGIN_ABI  */
-    size_t size;            /*  sizeof (weir_processor)  */
+    int abi;     /*  WEIR_PLUGIN_ABI  */
+    size_t size; /*  sizeof (weir_processor)  */
     const char *name, *description;
     int (*open) (weir_stage *st, void **state);
     int (*init) (weir_stage *st, void *state);
@@ -73,7 +73,8 @@ typedef struct weir_processor {
 #if defined(__GNUC__)
 __attribute__ ((visibility ("default")))
 #endif
-const weir_processor *weir_plugin_processor (void);
+const weir_processor *
+weir_plugin_processor (void);
 
 /*  The value of the element's property KEY, or FALLBACK when it was not
     given.  */

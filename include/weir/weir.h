@@ -41,33 +41,33 @@ extern "C" {
 #endif
 
 #if defined(WEIR_BUILDING) && defined(__GNUC__)
-#    define WEIR_EXPORT __attribute__ ((visibility ("default")))
+#define WEIR_EXPORT __attribute__ ((visibility ("default")))
 #else
-#    define WEIR_EXPORT
+#define WEIR_EXPORT
 #endif
 
 #if defined(__GNUC__)
-#    define WEIR_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#define WEIR_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
 #else
-#    define WEIR_PRINTF(f, a)
+#define WEIR_PRINTF(f, a)
 #endif
 
 struct weir_processor;
 
 /*  Error codes.  Values never change meaning; new ones are appended.  */
 #define WEIR_OK 0
-#define WEIR_ENOMEM -1       /*  out of memory  */
-#define WEIR_ESYNTAX -2      /*  malformed pipeline description  */
-#define WEIR_EUNKNOWN -3     /*  unknown element  */
-#define WEIR_EPROPERTY -4    /*  unknown or invalid property  */
-#define WEIR_ESTRUCTURE -5   /*  stages in an impossible order  */
-#define WEIR_EIO -6          /*  an input or output failed  */
-#define WEIR_ECORRUPT -7     /*  input that is not what it claims  */
-#define WEIR_EPROCESSOR -8   /*  a processor callback failed  */
-#define WEIR_ESYSTEM -9      /*  threads, ZeroMQ or another system facility failed  */
-#define WEIR_ESTATE -10      /*  call not allowed now (pipe already ran)  */
-#define WEIR_EPLUGIN -11     /*  a plugin cannot be loaded or is not a weir processor  */
-#define WEIR_EINVAL -12      /*  a bad argument (a stats struct without its size)  */
+#define WEIR_ENOMEM -1     /*  out of memory  */
+#define WEIR_ESYNTAX -2    /*  malformed pipeline description  */
+#define WEIR_EUNKNOWN -3   /*  unknown element  */
+#define WEIR_EPROPERTY -4  /*  unknown or invalid property  */
+#define WEIR_ESTRUCTURE -5 /*  stages in an impossible order  */
+#define WEIR_EIO -6        /*  an input or output failed  */
+#define WEIR_ECORRUPT -7   /*  input that is not what it claims  */
+#define WEIR_EPROCESSOR -8 /*  a processor callback failed  */
+#define WEIR_ESYSTEM -9    /*  threads, ZeroMQ or another system facility failed  */
+#define WEIR_ESTATE -10    /*  call not allowed now (pipe already ran)  */
+#define WEIR_EPLUGIN -11   /*  a plugin cannot be loaded or is not a weir processor  */
+#define WEIR_EINVAL -12    /*  a bad argument (a stats struct without its size)  */
 
 /*  A static string describing CODE.  */
 WEIR_EXPORT const char *weir_strerror (int code);
@@ -95,7 +95,7 @@ typedef enum { WEIR_ELEMENT_READER, WEIR_ELEMENT_PROCESSOR, WEIR_ELEMENT_WRITER 
 
 typedef struct weir_property_info {
     const char *name;
-    const char *fallback;     /*  default value as text, NULL if required  */
+    const char *fallback; /*  default value as text, NULL if required  */
     const char *description;
 } weir_property_info;
 
@@ -103,7 +103,7 @@ typedef struct weir_element_info {
     const char *name;
     weir_element_kind kind;
     const char *description;
-    const weir_property_info *props;    /*  terminated by a NULL name  */
+    const weir_property_info *props; /*  terminated by a NULL name  */
 } weir_element_info;
 
 /*  The builtin elements, terminated by a NULL name.  */
@@ -161,9 +161,9 @@ WEIR_EXPORT void weir_pipe_set_async_checkpoint (weir_pipe *self, int on);
 /*  Allow N consecutive failed checkpoints before the job fails.  */
 WEIR_EXPORT void weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures);
 
-#define WEIR_RESUME_NONE 0      /*  refuse a directory that holds checkpoints  */
-#define WEIR_RESUME_LATEST 1    /*  go on from the latest checkpoint, or start fresh  */
-#define WEIR_RESUME_EPOCH 2     /*  go on from checkpoint EPOCH  */
+#define WEIR_RESUME_NONE 0   /*  refuse a directory that holds checkpoints  */
+#define WEIR_RESUME_LATEST 1 /*  go on from the latest checkpoint, or start fresh  */
+#define WEIR_RESUME_EPOCH 2  /*  go on from checkpoint EPOCH  */
 WEIR_EXPORT void weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch);
 
 /*  Before init, load the blobs of checkpoint EPOCH (-1: the latest) of
@@ -206,22 +206,22 @@ WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
 
 /*  The sections of a checkpoint.  Items come in name order.  */
 typedef enum weir_checkpoint_section {
-    WEIR_CHECKPOINT_META = 'm',     /*  metadata, decimal or text values named WEIR_META_*  */
-    WEIR_CHECKPOINT_OFFSETS = 'o',  /*  where reading goes on, per shard of the input  */
-    WEIR_CHECKPOINT_WRITERS = 'w',  /*  each writer's committed state ("INDEX:ELEMENT")  */
-    WEIR_CHECKPOINT_BLOBS = 'b'     /*  the workspace blobs, raw bytes  */
+    WEIR_CHECKPOINT_META = 'm',    /*  metadata, decimal or text values named WEIR_META_*  */
+    WEIR_CHECKPOINT_OFFSETS = 'o', /*  where reading goes on, per shard of the input  */
+    WEIR_CHECKPOINT_WRITERS = 'w', /*  each writer's committed state ("INDEX:ELEMENT")  */
+    WEIR_CHECKPOINT_BLOBS = 'b'    /*  the workspace blobs, raw bytes  */
 } weir_checkpoint_section;
 
 /*  Metadata items.  Record counts are per stage: the name is followed by
     the stage's index, as in "records_out:0" for the records read.  */
-#define WEIR_META_EPOCH "epoch"             /*  the epoch this checkpoint ends  */
-#define WEIR_META_FINISHED "finished"       /*  1 when the job had read all its input  */
-#define WEIR_META_PASS "pass"               /*  the pass over the input the next epoch is in  */
-#define WEIR_META_TIME "time"               /*  seconds since 1970 when it was taken  */
-#define WEIR_META_WALL_SECONDS "wall_seconds"   /*  the job's wall time, over all its runs  */
-#define WEIR_META_DESCRIPTION "description" /*  the pipe's description  */
-#define WEIR_META_SHAPE "shape"             /*  the description without threads, capacity, batch  */
-#define WEIR_META_VERSION "version"         /*  the weir that wrote it  */
+#define WEIR_META_EPOCH "epoch"               /*  the epoch this checkpoint ends  */
+#define WEIR_META_FINISHED "finished"         /*  1 when the job had read all its input  */
+#define WEIR_META_PASS "pass"                 /*  the pass over the input the next epoch is in  */
+#define WEIR_META_TIME "time"                 /*  seconds since 1970 when it was taken  */
+#define WEIR_META_WALL_SECONDS "wall_seconds" /*  the job's wall time, over all its runs  */
+#define WEIR_META_DESCRIPTION "description"   /*  the pipe's description  */
+#define WEIR_META_SHAPE "shape"               /*  the description without threads, capacity, batch  */
+#define WEIR_META_VERSION "version"           /*  the weir that wrote it  */
 #define WEIR_META_RECORDS_IN "records_in:"
 #define WEIR_META_RECORDS_OUT "records_out:"
 
@@ -280,21 +280,24 @@ WEIR_EXPORT long weir_pipe_error_offset (const weir_pipe *self);
     WEIR_STAGE_STATS_INIT does: fields appended by a later weir are then
     left alone for a program built against this one.  */
 typedef struct weir_stage_stats {
-    size_t size;                /*  sizeof (weir_stage_stats), set by the caller  */
-    const char *name;           /*  element name  */
+    size_t size;      /*  sizeof (weir_stage_stats), set by the caller  */
+    const char *name; /*  element name  */
     weir_element_kind kind;
     unsigned threads;
-    uint64_t records_in;        /*  records taken from the input or the queue  */
-    uint64_t records_out;       /*  records passed on (written, for a writer)  */
+    uint64_t records_in;  /*  records taken from the input or the queue  */
+    uint64_t records_out; /*  records passed on (written, for a writer)  */
     uint64_t batches_in;
-    double busy_seconds;        /*  summed over threads: time not spent waiting on a queue  */
-    unsigned queue_fill;        /*  batches in the queue feeding this stage  */
-    unsigned queue_capacity;    /*  its bound (0 for the reader)  */
+    double busy_seconds;     /*  summed over threads: time not spent waiting on a queue  */
+    unsigned queue_fill;     /*  batches in the queue feeding this stage  */
+    unsigned queue_capacity; /*  its bound (0 for the reader)  */
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
     the struct.  */
-#define WEIR_STAGE_STATS_INIT {sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0}
+#define WEIR_STAGE_STATS_INIT                                                                                \
+    {                                                                                                        \
+        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0                          \
+    }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
 
