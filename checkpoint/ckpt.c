@@ -145,27 +145,38 @@ int weir__ckpt_get_u64 (const weir__ckpt *self, char section, const char *name, 
     return 0;
 }
 
+//  The first item of SECTION or after it, in the sorted items: sections
+//  are contiguous, so a section's items are found without a scan.
+static size_t s_first (const weir__ckpt *self, char section)
+{
+    s_sort ((weir__ckpt *) self);
+    size_t lo = 0, hi = self->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((unsigned char) self->items[mid].section < (unsigned char) section)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 size_t weir__ckpt_count (const weir__ckpt *self, char section)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < self->count; i++)
-        n += self->items[i].section == section;
-    return n;
+    return s_first (self, (char) (section + 1)) - s_first (self, section);
 }
 
 const char *weir__ckpt_item (const weir__ckpt *self, char section, size_t index, const void **data,
                              size_t *len)
 {
-    s_sort ((weir__ckpt *) self);
-    for (size_t i = 0; i < self->count; i++)
-        if (self->items[i].section == section && index-- == 0) {
-            if (data)
-                *data = self->items[i].data;
-            if (len)
-                *len = self->items[i].len;
-            return self->items[i].name;
-        }
-    return NULL;
+    size_t i = s_first (self, section) + index;
+    if (i >= self->count || self->items[i].section != section)
+        return NULL;
+    if (data)
+        *data = self->items[i].data;
+    if (len)
+        *len = self->items[i].len;
+    return self->items[i].name;
 }
 
 int weir__ckpt_replace (weir__ckpt *self, char section, const char *name, void *data, size_t len)
