@@ -35,29 +35,6 @@ int weir__pack_bytes (weir__batch *b, const char *data, size_t n, int bin)
     return 0;
 }
 
-//  Array or map header: FIX is 0x90 or 0x80, WIDE 0xdc or 0xde.
-static int s_container (weir__batch *b, uint32_t n, unsigned fix, unsigned wide)
-{
-    char *p = weir__pack_room (b, 5);
-    if (!p)
-        return -1;
-    if (n < 16) {
-        p[0] = (char) (fix | n);
-        b->len += 1;
-    }
-    else if (n < 65536) {
-        p[0] = (char) wide;
-        weir__pack_be16 (p + 1, (uint16_t) n);
-        b->len += 3;
-    }
-    else {
-        p[0] = (char) (wide + 1);
-        weir__pack_be32 (p + 1, n);
-        b->len += 5;
-    }
-    return 0;
-}
-
 static int s_ext (weir__batch *b, int8_t type, const char *data, uint32_t n)
 {
     char *p = weir__pack_room (b, 6 + (size_t) n);
@@ -133,28 +110,19 @@ int weir__pack_object (weir__batch *b, const msgpack_object *o)
         b->len += 5;
         return 0;
     }
-    case MSGPACK_OBJECT_FLOAT64: {
-        if (!(p = weir__pack_room (b, 9)))
-            return -1;
-        uint64_t bits;
-        memcpy (&bits, &o->via.f64, 8);
-        p[0] = (char) 0xcb;
-        weir__pack_be64 (p + 1, bits);
-        b->len += 9;
-        return 0;
-    }
+    case MSGPACK_OBJECT_FLOAT64: return weir__pack_double (b, o->via.f64);
     case MSGPACK_OBJECT_STR: return weir__pack_str (b, o->via.str.ptr, o->via.str.size);
     case MSGPACK_OBJECT_BIN: return weir__pack_bytes (b, o->via.bin.ptr, o->via.bin.size, 1);
     case MSGPACK_OBJECT_EXT: return s_ext (b, o->via.ext.type, o->via.ext.ptr, o->via.ext.size);
     case MSGPACK_OBJECT_ARRAY:
-        if (s_container (b, o->via.array.size, 0x90, 0xdc))
+        if (weir__pack_array (b, o->via.array.size))
             return -1;
         for (uint32_t i = 0; i < o->via.array.size; i++)
             if (weir__pack_object (b, &o->via.array.ptr[i]))
                 return -1;
         return 0;
     case MSGPACK_OBJECT_MAP:
-        if (s_container (b, o->via.map.size, 0x80, 0xde))
+        if (weir__pack_map (b, o->via.map.size))
             return -1;
         for (uint32_t i = 0; i < o->via.map.size; i++)
             if (weir__pack_object (b, &o->via.map.ptr[i].key)

@@ -106,6 +106,54 @@ static inline int weir__pack_int64 (weir__batch *b, int64_t v)
     return 0;
 }
 
+static inline int weir__pack_double (weir__batch *b, double v)
+{
+    char *p = weir__pack_room (b, 9);
+    if (!p)
+        return -1;
+    uint64_t bits;
+    memcpy (&bits, &v, 8);
+    p[0] = (char) 0xcb;
+    weir__pack_be64 (p + 1, bits);
+    b->len += 9;
+    return 0;
+}
+
+//  An array or map header: FIX is 0x90 or 0x80, WIDE 0xdc or 0xde.
+static inline int weir__pack_container (weir__batch *b, uint32_t n, unsigned fix, unsigned wide)
+{
+    char *p = weir__pack_room (b, 5);
+    if (!p)
+        return -1;
+    if (n < 16) {
+        p[0] = (char) (fix | n);
+        b->len += 1;
+    }
+    else if (n < 65536) {
+        p[0] = (char) wide;
+        weir__pack_be16 (p + 1, (uint16_t) n);
+        b->len += 3;
+    }
+    else {
+        p[0] = (char) (wide + 1);
+        weir__pack_be32 (p + 1, n);
+        b->len += 5;
+    }
+    return 0;
+}
+
+/*  The header of an array of N elements, or of a map of N pairs; the
+    elements (keys and values alternating) follow.  */
+static inline int weir__pack_array (weir__batch *b, uint32_t n)
+{
+    return weir__pack_container (b, n, 0x90, 0xdc);
+}
+
+static inline int weir__pack_map (weir__batch *b, uint32_t n)
+{
+    return weir__pack_container (b, n, 0x80, 0xde);
+}
+
 /*  A str (or, with BIN set, a bin) header for N bytes, then the bytes.  */
 int weir__pack_bytes (weir__batch *b, const char *data, size_t n, int bin);
 

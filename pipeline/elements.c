@@ -44,11 +44,13 @@ static const weir__element s_elements[] = {
     {"lines", WEIR_ELEMENT_READER, &weir__reader_lines, NULL, NULL, 0},
     {"msgpack", WEIR_ELEMENT_READER, &weir__reader_msgpack, NULL, NULL, 0},
     {"leveldb", WEIR_ELEMENT_READER, &weir__reader_leveldb, NULL, NULL, 0},
+    {"libsvm", WEIR_ELEMENT_READER, &weir__reader_libsvm, NULL, NULL, 0},
     {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1},
     {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0},
     {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0},
     {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0},
     {"leveldb", WEIR_ELEMENT_WRITER, NULL, &weir__writer_leveldb, NULL, 0},
+    {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0},
 };
 
 #define S_COUNT (sizeof s_elements / sizeof s_elements[0])

@@ -1,4 +1,5 @@
-/*  readers/files.c - globbing, shards and windowed reads for file readers.  */
+/*  readers/files.c - globbing, shards and windowed reads for file readers,
+    and what the line-oriented ones (lines, libsvm) share.  */
 #include "config.h"
 
 #include <errno.h>
@@ -156,4 +157,131 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err)
         w->eof = 1;
     w->hi += (size_t) n;
     return 0;
+}
+
+//  The offset just after the first newline at or after AT, or SIZE.
+static int s_next_line (int fd, const char *element, const char *path, uint64_t at, uint64_t size,
+                        uint64_t *out, weir__err *err)
+{
+    char buf[4096];
+    while (at < size) {
+        ssize_t n = pread (fd, buf, sizeof buf, (off_t) at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element, path,
+                                  (unsigned long long) at, strerror (errno));
+        if (n == 0)
+            break;
+        char *nl = memchr (buf, '\n', (size_t) n);
+        if (nl) {
+            *out = at + (uint64_t) (nl - buf) + 1;
+            return 0;
+        }
+        at += (uint64_t) n;
+    }
+    *out = size;
+    return 0;
+}
+
+int weir__files_plan_lines (const char *element, const char *path, uint64_t split, weir__shards *shards,
+                            weir__err *err)
+{
+    //  stat, not open: opening a FIFO here would take its writer's data
+    //  and then drop it on close, before the reading thread gets there
+    struct stat st;
+    if (stat (path, &st))
+        return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
+    if (S_ISDIR (st.st_mode))
+        return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path, strerror (EISDIR));
+    if (!S_ISREG (st.st_mode)) {
+        //  A pipe or device: one shard, read to its end
+        if (weir__shards_add (shards, path, 0, UINT64_MAX))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        return 0;
+    }
+    uint64_t size = (uint64_t) st.st_size, start = 0;
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
+    int rc = 0;
+    while (start < size) {
+        uint64_t end = size;
+        if (size - start > split
+            && (rc = s_next_line (fd, element, path, start + split - 1, size, &end, err)))
+            break;
+        if (weir__shards_add (shards, path, start, end)) {
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            break;
+        }
+        start = end;
+    }
+    close (fd);
+    return rc;
+}
+
+int weir__window_line (weir__window *w, const char *element, const char **line, size_t *len, weir__err *err)
+{
+    //  What was searched already is not searched again after a fill, so a
+    //  long line costs one pass, not one per fill
+    size_t searched = 0;
+    for (;;) {
+        char *start = w->buf + w->lo;
+        char *nl = memchr (start + searched, '\n', w->hi - w->lo - searched);
+        if (nl) {
+            *line = start;
+            *len = (size_t) (nl - start);
+            w->lo += *len + 1;
+            return 0;
+        }
+        if (w->eof) {
+            //  A last line without its newline is still a line
+            *line = w->hi > w->lo ? start : NULL;
+            *len = w->hi - w->lo;
+            w->lo = w->hi;
+            return 0;
+        }
+        searched = w->hi - w->lo;
+        int rc = weir__window_fill (w, element, err);
+        if (rc)
+            return rc;
+    }
+}
+
+int weir__files_count_lines (const char *element, const char *path, uint64_t end, uint64_t *lines,
+                             weir__err *err)
+{
+    *lines = 0;
+    if (end == 0)
+        return 0;
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
+    const size_t size = 1u << 20;
+    char *buf = malloc (size);
+    if (!buf) {
+        close (fd);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    int rc = 0;
+    uint64_t at = 0, count = 0;
+    while (at < end) {
+        size_t want = end - at < size ? (size_t) (end - at) : size;
+        ssize_t n = pread (fd, buf, want, (off_t) at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element, path,
+                                (unsigned long long) at, n < 0 ? strerror (errno) : "the file is shorter");
+            break;
+        }
+        for (const char *p = buf, *stop = buf + n; (p = memchr (p, '\n', (size_t) (stop - p))); p++)
+            count++;
+        at += (uint64_t) n;
+    }
+    free (buf);
+    close (fd);
+    if (!rc)
+        *lines = count;
+    return rc;
 }

@@ -81,6 +81,7 @@ extern const weir__reader_class weir__reader_range;
 extern const weir__reader_class weir__reader_lines;
 extern const weir__reader_class weir__reader_msgpack;
 extern const weir__reader_class weir__reader_leveldb;
+extern const weir__reader_class weir__reader_libsvm;
 
 /*  Shared by the file readers (readers/files.c).  */
 
@@ -88,6 +89,19 @@ extern const weir__reader_class weir__reader_leveldb;
     pattern when nothing matches.  Free with weir__files_free.  */
 int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err);
 void weir__files_free (char **paths, size_t count);
+
+/*  Plan the shards of a line-oriented file: one, or pieces of about SPLIT
+    bytes when it is larger, each cut moved forward to just after a
+    newline; a pipe or device is one shard read to its end.  Errors name
+    ELEMENT and PATH.  */
+int weir__files_plan_lines (const char *element, const char *path, uint64_t split, weir__shards *shards,
+                            weir__err *err);
+
+/*  The newlines in the first END bytes of PATH: a shard that starts
+    inside a file knows its byte offset but not its line number, so error
+    messages count them, only when they need them.  */
+int weir__files_count_lines (const char *element, const char *path, uint64_t end, uint64_t *lines,
+                             weir__err *err);
 
 /*  Sequential reading of one byte range of a file through a buffer that
     grows up to a limit, for records that must be seen whole.  */
@@ -110,6 +124,13 @@ void weir__window_close (weir__window *w);
     one unfinished record.  0, 1 when the buffer is at its maximum and
     full, or WEIR_EIO.  */
 int weir__window_fill (weir__window *w, const char *element, weir__err *err);
+
+/*  The next line: 0 and *LINE pointing at it in the buffer (without its
+    newline; a last line without one counts) with buf[lo] just past it, or
+    *LINE NULL at the end of the range; 1 when the line starting at buf[lo]
+    is longer than the buffer's maximum; or WEIR_EIO / WEIR_ENOMEM.  *LINE
+    is valid until the next call.  */
+int weir__window_line (weir__window *w, const char *element, const char **line, size_t *len, weir__err *err);
 
 /*  File offset of buf[i].  */
 static inline uint64_t weir__window_offset (const weir__window *w, size_t i)

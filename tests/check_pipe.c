@@ -440,9 +440,9 @@ START_TEST (test_elements_are_documented)
         writers += e->kind == WEIR_ELEMENT_WRITER;
         processors += e->kind == WEIR_ELEMENT_PROCESSOR;
     }
-    ck_assert_int_eq (readers, 4);
+    ck_assert_int_eq (readers, 5);
     ck_assert_int_eq (processors, 1);
-    ck_assert_int_eq (writers, 4);
+    ck_assert_int_eq (writers, 5);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
     ck_assert_str_eq (weir_strerror (WEIR_ECORRUPT), "corrupt input");
     ck_assert_str_eq (weir_strerror (12345), "unknown error code");

@@ -7,7 +7,10 @@
         mkmsgpack deep D FILE        [[[...[1]...]]] nested D deep
         mkmsgpack bomb FILE          an array32 declaring 2^32-1 elements, then 3 bytes
         mkmsgpack truncated FILE     two records and half of a third
-        mkmsgpack badbyte FILE       two records, then 0xc1  */
+        mkmsgpack badbyte FILE       two records, then 0xc1
+        mkmsgpack features FILE      [label, features] records, features of each form
+        mkmsgpack pixels N FILE      N [label, 784-byte bin] records, like MNIST's
+        mkmsgpack svmbad K FILE      a good [label, features] record, then bad one number K  */
 #include <msgpack.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,6 +98,84 @@ int main (int argc, char **argv)
         msgpack_pack_int (&pk, 1);
         msgpack_pack_int (&pk, 2);
         msgpack_sbuffer_write (&buf, "\xc1", 1);
+    }
+    else if (strcmp (kind, "features") == 0) {
+        //  A bin: dense bytes
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_bin_with_body (&pk, "\x00\x05\x00\xff\x80", 5);
+        //  An array of numbers: dense
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_int (&pk, -1);
+        msgpack_pack_array (&pk, 5);
+        msgpack_pack_int (&pk, 0);
+        msgpack_pack_double (&pk, 0.5);
+        msgpack_pack_float (&pk, 0.1f);
+        msgpack_pack_int (&pk, 0);
+        msgpack_pack_int (&pk, -3);
+        //  A map, not in index order
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_double (&pk, 2.5);
+        msgpack_pack_map (&pk, 3);
+        msgpack_pack_int (&pk, 10);
+        msgpack_pack_double (&pk, 1e-5);
+        msgpack_pack_int (&pk, 2);
+        msgpack_pack_double (&pk, 0.1 + 0.2);
+        msgpack_pack_int (&pk, 7);
+        msgpack_pack_int (&pk, 0);
+        //  No features
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_int (&pk, 3);
+        msgpack_pack_map (&pk, 0);
+    }
+    else if (strcmp (kind, "pixels") == 0 && argc == 4) {
+        //  Ten blurry classes: class c lights pixels around a band of its own
+        long long n = atoll (argv[2]);
+        uint64_t seed = 42;
+        unsigned char image[784];
+        for (long long i = 0; i < n; i++) {
+            int label = (int) (i % 10);
+            for (int p = 0; p < 784; p++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                int row = p / 28, near = abs (row - 4 - 2 * label) < 3;
+                unsigned r = (unsigned) (seed >> 56);
+                image[p] = (unsigned char) (near ? (r > 64 ? r : 0) : (r > 230 ? r : 0));
+            }
+            msgpack_pack_array (&pk, 2);
+            msgpack_pack_int (&pk, label);
+            msgpack_pack_bin_with_body (&pk, image, sizeof image);
+        }
+    }
+    else if (strcmp (kind, "svmbad") == 0 && argc == 4) {
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_bin_with_body (&pk, "\x01", 1);
+        switch (atoi (argv[2])) {
+        case 0: msgpack_pack_str_with_body (&pk, "text", 4); break;
+        case 1:
+            msgpack_pack_array (&pk, 2);
+            msgpack_pack_str_with_body (&pk, "cat", 3);
+            msgpack_pack_array (&pk, 0);
+            break;
+        case 2:
+            msgpack_pack_array (&pk, 2);
+            msgpack_pack_int (&pk, 1);
+            msgpack_pack_nil (&pk);
+            break;
+        case 3:
+            msgpack_pack_array (&pk, 2);
+            msgpack_pack_int (&pk, 1);
+            msgpack_pack_map (&pk, 1);
+            msgpack_pack_int (&pk, 0);
+            msgpack_pack_int (&pk, 1);
+            break;
+        default:
+            msgpack_pack_array (&pk, 2);
+            msgpack_pack_int (&pk, 1);
+            msgpack_pack_array (&pk, 2);
+            msgpack_pack_int (&pk, 1);
+            msgpack_pack_true (&pk);
+        }
     }
     else {
         fprintf (stderr, "mkmsgpack: unknown fixture '%s'\n", kind);
