@@ -107,33 +107,37 @@ void weir__controller_abort (weir__controller *self)
     pthread_mutex_unlock (&self->lock);
 }
 
-//  Wait (lock held) until every thread arrived or the job aborts, ticking.
-static void s_wait_arrivals (weir__controller *self, weir__tick_fn *tick, void *tick_arg, unsigned tick_ms)
+//  Wait (lock held) until every thread arrived or the job aborts, ticking
+//  every TICK_MS: by the clock, not by the waits that time out, since
+//  epochs shorter than a tick would never let one time out.
+static void s_wait_arrivals (weir__controller *self, weir__tick_fn *tick, void *tick_arg, unsigned tick_ms,
+                             uint64_t *next_tick)
 {
     while (self->arrived < self->threads && self->release != WEIR__ABORT) {
         if (!tick) {
             pthread_cond_wait (&self->arrived_cond, &self->lock);
             continue;
         }
-        struct timespec until;
-        clock_gettime (CLOCK_MONOTONIC, &until);
-        uint64_t ns = (uint64_t) until.tv_nsec + (uint64_t) tick_ms * 1000000u;
-        until.tv_sec += (time_t) (ns / 1000000000u);
-        until.tv_nsec = (long) (ns % 1000000000u);
-        if (pthread_cond_timedwait (&self->arrived_cond, &self->lock, &until) == ETIMEDOUT) {
+        uint64_t now = weir__now_ns ();
+        if (now >= *next_tick) {
+            *next_tick = now + (uint64_t) tick_ms * 1000000u;
             pthread_mutex_unlock (&self->lock);
             tick (tick_arg);
             pthread_mutex_lock (&self->lock);
+            continue;
         }
+        struct timespec until = {(time_t) (*next_tick / 1000000000u), (long) (*next_tick % 1000000000u)};
+        pthread_cond_timedwait (&self->arrived_cond, &self->lock, &until);
     }
 }
 
 void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, void *arg,
                            weir__tick_fn *tick, void *tick_arg, unsigned tick_ms)
 {
+    uint64_t next_tick = weir__now_ns () + (uint64_t) tick_ms * 1000000u;
     pthread_mutex_lock (&self->lock);
     for (;;) {
-        s_wait_arrivals (self, tick, tick_arg, tick_ms);
+        s_wait_arrivals (self, tick, tick_arg, tick_ms, &next_tick);
         if (self->release == WEIR__ABORT)
             break;
         //  Quiescent: every thread waits for the release, so the fields
