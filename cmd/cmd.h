@@ -32,7 +32,8 @@ const char *cmd_kind_name (weir_element_kind kind);
 /*  The progress line on stderr (cmd/progress.c), for weir_pipe_set_progress.
     TTY: redraw one line in place.  */
 typedef struct cmd_progress cmd_progress;
-cmd_progress *cmd_progress_new (weir_pipe *pipe, int tty);
+/*  EPOCHS: the job counts epochs (show which one runs).  */
+cmd_progress *cmd_progress_new (weir_pipe *pipe, int tty, int epochs);
 void cmd_progress_destroy (cmd_progress **self_p);
 void cmd_progress_draw (weir_pipe *pipe, void *self, int final);
 

@@ -8,17 +8,19 @@
 
 struct cmd_progress {
     int tty;
+    int epochs;        //  the job counts epochs: show which
     double last_wall;  //  the job's wall seconds at the last line
     uint64_t *last;    //  records out per stage at the last line
     size_t stages;
 };
 
-cmd_progress *cmd_progress_new (weir_pipe *pipe, int tty)
+cmd_progress *cmd_progress_new (weir_pipe *pipe, int tty, int epochs)
 {
     cmd_progress *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
     self->tty = tty;
+    self->epochs = epochs;
     self->stages = weir_pipe_stage_count (pipe);
     self->last = calloc (self->stages ? self->stages : 1, sizeof *self->last);
     if (!self->last) {
@@ -66,8 +68,8 @@ void cmd_progress_draw (weir_pipe *pipe, void *arg, int final)
         if (i == 0)
             total = st.records_out;
         char rate[32];
-        s_rate (rate, sizeof rate, (double) (st.records_out - self->last[i]) / dt);
-        self->last[i] = st.records_out;
+        s_rate (rate, sizeof rate, (double) (st.records_in - self->last[i]) / dt);
+        self->last[i] = st.records_in;
         int k;
         if (st.queue_capacity)
             k = snprintf (line + used, sizeof line - used, "%s%s %s/s q %u/%u", i ? " | " : "", st.name, rate,
@@ -76,6 +78,17 @@ void cmd_progress_draw (weir_pipe *pipe, void *arg, int final)
             k = snprintf (line + used, sizeof line - used, "%s%s %s/s", i ? " | " : "", st.name, rate);
         if (k > 0 && (size_t) k < sizeof line - used)
             used += (size_t) k;
+        //  What the stage's processor publishes, after its rate
+        size_t stage;
+        const char *name;
+        double value;
+        for (size_t m = 0; weir_pipe_metric (pipe, m, &stage, &name, &value) == 0; m++) {
+            if (stage != i)
+                continue;
+            k = snprintf (line + used, sizeof line - used, " %s %.4g", name, value);
+            if (k > 0 && (size_t) k < sizeof line - used)
+                used += (size_t) k;
+        }
     }
     self->last_wall = wall;
     if (final) {
@@ -83,7 +96,12 @@ void cmd_progress_draw (weir_pipe *pipe, void *arg, int final)
             fprintf (stderr, "\r\033[K");
         return;
     }
-    fprintf (stderr, "%s%s | %llu records %.1fs%s", self->tty ? "\r\033[K" : "", line,
+    //  The epoch running: the one after the last completed
+    uint64_t epoch = weir_pipe_epoch (pipe) + 1;
+    char head[32] = "";
+    if (self->epochs || epoch > 1)
+        snprintf (head, sizeof head, "epoch %llu | ", (unsigned long long) epoch);
+    fprintf (stderr, "%s%s%s | %llu records %.1fs%s", self->tty ? "\r\033[K" : "", head, line,
              (unsigned long long) total, wall, self->tty ? "" : "\n");
     fflush (stderr);
 }

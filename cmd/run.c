@@ -316,6 +316,15 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet)
         fprintf (stderr, "weir: %llu records in %.3f s (%.2f M records/s)\n",
                  (unsigned long long) first.records_out, wall,
                  wall > 0 ? (double) first.records_out / wall / 1e6 : 0.0);
+    //  What the processors published, as they left it
+    size_t stage;
+    const char *name;
+    double value;
+    for (size_t m = 0; !quiet && weir_pipe_metric (pipe, m, &stage, &name, &value) == 0; m++) {
+        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+        weir_pipe_stats (pipe, stage, &st);
+        fprintf (stderr, "weir: %s: %s %.6g\n", st.name, name, value);
+    }
     return exit_code;
 }
 
@@ -367,7 +376,9 @@ int cmd_run (int argc, char **argv)
     if (!rc)
         rc = s_apply (&o, pipe);
     if (!rc) {
-        if (o.progress && (progress = cmd_progress_new (pipe, isatty (STDERR_FILENO))))
+        if (o.progress
+            && (progress = cmd_progress_new (pipe, isatty (STDERR_FILENO),
+                                             o.epoch_records || o.epoch_seconds > 0 || o.checkpoint)))
             weir_pipe_set_progress (pipe, cmd_progress_draw, progress, o.interval_ms);
         rc = s_run_pipe (pipe);
     }

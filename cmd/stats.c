@@ -3,8 +3,32 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+//  ", "metrics": {...}" for stage INDEX, when it published any.
+static void s_metrics (FILE *out, weir_pipe *pipe, size_t index)
+{
+    size_t stage;
+    const char *name;
+    double value;
+    int any = 0;
+    for (size_t m = 0; weir_pipe_metric (pipe, m, &stage, &name, &value) == 0; m++) {
+        if (stage != index)
+            continue;
+        fputs (any ? ", " : ", \"metrics\": {", out);
+        cmd_json_string (out, name);
+        //  JSON has no NaN nor infinity
+        if (isfinite (value))
+            fprintf (out, ": %.17g", value);
+        else
+            fputs (": null", out);
+        any = 1;
+    }
+    if (any)
+        fputc ('}', out);
+}
 
 static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
 {
@@ -33,9 +57,11 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
         cmd_json_string (out, st.name);
         fprintf (out,
                  ", \"kind\": \"%s\", \"threads\": %u, \"records_in\": %llu, \"records_out\": %llu, "
-                 "\"batches_in\": %llu, \"busy_seconds\": %.6f}",
+                 "\"batches_in\": %llu, \"busy_seconds\": %.6f",
                  cmd_kind_name (st.kind), st.threads, (unsigned long long) st.records_in,
                  (unsigned long long) st.records_out, (unsigned long long) st.batches_in, st.busy_seconds);
+        s_metrics (out, pipe, i);
+        fputc ('}', out);
     }
     fprintf (out, "\n  ]\n}\n");
 }

@@ -261,6 +261,29 @@ uint64_t weir_pipe_epoch (const weir_pipe *self)
     return self->controller ? weir__controller_done (self->controller) : 0;
 }
 
+size_t weir_pipe_metric_count (const weir_pipe *self)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < self->stages.count; i++)
+        n += weir__metrics_count (&self->stages.items[i]->metrics);
+    return n;
+}
+
+int weir_pipe_metric (const weir_pipe *self, size_t index, size_t *stage, const char **name, double *value)
+{
+    for (size_t i = 0; i < self->stages.count; i++) {
+        weir__metrics *m = &self->stages.items[i]->metrics;
+        size_t n = weir__metrics_count (m);
+        if (index < n) {
+            *stage = i;
+            *name = weir__metrics_get (m, index, value);
+            return 0;
+        }
+        index -= n;
+    }
+    return WEIR_ESTATE;
+}
+
 size_t weir_pipe_stage_count (const weir_pipe *self)
 {
     return self->stages.count;

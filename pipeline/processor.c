@@ -127,6 +127,18 @@ int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t 
     return 0;
 }
 
+int weir_metric_set (weir_stage *st, const char *name, double value)
+{
+    assert (st && name);
+    return weir__metrics_set (&st->stage->metrics, name, value);
+}
+
+int weir_metric_add (weir_stage *st, const char *name, double delta)
+{
+    assert (st && name);
+    return weir__metrics_add (&st->stage->metrics, name, delta);
+}
+
 int weir_last_epoch (const weir_stage *st)
 {
     return st->last_epoch;

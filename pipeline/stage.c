@@ -22,6 +22,7 @@ static void s_stage_destroy (weir__stage **self_p)
     free (self->workers);
     free (self->name);
     weir__props_release (&self->props);
+    weir__metrics_release (&self->metrics);
     weir__shards_release (&self->shards);
     free (self->offsets);
     //  Last: the plugin's code and its table go away with it
@@ -53,6 +54,7 @@ weir__stage *weir__stages_append (weir__stages *self, const char *name, long off
     stage->name_offset = offset;
     weir__props_init (&stage->props);
     weir__shards_init (&stage->shards);
+    weir__metrics_init (&stage->metrics);
     items[self->count++] = stage;
     return stage;
 }

@@ -19,6 +19,7 @@
 #include <weir/weir.h>
 
 #include "lib/batch.h"
+#include "lib/metrics.h"
 #include "lib/props.h"
 #include "lib/queue.h"
 #include "lib/workspace.h"
@@ -85,6 +86,8 @@ struct weir__stage {
     weir__queue *out;       //  the next stage's in; NULL for the writer
     unsigned producers;     //  threads of the stage before
     weir__worker *workers;  //  [threads]
+
+    weir__metrics metrics;  //  what its processor publishes
 
     _Atomic uint64_t records_in, records_out, batches_in;
     uint64_t base_records_in, base_records_out;  //  from the resumed checkpoint

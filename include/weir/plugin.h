@@ -112,6 +112,16 @@ WEIR_EXPORT void *weir_blob (weir_stage *st, const char *name, size_t size);
 WEIR_EXPORT const void *weir_blob_find (weir_stage *st, const char *name, size_t *size);
 WEIR_EXPORT int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t size);
 
+/*  Publish a named value for people watching the job: a training loss, an
+    accuracy.  The progress line and the --stats JSON show it with the
+    stage.  weir_metric_set replaces the value (the last setter wins, from
+    any thread); weir_metric_add adds to it (a count; it starts at 0).
+    Cheap enough to call per batch of records, lock-free once the name
+    exists.  Names are at most 31 bytes, and a stage has at most 16 of
+    them: 0, or WEIR_EINVAL when NAME cannot be added (the job goes on).  */
+WEIR_EXPORT int weir_metric_set (weir_stage *st, const char *name, double value);
+WEIR_EXPORT int weir_metric_add (weir_stage *st, const char *name, double delta);
+
 /*  The epoch this thread is in (1 for the first epoch of a fresh job).  */
 WEIR_EXPORT uint64_t weir_epoch (const weir_stage *st);
 

@@ -306,6 +306,14 @@ WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
     no such stage, WEIR_EINVAL when the size is missing.  */
 WEIR_EXPORT int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stats);
 
+/*  The metrics processors published (weir_metric_set, weir_metric_add):
+    how many, and each by INDEX: the index of its *STAGE, its *NAME
+    (borrowed) and its *VALUE now.  WEIR_ESTATE past the last one.  Safe
+    while the pipe runs and after.  */
+WEIR_EXPORT size_t weir_pipe_metric_count (const weir_pipe *self);
+WEIR_EXPORT int weir_pipe_metric (const weir_pipe *self, size_t index, size_t *stage, const char **name,
+                                  double *value);
+
 /*  Wall time of the run so far (or of the whole run once it ended).  */
 WEIR_EXPORT double weir_pipe_wall_seconds (const weir_pipe *self);
 
