@@ -1,0 +1,492 @@
+/*  examples/hogwild/softmax.c - multinomial logistic regression trained by
+    SGD, hogwild: every runtime thread updates one shared model without
+    locks.
+
+        msgpack path=train.mp ! softmax classes=10 threads=2 ! null
+        msgpack path=test.mp ! softmax mode=eval ! lines path=predicted.txt
+
+    Records are [label, features]: label an integer 0 .. classes-1 (nil or
+    missing is allowed in eval mode), features a bin (dense bytes), an
+    array of numbers (dense) or a map {index: number} (sparse, as the
+    libsvm reader gives).  The learning itself is model.c: this file reads
+    properties and records and keeps the model in the workspace.
+
+    Everything training depends on lives in the blob (blob=, default
+    "softmax"): the shape, the weights, the biases and the step counter
+    that drives the learning-rate schedule.  There is no other state: no
+    optimizer state, and the only randomness, the initial weights when
+    seed= is not 0, is drawn once into the blob.  Each thread's pending
+    mini-batch is applied at every epoch end, before the checkpoint copies
+    the blob, so a checkpoint holds the whole state, and with threads=1 a
+    killed and resumed job ends with the same weights, to the bit, as one
+    that ran through.
+
+    The model's shape is fixed when it is made: classes= (required), dim=,
+    or the length of the first dense record (a sparse record hashes its
+    indices into 2^18 rows unless dim= says otherwise; indexing=direct
+    keeps index i < dim in row i).  A model restored by --resume or loaded
+    by --load-blobs brings its own shape; properties that disagree with it
+    are refused.
+
+    Metrics: in training, 'loss' (mean cross-entropy) and 'accuracy' (of
+    each example predicted before the model learns from it) of the last
+    few thousand examples; in eval, 'accuracy' over the records that carry
+    a label, and 'labeled'.
+
+    Build: cc -shared -fPIC $(pkg-config --cflags weir) softmax.c model.c -o softmax.so  */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <weir/plugin.h>
+
+#include "model.h"
+
+//  Examples between two updates of a thread's metrics
+#define S_PUBLISH_EVERY 4096
+//  Rows of a sparse model without dim=
+#define S_SPARSE_DIM ((size_t) 1 << 18)
+
+typedef struct {
+    model_config cfg;  //  classes and dim 0 until known
+    const char *blob;
+    int eval;
+    int scale_given;
+    float scale;
+    uint64_t seed;
+    pthread_mutex_t lock;  //  making the model
+    _Atomic (model_blob *) model;
+    size_t bytes;
+    //  Eval: what every thread saw, for the accuracy
+    atomic_uint_fast64_t labeled, correct;
+} s_state;
+
+typedef struct {
+    s_state *state;
+    model_worker *worker;  //  training, once the model exists
+    float *values;         //  a record's numbers
+    uint64_t *indexes;     //  a sparse record's indexes
+    size_t cap;
+    uint64_t since;  //  examples since the metrics were published
+} s_thread;
+
+//  A property as a number; -1 after failing the job.
+static int s_number (weir_stage *st, const char *key, const char *fallback, double *out)
+{
+    const char *text = weir_prop (st, key, fallback);
+    char *end;
+    errno = 0;
+    double v = strtod (text, &end);
+    //  A fraction, as in scale=1/255
+    if (end != text && *end == '/') {
+        const char *den = end + 1;
+        double d = strtod (den, &end);
+        v = end != den && d != 0 ? v / d : NAN;
+    }
+    if (end == text || *end || errno || !isfinite (v) || v < 0)
+        return weir_fail (st, "property '%s': '%s' is not a non-negative number", key, text);
+    *out = v;
+    return 0;
+}
+
+static int s_count (weir_stage *st, const char *key, const char *fallback, uint64_t max, uint64_t *out)
+{
+    const char *text = weir_prop (st, key, fallback);
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull (text, &end, 10);
+    if (end == text || *end || errno || v > max || *text == '-')
+        return weir_fail (st, "property '%s': '%s' is not a whole number from 0 to %llu", key, text,
+                          (unsigned long long) max);
+    *out = v;
+    return 0;
+}
+
+//  The model's configuration from the properties.
+static int s_config (weir_stage *st, s_state *self)
+{
+    model_config *cfg = &self->cfg;
+    uint64_t classes, dim, minibatch;
+    double lr, decay, l2;
+    if (s_count (st, "classes", "0", 1u << 20, &classes) || s_count (st, "dim", "0", (uint64_t) 1 << 40, &dim)
+        || s_count (st, "minibatch", "16", 65536, &minibatch) || s_number (st, "lr", "0.2", &lr)
+        || s_number (st, "decay", "5e-5", &decay) || s_number (st, "l2", "0", &l2)
+        || s_count (st, "seed", "0", UINT64_MAX, &self->seed))
+        return -1;
+    model_config_defaults (cfg, (unsigned) classes, (size_t) dim);
+    cfg->minibatch = (unsigned) minibatch;
+    cfg->lr = (float) lr;
+    cfg->decay = (float) decay;
+    cfg->l2 = (float) l2;
+    const char *schedule = weir_prop (st, "schedule", "inv");
+    if (!strcmp (schedule, "inv"))
+        cfg->schedule = MODEL_LR_INV;
+    else if (!strcmp (schedule, "invsqrt"))
+        cfg->schedule = MODEL_LR_INVSQRT;
+    else if (!strcmp (schedule, "constant"))
+        cfg->schedule = MODEL_LR_CONSTANT;
+    else
+        return weir_fail (st, "property 'schedule': '%s' is none of inv, invsqrt, constant", schedule);
+    const char *indexing = weir_prop (st, "indexing", "hash");
+    if (!strcmp (indexing, "hash"))
+        cfg->indexing = MODEL_INDEX_HASH;
+    else if (!strcmp (indexing, "direct"))
+        cfg->indexing = MODEL_INDEX_DIRECT;
+    else
+        return weir_fail (st, "property 'indexing': '%s' is neither hash nor direct", indexing);
+    const char *mode = weir_prop (st, "mode", "train");
+    if (strcmp (mode, "train") && strcmp (mode, "eval"))
+        return weir_fail (st, "property 'mode': '%s' is neither train nor eval", mode);
+    self->eval = !strcmp (mode, "eval");
+    self->blob = weir_prop (st, "blob", "softmax");
+    //  scale: bytes are pixels unless said otherwise (1/255); numbers are
+    //  taken as they are
+    if (weir_prop (st, "scale", NULL)) {
+        double scale;
+        if (s_number (st, "scale", NULL, &scale))
+            return -1;
+        self->scale = (float) scale;
+        self->scale_given = 1;
+    }
+    return 0;
+}
+
+//  Small random weights from SEED (xorshift64*), drawn once into the blob.
+static void s_randomize (model_blob *m, unsigned classes, uint64_t seed)
+{
+    uint64_t x = seed;
+    _Atomic float *w = model_weights (m);
+    for (size_t j = 0; j < m->dim; j++)
+        for (unsigned c = 0; c < classes; c++) {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            double u = (double) ((x * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+            atomic_store_explicit (&w[j * m->row + c], (float) ((u - 0.5) * 0.002), memory_order_relaxed);
+        }
+}
+
+//  Make the model for DIM rows (lock held): a new blob, laid out.
+static model_blob *s_make (weir_stage *st, s_state *self, size_t dim)
+{
+    if (self->cfg.classes < 2) {
+        weir_fail (st, "property 'classes' is required to train a new model (at least 2)");
+        return NULL;
+    }
+    self->cfg.dim = dim;
+    size_t bytes = model_bytes (self->cfg.classes, dim);
+    int rc = model_config_check (&self->cfg);
+    if (rc || !bytes) {
+        weir_fail (st, "cannot make a model of %u classes and %zu rows: %s", self->cfg.classes, dim,
+                   model_strerror (rc ? rc : MODEL_ECONFIG));
+        return NULL;
+    }
+    model_blob *m = weir_blob (st, self->blob, bytes);
+    if (!m)
+        return NULL;
+    if ((rc = model_init (m, bytes, &self->cfg))) {
+        weir_fail (st, "blob '%s': %s", self->blob, model_strerror (rc));
+        return NULL;
+    }
+    if (self->seed)
+        s_randomize (m, self->cfg.classes, self->seed);
+    self->bytes = bytes;
+    atomic_store_explicit (&self->model, m, memory_order_release);
+    return m;
+}
+
+//  A model the workspace already holds (restored, or loaded from another
+//  job): its shape is the model's, and properties may only agree.
+static int s_adopt (weir_stage *st, s_state *self, void *mem, size_t size)
+{
+    const model_blob *m = mem;
+    if (size < sizeof *m || m->magic != MODEL_MAGIC)
+        return weir_fail (st, "blob '%s' is not a softmax model", self->blob);
+    if (self->cfg.classes && self->cfg.classes != m->classes)
+        return weir_fail (st, "classes=%u, but the model in blob '%s' has %u classes", self->cfg.classes,
+                          self->blob, m->classes);
+    if (self->cfg.dim && self->cfg.dim != m->dim)
+        return weir_fail (st, "dim=%zu, but the model in blob '%s' has %llu rows", self->cfg.dim, self->blob,
+                          (unsigned long long) m->dim);
+    self->cfg.classes = m->classes;
+    self->cfg.dim = (size_t) m->dim;
+    self->cfg.indexing = (model_indexing) m->indexing;
+    int rc = model_check (mem, size, &self->cfg);
+    if (rc)
+        return weir_fail (st, "blob '%s': %s", self->blob, model_strerror (rc));
+    self->bytes = size;
+    atomic_store_explicit (&self->model, (model_blob *) mem, memory_order_release);
+    return 0;
+}
+
+static int s_open (weir_stage *st, void **state)
+{
+    s_state *self = calloc (1, sizeof *self);
+    if (!self)
+        return weir_fail (st, "out of memory");
+    pthread_mutex_init (&self->lock, NULL);
+    atomic_init (&self->model, NULL);
+    int rc = s_config (st, self);
+    size_t size;
+    void *mem = rc ? NULL : (void *) weir_blob_find (st, self->blob, &size);
+    if (!rc && mem)
+        rc = s_adopt (st, self, mem, size);
+    else if (!rc && self->eval)
+        rc = weir_fail (st, "mode=eval needs a trained model in blob '%s': load one with --load-blobs DIR",
+                        self->blob);
+    else if (!rc && self->cfg.dim && !s_make (st, self, self->cfg.dim))
+        rc = -1;
+    if (rc) {
+        pthread_mutex_destroy (&self->lock);
+        free (self);
+        return -1;
+    }
+    *state = self;
+    return 0;
+}
+
+static void s_close (weir_stage *st, void *state)
+{
+    s_state *self = state;
+    pthread_mutex_destroy (&self->lock);
+    free (self);
+}
+
+static int s_thread_open (weir_stage *st, void *state, void **tstate)
+{
+    s_thread *t = calloc (1, sizeof *t);
+    if (!t)
+        return weir_fail (st, "out of memory");
+    t->state = state;
+    *tstate = t;
+    return 0;
+}
+
+//  Publish the thread's training statistics.
+static void s_publish (weir_stage *st, s_thread *t)
+{
+    model_stats stats;
+    model_worker_take_stats (t->worker, &stats);
+    if (stats.examples) {
+        weir_metric_set (st, "loss", stats.loss / (double) stats.examples);
+        weir_metric_set (st, "accuracy", (double) stats.correct / (double) stats.examples);
+    }
+    t->since = 0;
+}
+
+static void s_thread_close (weir_stage *st, void *tstate)
+{
+    s_thread *t = tstate;
+    if (t->worker) {
+        model_worker_flush (t->worker);
+        model_worker_destroy (&t->worker);
+    }
+    free (t->values);
+    free (t->indexes);
+    free (t);
+}
+
+static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
+{
+    s_thread *t = tstate;
+    s_state *self = t->state;
+    //  The checkpoint that follows copies the blob: it must hold every
+    //  example of the epoch
+    if (t->worker) {
+        model_worker_flush (t->worker);
+        s_publish (st, t);
+    }
+    if (self->eval) {
+        uint64_t labeled = atomic_load (&self->labeled);
+        if (labeled) {
+            weir_metric_set (st, "accuracy", (double) atomic_load (&self->correct) / (double) labeled);
+            weir_metric_set (st, "labeled", (double) labeled);
+        }
+    }
+    return 0;
+}
+
+//  Room for N numbers (and indexes) in T's buffers.
+static int s_room (weir_stage *st, s_thread *t, size_t n)
+{
+    if (n <= t->cap)
+        return 0;
+    size_t cap = t->cap ? t->cap : 1024;
+    while (cap < n)
+        cap *= 2;
+    float *values = realloc (t->values, cap * sizeof *values);
+    if (values)
+        t->values = values;
+    uint64_t *indexes = values ? realloc (t->indexes, cap * sizeof *indexes) : NULL;
+    if (indexes)
+        t->indexes = indexes;
+    if (!values || !indexes)
+        return weir_fail (st, "out of memory for a record of %zu features", n);
+    t->cap = cap;
+    return 0;
+}
+
+static int s_is_number (const msgpack_object *o, double *v)
+{
+    switch (o->type) {
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: *v = (double) o->via.u64; return 1;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: *v = (double) o->via.i64; return 1;
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64: *v = o->via.f64; return 1;
+    default: return 0;
+    }
+}
+
+//  A record's features, decoded into T's buffers.
+typedef struct {
+    enum { S_BYTES, S_DENSE, S_SPARSE } kind;
+    const uint8_t *bytes;
+    size_t n;
+    float scale;
+} s_features;
+
+static int s_features_of (weir_stage *st, s_thread *t, const msgpack_object *f, s_features *out)
+{
+    s_state *self = t->state;
+    out->scale = self->scale_given ? self->scale : 1.0f;
+    double v;
+    switch (f->type) {
+    case MSGPACK_OBJECT_BIN:
+        out->kind = S_BYTES;
+        out->bytes = (const uint8_t *) f->via.bin.ptr;
+        out->n = f->via.bin.size;
+        out->scale = self->scale_given ? self->scale : 1.0f / 255.0f;
+        return 0;
+    case MSGPACK_OBJECT_ARRAY:
+        out->kind = S_DENSE;
+        out->n = f->via.array.size;
+        if (s_room (st, t, out->n))
+            return -1;
+        for (size_t i = 0; i < out->n; i++) {
+            if (!s_is_number (&f->via.array.ptr[i], &v))
+                return weir_fail (st, "feature %zu of a dense record is not a number (msgpack type %d)", i,
+                                  (int) f->via.array.ptr[i].type);
+            t->values[i] = (float) v;
+        }
+        return 0;
+    case MSGPACK_OBJECT_MAP:
+        out->kind = S_SPARSE;
+        out->n = f->via.map.size;
+        if (s_room (st, t, out->n))
+            return -1;
+        for (size_t i = 0; i < out->n; i++) {
+            const msgpack_object_kv *kv = &f->via.map.ptr[i];
+            if (kv->key.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+                return weir_fail (st, "a sparse record's key is not an index (msgpack type %d)",
+                                  (int) kv->key.type);
+            if (!s_is_number (&kv->val, &v))
+                return weir_fail (st, "the value of index %llu is not a number (msgpack type %d)",
+                                  (unsigned long long) kv->key.via.u64, (int) kv->val.type);
+            t->indexes[i] = kv->key.via.u64;
+            t->values[i] = (float) v;
+        }
+        return 0;
+    default:
+        return weir_fail (st,
+                          "features must be a bin, an array of numbers or a map {index: number}, not msgpack "
+                          "type %d",
+                          (int) f->type);
+    }
+}
+
+//  The model, made from the first record when no property fixed its size.
+static model_blob *s_model (weir_stage *st, s_state *self, const s_features *f)
+{
+    model_blob *m = atomic_load_explicit (&self->model, memory_order_acquire);
+    if (m)
+        return m;
+    pthread_mutex_lock (&self->lock);
+    m = atomic_load_explicit (&self->model, memory_order_relaxed);
+    if (!m)
+        m = s_make (st, self, f->kind == S_SPARSE ? S_SPARSE_DIM : f->n);
+    pthread_mutex_unlock (&self->lock);
+    return m;
+}
+
+static int s_train (weir_stage *st, s_thread *t, model_blob *m, unsigned label, const s_features *f)
+{
+    s_state *self = t->state;
+    if (!t->worker && !(t->worker = model_worker_new (&self->cfg)))
+        return weir_fail (st, "out of memory for a training thread");
+    int rc;
+    if (f->kind == S_BYTES)
+        rc = model_worker_add_dense_u8 (t->worker, m, label, f->bytes, f->n, f->scale);
+    else if (f->kind == S_DENSE)
+        rc = model_worker_add_dense_f32 (t->worker, m, label, t->values, f->n, f->scale);
+    else
+        rc = model_worker_add_sparse (t->worker, m, label, t->indexes, t->values, f->n, f->scale);
+    if (rc)
+        return weir_fail (st, "a record of label %u: %s", label, model_strerror (rc));
+    if (++t->since >= S_PUBLISH_EVERY)
+        s_publish (st, t);
+    return 0;
+}
+
+static int s_predict (weir_stage *st, s_thread *t, model_blob *m, const msgpack_object *label,
+                      const s_features *f)
+{
+    s_state *self = t->state;
+    int predicted;
+    if (f->kind == S_BYTES)
+        predicted = model_predict_dense_u8 (m, f->bytes, f->n, f->scale, NULL);
+    else if (f->kind == S_DENSE)
+        predicted = model_predict_dense_f32 (m, t->values, f->n, f->scale, NULL);
+    else
+        predicted = model_predict_sparse (m, t->indexes, t->values, f->n, f->scale, NULL);
+    if (predicted < 0)
+        return weir_fail (st, "cannot score a record: %s", model_strerror (predicted));
+    if (label && label->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+        atomic_fetch_add_explicit (&self->labeled, 1, memory_order_relaxed);
+        if (label->via.u64 == (uint64_t) predicted)
+            atomic_fetch_add_explicit (&self->correct, 1, memory_order_relaxed);
+    }
+    msgpack_pack_uint64 (weir_packer (st), (uint64_t) predicted);
+    return weir_emit_packed (st);
+}
+
+static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_thread *t = tstate;
+    s_state *self = t->state;
+    if (rec->type != MSGPACK_OBJECT_ARRAY || rec->via.array.size != 2)
+        return weir_fail (st, "a record must be [label, features], not msgpack type %d%s", (int) rec->type,
+                          rec->type == MSGPACK_OBJECT_ARRAY ? " of another length" : "");
+    const msgpack_object *label = &rec->via.array.ptr[0];
+    s_features f = {0};
+    if (s_features_of (st, t, &rec->via.array.ptr[1], &f))
+        return -1;
+    model_blob *m = s_model (st, self, &f);
+    if (!m)
+        return -1;
+    if (self->eval)
+        return s_predict (st, t, m, label, &f);
+    if (label->type != MSGPACK_OBJECT_POSITIVE_INTEGER || label->via.u64 >= m->classes)
+        return weir_fail (st, "a label must be an integer from 0 to %u", m->classes - 1);
+    return s_train (st, t, m, (unsigned) label->via.u64, &f);
+}
+
+static const weir_processor s_softmax = {
+    WEIR_PROCESSOR_INIT,
+    .name = "softmax",
+    .description =
+        "multinomial logistic regression, trained hogwild by every thread, or evaluated (mode=eval)",
+    .open = s_open,
+    .thread_open = s_thread_open,
+    .process = s_process,
+    .epoch_end = s_epoch_end,
+    .thread_close = s_thread_close,
+    .close = s_close,
+};
+
+const weir_processor *weir_plugin_processor (void)
+{
+    return &s_softmax;
+}

@@ -1,0 +1,504 @@
+/*  tests/check_hogwild_model.c - the hogwild example's learning core
+    (examples/hogwild/model.c): the memory layout, the arithmetic of one
+    step, mini-batches, sparse columns, errors, exact resume, two threads.  */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "examples/hogwild/model.h"
+#include "testutil.h"
+
+//  A model in 64-byte aligned memory, laid out by model_init
+static model_blob *s_model (const model_config *cfg, size_t *size)
+{
+    *size = model_bytes (cfg->classes, cfg->dim);
+    ck_assert_uint_gt (*size, 0);
+    void *mem = aligned_alloc (64, (*size + 63) / 64 * 64);
+    ck_assert_ptr_nonnull (mem);
+    ck_assert_int_eq (model_init (mem, *size, cfg), 0);
+    return mem;
+}
+
+//  The weight of feature J for class C
+static float s_weight (model_blob *m, unsigned c, size_t j)
+{
+    return atomic_load (&model_weights (m)[j * m->row + c]);
+}
+
+static float s_bias (model_blob *m, unsigned c)
+{
+    return atomic_load (&model_biases (m)[c]);
+}
+
+//  Toy data: class c of 3 has pixel c bright, plus a pixel that varies
+static void s_toy (unsigned i, uint8_t x[8], unsigned *label)
+{
+    memset (x, 0, 8);
+    *label = i % 3;
+    x[*label] = 255;
+    x[3 + i % 5] = (uint8_t) (i * 37);
+}
+
+START_TEST (test_layout)
+{
+    ck_assert_uint_eq (model_row_floats (2), 4);
+    ck_assert_uint_eq (model_row_floats (4), 4);
+    ck_assert_uint_eq (model_row_floats (5), 8);
+    ck_assert_uint_eq (model_row_floats (10), 16);
+    ck_assert_uint_eq (model_row_floats (16), 16);
+    ck_assert_uint_eq (model_row_floats (17), 32);
+    //  Header, 784 rows of 10 classes padded to 16, a row of biases
+    ck_assert_uint_eq (model_bytes (10, 784), 128 + 785 * 16 * 4);
+    ck_assert_uint_eq (model_bytes (3, 5), 128 + 6 * 4 * 4);
+    ck_assert_uint_eq (model_bytes (1, 784), 0);
+    ck_assert_uint_eq (model_bytes (10, 0), 0);
+    ck_assert_uint_eq (model_bytes (10, (size_t) 1 << 40), 0);
+    ck_assert_uint_eq (sizeof (model_blob), MODEL_HEADER_BYTES);
+
+    model_config cfg;
+    model_config_defaults (&cfg, 3, 5);
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    ck_assert_uint_eq (m->magic, MODEL_MAGIC);
+    ck_assert_uint_eq (m->version, MODEL_VERSION);
+    ck_assert_uint_eq (m->classes, 3);
+    ck_assert_uint_eq (m->dim, 5);
+    ck_assert_uint_eq (m->row, 4);
+    ck_assert_uint_eq (atomic_load (&m->step), 0);
+    ck_assert_ptr_eq ((char *) model_weights (m), (char *) m + 128);
+    ck_assert_ptr_eq ((char *) model_biases (m), (char *) m + 128 + 5 * 4 * 4);
+    free (m);
+}
+END_TEST
+
+START_TEST (test_init_check)
+{
+    model_config cfg, other;
+    model_config_defaults (&cfg, 4, 100);
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    ck_assert_int_eq (model_check (m, size, &cfg), 0);
+    //  Hyperparameters may change between runs, the shape may not
+    other = cfg;
+    other.lr = 1;
+    other.minibatch = 3;
+    ck_assert_int_eq (model_check (m, size, &other), 0);
+    other = cfg;
+    other.classes = 5;
+    ck_assert_int_eq (model_check (m, size, &other), MODEL_EBLOB);
+    other = cfg;
+    other.dim = 101;
+    ck_assert_int_eq (model_check (m, size, &other), MODEL_EBLOB);
+    other = cfg;
+    other.indexing = MODEL_INDEX_DIRECT;
+    ck_assert_int_eq (model_check (m, size, &other), MODEL_EBLOB);
+    ck_assert_int_eq (model_check (m, size - 4, &cfg), MODEL_EBLOB);
+    ck_assert_int_eq (model_init (m, size + 4, &cfg), MODEL_EBLOB);
+    //  A zeroed blob (new in weir) is no model until model_init
+    memset (m, 0, size);
+    ck_assert_int_eq (model_check (m, size, &cfg), MODEL_EBLOB);
+    other = cfg;
+    other.lr = -1;
+    ck_assert_int_eq (model_init (m, size, &other), MODEL_ECONFIG);
+    free (m);
+}
+END_TEST
+
+START_TEST (test_config)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 10, 784);
+    ck_assert_int_eq (model_config_check (&cfg), 0);
+    ck_assert_uint_eq (cfg.minibatch, 16);
+    model_config bad = cfg;
+    bad.minibatch = 0;
+    ck_assert_int_eq (model_config_check (&bad), MODEL_ECONFIG);
+    bad = cfg;
+    bad.decay = NAN;
+    ck_assert_int_eq (model_config_check (&bad), MODEL_ECONFIG);
+    bad = cfg;
+    bad.l2 = INFINITY;
+    ck_assert_int_eq (model_config_check (&bad), MODEL_ECONFIG);
+    bad = cfg;
+    bad.classes = 1;
+    ck_assert_int_eq (model_config_check (&bad), MODEL_ECONFIG);
+    bad = cfg;
+    bad.schedule = 7;
+    ck_assert_int_eq (model_config_check (&bad), MODEL_ECONFIG);
+    ck_assert_ptr_null (model_worker_new (&bad));
+    ck_assert_str_eq (model_strerror (MODEL_ELABEL), "label out of range");
+    ck_assert_str_eq (model_strerror (-99), "unknown error");
+
+    cfg.lr = 0.5f;
+    cfg.decay = 0.01f;
+    cfg.schedule = MODEL_LR_CONSTANT;
+    ck_assert_float_eq (model_lr (&cfg, 12345), 0.5f);
+    cfg.schedule = MODEL_LR_INV;
+    ck_assert_float_eq (model_lr (&cfg, 0), 0.5f);
+    ck_assert_float_eq_tol (model_lr (&cfg, 100), 0.25f, 1e-7);
+    cfg.schedule = MODEL_LR_INVSQRT;
+    ck_assert_float_eq_tol (model_lr (&cfg, 300), 0.25f, 1e-7);
+    //  Far past float's 2^24: the step is kept in 64 bits
+    cfg.schedule = MODEL_LR_INV;
+    ck_assert_float_gt (model_lr (&cfg, (uint64_t) 1 << 40), 0);
+}
+END_TEST
+
+//  One example on a zero model: every class has probability 1/K, so the
+//  step is w[c][j] = -lr (1/K - [c == y]) x[j], exactly
+START_TEST (test_one_step)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 4, 3);
+    cfg.minibatch = 1;
+    cfg.lr = 0.5f;
+    cfg.schedule = MODEL_LR_CONSTANT;
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    model_worker *w = model_worker_new (&cfg);
+    ck_assert_ptr_nonnull (w);
+    const float x[3] = {1, 2, 0};
+    ck_assert_int_eq (model_worker_add_dense_f32 (w, m, 2, x, 3, 1.0f), 0);
+    ck_assert_uint_eq (model_worker_pending (w), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 1);
+    for (unsigned c = 0; c < 4; c++) {
+        float g = 0.25f - (c == 2);
+        for (size_t j = 0; j < 3; j++)
+            ck_assert_float_eq_tol (s_weight (m, c, j), -0.5f * g * x[j], 1e-7);
+        ck_assert_float_eq_tol (s_bias (m, c), -0.5f * g, 1e-7);
+    }
+    //  Rows of 4 classes have no padding; a dense example writes the rows
+    //  of its features only
+    ck_assert_uint_eq (m->row, 4);
+    model_stats st;
+    model_worker_take_stats (w, &st);
+    ck_assert_uint_eq (st.examples, 1);
+    ck_assert_double_eq_tol (st.loss, log (4.0), 1e-6);
+    ck_assert_uint_eq (st.correct, 0);  //  a tie goes to label 0
+    model_worker_take_stats (w, &st);
+    ck_assert_uint_eq (st.examples, 0);
+    model_worker_destroy (&w);
+    ck_assert_ptr_null (w);
+    model_worker_destroy (&w);
+    free (m);
+}
+END_TEST
+
+//  Examples wait in the mini-batch; the model moves when it is full or
+//  flushed, and the step counts examples
+START_TEST (test_minibatch)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 3, 8);
+    cfg.minibatch = 4;
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    model_worker *w = model_worker_new (&cfg);
+    uint8_t x[8];
+    unsigned label;
+    for (unsigned i = 0; i < 3; i++) {
+        s_toy (i, x, &label);
+        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    }
+    ck_assert_uint_eq (model_worker_pending (w), 3);
+    ck_assert_uint_eq (atomic_load (&m->step), 0);
+    ck_assert_float_eq (s_bias (m, 0), 0);
+    s_toy (3, x, &label);
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    ck_assert_uint_eq (model_worker_pending (w), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 4);
+    ck_assert_float_ne (s_bias (m, 0), 0);
+    s_toy (4, x, &label);
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    model_worker_flush (w);
+    ck_assert_uint_eq (atomic_load (&m->step), 5);
+    model_worker_flush (w);
+    ck_assert_uint_eq (atomic_load (&m->step), 5);
+    model_worker_destroy (&w);
+    free (m);
+}
+END_TEST
+
+START_TEST (test_errors)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 3, 8);
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    model_worker *w = model_worker_new (&cfg);
+    uint8_t x[9] = {1, 2, 3};
+    float f[2] = {1, NAN};
+    double d[2] = {1, 1e300};
+    uint64_t idx[2] = {1, 2};
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, 0, x, 8, 1), 0);
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, 3, x, 8, 1), MODEL_ELABEL);
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, 0, x, 9, 1), MODEL_EDIM);
+    ck_assert_int_eq (model_worker_add_dense_f32 (w, m, 0, f, 2, 1), MODEL_EVALUE);
+    ck_assert_int_eq (model_worker_add_dense_f64 (w, m, 0, d, 2, 1), MODEL_EVALUE);
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, 0, x, 8, INFINITY), MODEL_EVALUE);
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, idx, f, 2, 1), MODEL_EVALUE);
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 7, idx, f, 1, 1), MODEL_ELABEL);
+    //  Refused examples change nothing
+    ck_assert_uint_eq (model_worker_pending (w), 1);
+    model_stats st;
+    model_worker_take_stats (w, &st);
+    ck_assert_uint_eq (st.examples, 1);
+    ck_assert_int_eq (model_predict_dense_u8 (m, x, 9, 1, NULL), MODEL_EDIM);
+    ck_assert_int_eq (model_predict_dense_f32 (m, f, 2, 1, NULL), MODEL_EVALUE);
+    ck_assert_int_eq (model_predict_sparse (m, idx, f, 2, 1, NULL), MODEL_EVALUE);
+    model_worker_flush (w);
+    model_worker_destroy (&w);
+    free (m);
+}
+END_TEST
+
+//  The documented hash, pinned: MurmurHash3's fmix64 modulo dim
+static uint64_t s_fmix64 (uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+START_TEST (test_sparse_columns)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 2, 1000);
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    ck_assert_uint_eq (model_column (m, 5), s_fmix64 (5) % 1000);
+    ck_assert_uint_eq (model_column (m, 123456789), s_fmix64 (123456789) % 1000);
+    free (m);
+
+    cfg.indexing = MODEL_INDEX_DIRECT;
+    cfg.minibatch = 1;
+    m = s_model (&cfg, &size);
+    ck_assert_uint_eq (model_column (m, 5), 5);
+    ck_assert_uint_eq (model_column (m, 999), 999);
+    ck_assert_uint_eq (model_column (m, 1000), s_fmix64 (1000) % 1000);
+
+    //  Only the touched columns move; a repeated index adds up
+    model_worker *w = model_worker_new (&cfg);
+    uint64_t idx[3] = {7, 500, 7};
+    float val[3] = {1, 2, 3};
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 1, idx, val, 3, 0.5f), 0);
+    for (size_t j = 0; j < 1000; j++)
+        if (j != 7 && j != 500) {
+            ck_assert_float_eq (s_weight (m, 0, j), 0);
+            ck_assert_float_eq (s_weight (m, 1, j), 0);
+        }
+    //  Zero model: p = 1/2, step -lr (p - y) x with x[7] = (1 + 3) / 2
+    float lr = cfg.lr;
+    ck_assert_float_eq_tol (s_weight (m, 1, 7), lr * 0.5f * 2.0f, 1e-6);
+    ck_assert_float_eq_tol (s_weight (m, 0, 7), -lr * 0.5f * 2.0f, 1e-6);
+    ck_assert_float_eq_tol (s_weight (m, 1, 500), lr * 0.5f * 1.0f, 1e-6);
+    float prob[2];
+    ck_assert_int_eq (model_predict_sparse (m, idx, val, 1, 1, prob), 1);
+    ck_assert_float_eq_tol (prob[0] + prob[1], 1, 1e-6);
+    ck_assert_float_gt (prob[1], 0.5f);
+    model_worker_destroy (&w);
+    free (m);
+}
+END_TEST
+
+//  A short dense example on a wide model reads and writes only its columns
+START_TEST (test_dense_short)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 3, 1000);
+    cfg.minibatch = 2;
+    cfg.l2 = 0.1f;
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    model_worker *w = model_worker_new (&cfg);
+    uint8_t x[8];
+    unsigned label;
+    for (unsigned i = 0; i < 10; i++) {
+        s_toy (i, x, &label);
+        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    }
+    model_worker_flush (w);
+    for (unsigned c = 0; c < m->row; c++)
+        for (size_t j = 16; j < 1000; j++)
+            ck_assert_float_eq (s_weight (m, c, j), 0);
+    //  The padding lane of the rows (3 classes in rows of 4) stays 0
+    for (size_t j = 0; j < 1000; j++)
+        ck_assert_float_eq (s_weight (m, 3, j), 0);
+    ck_assert_float_gt (s_weight (m, 0, 0), 0);
+    model_worker_destroy (&w);
+    free (m);
+}
+END_TEST
+
+//  Dense and sparse examples may alternate: a change of kind applies the
+//  pending mini-batch
+START_TEST (test_mixed)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 3, 8);
+    cfg.indexing = MODEL_INDEX_DIRECT;
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    model_worker *w = model_worker_new (&cfg);
+    uint8_t x[8];
+    unsigned label;
+    s_toy (0, x, &label);
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    uint64_t idx[1] = {0};
+    float val[1] = {1};
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, idx, val, 1, 1), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 2);
+    ck_assert_uint_eq (model_worker_pending (w), 1);
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 3);
+    model_worker_flush (w);
+    ck_assert_uint_eq (atomic_load (&m->step), 4);
+    model_worker_destroy (&w);
+    free (m);
+}
+END_TEST
+
+//  Train EPOCHS epochs of the toy data (dense or sparse) on M with a new
+//  worker, flushing at each epoch end as the plugin does
+static void s_train (model_blob *m, const model_config *cfg, int sparse, unsigned from, unsigned epochs)
+{
+    model_worker *w = model_worker_new (cfg);
+    ck_assert_ptr_nonnull (w);
+    for (unsigned e = from; e < from + epochs; e++) {
+        for (unsigned i = 0; i < 101; i++) {
+            uint8_t x[8];
+            unsigned label;
+            s_toy (i + e, x, &label);
+            if (sparse) {
+                uint64_t idx[8];
+                float val[8];
+                size_t n = 0;
+                for (size_t j = 0; j < 8; j++)
+                    if (x[j]) {
+                        idx[n] = j + 1;
+                        val[n++] = x[j];
+                    }
+                ck_assert_int_eq (model_worker_add_sparse (w, m, label, idx, val, n, 1.0f / 255), 0);
+            }
+            else
+                ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+        }
+        model_worker_flush (w);
+    }
+    model_worker_destroy (&w);
+}
+
+//  A run stopped at an epoch end and resumed from a copy of the memory
+//  ends with the same bits as an uninterrupted one
+START_TEST (test_resume_exact)
+{
+    for (int sparse = 0; sparse <= 1; sparse++) {
+        model_config cfg;
+        model_config_defaults (&cfg, 3, sparse ? 64 : 8);
+        cfg.minibatch = 7;
+        cfg.l2 = 1e-3f;
+        size_t size;
+        model_blob *once = s_model (&cfg, &size), *cut = s_model (&cfg, &size);
+        s_train (once, &cfg, sparse, 0, 5);
+        s_train (cut, &cfg, sparse, 0, 2);
+        void *copy = aligned_alloc (64, (size + 63) / 64 * 64);
+        memcpy (copy, cut, size);
+        free (cut);
+        ck_assert_int_eq (model_check (copy, size, &cfg), 0);
+        s_train (copy, &cfg, sparse, 2, 3);
+        ck_assert_uint_eq (atomic_load (&once->step), 505);
+        ck_assert_int_eq (memcmp (once, copy, size), 0);
+        //  And it learned the toy problem
+        uint8_t x[8];
+        unsigned label;
+        for (unsigned i = 0; i < 30; i++) {
+            s_toy (i, x, &label);
+            if (!sparse)
+                ck_assert_int_eq (model_predict_dense_u8 (once, x, 8, 1.0f / 255, NULL), (int) label);
+        }
+        free (once);
+        free (copy);
+    }
+}
+END_TEST
+
+typedef struct {
+    model_blob *m;
+    const model_config *cfg;
+    unsigned seed;
+} s_job;
+
+static void *s_hogwild (void *arg)
+{
+    s_job *job = arg;
+    model_worker *w = model_worker_new (job->cfg);
+    for (unsigned i = 0; i < 3000; i++) {
+        uint8_t x[8];
+        unsigned label;
+        s_toy (i * 2 + job->seed, x, &label);
+        if (model_worker_add_dense_u8 (w, job->m, label, x, 8, 1.0f / 255))
+            break;
+        uint64_t idx[1] = {label};
+        float val[1] = {1};
+        //  Sparse examples on the same columns, to race on them too
+        if (i % 10 == 0 && model_worker_add_sparse (w, job->m, label, idx, val, 1, 1))
+            break;
+        if (i % 500 == 0)
+            (void) model_predict_dense_u8 (job->m, x, 8, 1.0f / 255, NULL);
+    }
+    model_worker_flush (w);
+    model_worker_destroy (&w);
+    return NULL;
+}
+
+//  Two threads on one model without locks: no example is missing from
+//  the step counter, the model learns (and TSan builds see no data race)
+START_TEST (test_two_threads)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 3, 8);
+    cfg.indexing = MODEL_INDEX_DIRECT;
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    pthread_t tid[2];
+    s_job jobs[2] = {{m, &cfg, 0}, {m, &cfg, 1}};
+    for (int t = 0; t < 2; t++)
+        ck_assert_int_eq (pthread_create (&tid[t], NULL, s_hogwild, &jobs[t]), 0);
+    for (int t = 0; t < 2; t++)
+        ck_assert_int_eq (pthread_join (tid[t], NULL), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 2 * (3000 + 300));
+    uint8_t x[8];
+    unsigned label;
+    for (unsigned i = 0; i < 30; i++) {
+        s_toy (i, x, &label);
+        ck_assert_int_eq (model_predict_dense_u8 (m, x, 8, 1.0f / 255, NULL), (int) label);
+    }
+    free (m);
+}
+END_TEST
+
+Suite *check_suite (void)
+{
+    Suite *s = suite_create ("hogwild_model");
+    TCase *tc = tcase_create ("memory");
+    tcase_add_test (tc, test_layout);
+    tcase_add_test (tc, test_init_check);
+    tcase_add_test (tc, test_config);
+    suite_add_tcase (s, tc);
+
+    tc = tcase_create ("learning");
+    tcase_add_test (tc, test_one_step);
+    tcase_add_test (tc, test_minibatch);
+    tcase_add_test (tc, test_errors);
+    tcase_add_test (tc, test_sparse_columns);
+    tcase_add_test (tc, test_dense_short);
+    tcase_add_test (tc, test_mixed);
+    tcase_add_test (tc, test_resume_exact);
+    tcase_add_test (tc, test_two_threads);
+    suite_add_tcase (s, tc);
+    return s;
+}

@@ -1,0 +1,118 @@
+#!/bin/sh
+# The softmax plugin on a slice of Fashion-MNIST: it learns from every
+# record form (bin, array, map, and libsvm text through the libsvm reader),
+# evaluates, and a job killed with SIGKILL and resumed ends with weights
+# bit-identical to an uninterrupted run (one thread), having continued, not
+# restarted.  The full 0.84 run is bench/hogwild_bench.
+. "$(dirname "$0")/lib.sh"
+: "${HOGWILD_DIR:?HOGWILD_DIR must point at the built or installed softmax plugin}"
+: "${IDX2MSGPACK:?IDX2MSGPACK must point at examples/hogwild/idx2msgpack}"
+data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
+if [ ! -r "$data/train-images-idx3-ubyte.gz" ]; then
+    fail "no Fashion-MNIST in $data: install the Debian package dataset-fashion-mnist (scripts/install-deps.sh does) or set FASHION_MNIST_DIR"
+    finish
+    exit 1
+fi
+export WEIR_PLUGIN_PATH="$HOGWILD_DIR"
+
+# 3000 images to train on, 1000 others to test on
+for form in bin array map; do
+    "$IDX2MSGPACK" --limit 3000 --features $form "$data/train-images-idx3-ubyte.gz" \
+        "$data/train-labels-idx1-ubyte.gz" "$T/train.$form" 2>/dev/null || fail "convert train ($form)"
+done
+"$IDX2MSGPACK" --limit 1000 "$data/t10k-images-idx3-ubyte.gz" "$data/t10k-labels-idx1-ubyte.gz" "$T/test.bin" \
+    2>/dev/null || fail "convert test"
+
+# The value of metric NAME in a --stats file
+metric () {
+    sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | tail -1
+}
+
+# Accuracy of the model in checkpoint directory $1 on the test slice: far
+# above chance (0.1) after a few passes over 3000 images
+evaluate () {
+    "$WEIR" run -q --stats "$T/eval.json" --load-blobs "$1" \
+        "msgpack path=$T/test.bin ! softmax mode=eval ! lines path=$T/predicted.txt" || fail "$2: eval failed"
+    acc=$(metric "$T/eval.json" accuracy)
+    awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "$2: accuracy '$acc' on the test slice"
+    [ "$(wc -l < "$T/predicted.txt")" -eq 1000 ] && ok || fail "$2: not one prediction per record"
+}
+
+# The dense forms train to the same model: bin bytes are scaled by 1/255,
+# array numbers are taken as they are, so the array form says scale=1/255
+for form in bin array; do
+    scale=
+    [ $form = array ] && scale="scale=1/255"
+    "$WEIR" run -q --checkpoint "$T/ck.$form" "msgpack path=$T/train.$form passes=3 ! softmax classes=10 $scale ! null" \
+        || fail "train ($form)"
+    evaluate "$T/ck.$form" "$form"
+    "$WEIR" checkpoints "$T/ck.$form" --epoch 3 --blob softmax > "$T/model.$form"
+done
+cmp -s "$T/model.bin" "$T/model.array" && ok || fail "bin and array forms trained different models"
+
+# Sparse maps, hashed into 2^18 rows, two threads
+"$WEIR" run -q --checkpoint "$T/ck.map" "msgpack path=$T/train.map passes=3 ! softmax classes=10 scale=1/255 threads=2 ! null" \
+    || fail "train (map)"
+"$WEIR" run -q --stats "$T/eval.json" --load-blobs "$T/ck.map" \
+    "msgpack path=$T/train.map ! softmax mode=eval scale=1/255 ! null" || fail "map: eval failed"
+acc=$(metric "$T/eval.json" accuracy)
+awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "map: training accuracy '$acc'"
+
+# The very file liblinear reads: libsvm text, written and read by weir
+"$WEIR" run -q "msgpack path=$T/train.bin ! libsvm path=$T/train.svm scale=1/255" || fail "write libsvm"
+"$WEIR" run -q "msgpack path=$T/test.bin ! libsvm path=$T/test.svm scale=1/255" || fail "write libsvm"
+"$WEIR" run -q --checkpoint "$T/ck.svm" "libsvm path=$T/train.svm passes=3 ! softmax classes=10 ! null" \
+    || fail "train (libsvm)"
+"$WEIR" run -q --stats "$T/eval.json" --load-blobs "$T/ck.svm" "libsvm path=$T/test.svm ! softmax mode=eval ! null" \
+    || fail "libsvm: eval failed"
+acc=$(metric "$T/eval.json" accuracy)
+awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "libsvm: accuracy '$acc'"
+
+# The progress line of a training job: epoch, examples/s, the running loss
+"$WEIR" run --progress --progress-interval 20 "msgpack path=$T/train.bin passes=20 ! softmax classes=10 ! null" \
+    2>"$T/progress" || fail "progress run"
+grep -Eq '^epoch [0-9]+ \| msgpack [0-9.]+[kMG]?/s \| softmax [0-9.]+[kMG]?/s q [0-9]+/16 loss [0-9.]+' "$T/progress" \
+    && ok || fail "progress line: $(grep softmax "$T/progress" | head -1)"
+
+# Errors: eval without a model, a label past classes, features of no form
+expect_exit 1 "mode=eval needs a trained model" -- "$WEIR" run "msgpack path=$T/test.bin ! softmax mode=eval ! null"
+expect_exit 1 "a label must be an integer from 0 to 4" -- "$WEIR" run "msgpack path=$T/test.bin ! softmax classes=5 ! null"
+expect_exit 1 "classes=3, but the model in blob 'softmax' has 10 classes" -- \
+    "$WEIR" run --load-blobs "$T/ck.bin" "msgpack path=$T/test.bin ! softmax classes=3 ! null"
+expect_exit 1 "a record must be \\[label, features\\]" -- "$WEIR" run "range count=10 ! softmax classes=2 ! null"
+printf '\222\001\243abc' > "$T/bad.mp"
+expect_exit 1 "features must be a bin, an array of numbers or a map" -- \
+    "$WEIR" run "msgpack path=$T/bad.mp ! softmax classes=2 ! null"
+
+# Killed at random and resumed, one thread: the same weights to the bit.
+# Each epoch of 1000 examples is flushed into the blob before its
+# checkpoint, and the step counter (examples applied, at byte 64 of the
+# blob) carries the learning-rate schedule across the restarts.
+job="msgpack path=$T/train.bin passes=20 ! softmax classes=10 ! null"
+"$WEIR" run -q --checkpoint "$T/ref" --epoch-records 1000 "$job" || fail "uninterrupted run"
+seed=${CRASH_SEED:-$(date +%s)}
+echo "hogwild kills: seed $seed (set CRASH_SEED to replay)"
+delays=$(awk -v seed="$seed" 'BEGIN { srand (seed); for (i = 0; i < 6; i++) printf "%d ", 20 + int (rand () * 150) }')
+resumed=0
+for ms in $delays; do
+    "$WEIR" run --no-progress --checkpoint "$T/ck" --resume --keep 2 --epoch-records 1000 "$job" 2>>"$T/resumes" &
+    pid=$!
+    sleep "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+done
+"$WEIR" run --checkpoint "$T/ck" --resume --keep 2 --epoch-records 1000 "$job" 2>>"$T/resumes" || fail "final resumed run"
+grep -q "resuming from checkpoint [1-9]" "$T/resumes" && ok || fail "no run resumed past checkpoint 0: $(cat "$T/resumes")"
+last=$("$WEIR" checkpoints "$T/ref" | awk 'END {print $1}')
+[ "$last" = "$("$WEIR" checkpoints "$T/ck" | awk 'END {print $1}')" ] && ok || fail "the resumed job ended at another epoch"
+"$WEIR" checkpoints "$T/ref" --epoch "$last" --blob softmax > "$T/ref.model"
+"$WEIR" checkpoints "$T/ck" --epoch "$last" --blob softmax > "$T/ck.model"
+[ -s "$T/ref.model" ] && cmp -s "$T/ref.model" "$T/ck.model" && ok || fail "resumed weights differ from the uninterrupted run's"
+# Every checkpoint's step counter is the examples read before it
+for e in $("$WEIR" checkpoints "$T/ck" | awk 'NR > 1 && $1 > 0 {print $1}'); do
+    step=$("$WEIR" checkpoints "$T/ck" --epoch "$e" --blob softmax | od -An -tu8 -j64 -N8 | tr -d ' ')
+    read=$("$WEIR" checkpoints "$T/ck" --epoch "$e" | sed -n 's/^  records_out:0: //p')
+    [ -n "$step" ] && [ "$step" = "$read" ] && ok || fail "checkpoint $e: step counter $step, but $read records read"
+done
+
+finish
