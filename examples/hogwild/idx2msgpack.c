@@ -48,6 +48,10 @@ typedef struct {
 static const char *s_out_path;
 static int s_out_regular;
 
+//  The image being converted; file-level, so that an exit through s_fail
+//  leaves nothing unreachable behind
+static unsigned char *s_pixel;
+
 static void s_fail (const char *path, const char *fmt, ...)
 {
     va_list ap;
@@ -59,6 +63,7 @@ static void s_fail (const char *path, const char *fmt, ...)
     //  Half a data set that looks whole is worse than none
     if (s_out_regular)
         unlink (s_out_path);
+    free (s_pixel);
     exit (1);
 }
 
@@ -233,7 +238,7 @@ int main (int argc, char **argv)
         s_out_regular = fstat (fileno (out.fp), &st) == 0 && S_ISREG (st.st_mode);
     }
 
-    unsigned char *pixel = malloc (pixels ? pixels : 1);
+    unsigned char *pixel = s_pixel = malloc (pixels ? pixels : 1);
     msgpack_sbuffer buf;
     msgpack_sbuffer_init (&buf);
     msgpack_packer pk;
@@ -279,6 +284,7 @@ int main (int argc, char **argv)
         s_fail (s_out_path, "write error: %s", strerror (errno));
     msgpack_sbuffer_destroy (&buf);
     free (pixel);
+    s_pixel = NULL;
     gzclose (images.gz);
     gzclose (labels.gz);
     fprintf (stderr, "idx2msgpack: wrote %" PRIu64 " examples (%" PRIu64 " bytes) to %s\n", count, out.bytes,
