@@ -40,6 +40,9 @@ void cmd_progress_draw (weir_pipe *pipe, void *self, int final);
 /*  The statistics of a finished job as JSON into PATH ("-": stdout)
     (cmd/stats.c).  RC is weir_pipe_run's result.  0, or -1 after saying
     why it could not be written.  */
+/*  Can PATH be written?  0, or -1 after saying why not.  */
+int cmd_stats_check (const char *path);
+
 int cmd_stats_write (weir_pipe *pipe, const char *path, int rc, int exit_code);
 
 /*  Bytes as a JSON string, quoted and escaped (cmd/json.c).  */

@@ -362,6 +362,12 @@ int cmd_run (int argc, char **argv)
     }
     if (o.quiet)
         o.progress = 0;
+    //  A statistics file that cannot be written is found now, not after
+    //  the whole job ran
+    if (o.stats && cmd_stats_check (o.stats)) {
+        free (o.load);
+        return CMD_EXIT_USAGE;
+    }
 
     char *text = s_join (argc - optind, argv + optind);
     weir_pipe *pipe = text ? weir_pipe_new () : NULL;

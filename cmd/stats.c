@@ -3,6 +3,8 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,21 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
         fputc ('}', out);
     }
     fprintf (out, "\n  ]\n}\n");
+}
+
+int cmd_stats_check (const char *path)
+{
+    if (strcmp (path, "-") == 0)
+        return 0;
+    //  Created if missing, left as it is otherwise: the job writes it whole
+    //  at the end
+    int fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        fprintf (stderr, "weir run: cannot write statistics to '%s': %s\n", path, strerror (errno));
+        return -1;
+    }
+    close (fd);
+    return 0;
 }
 
 int cmd_stats_write (weir_pipe *pipe, const char *path, int rc, int exit_code)

@@ -59,6 +59,14 @@ int weir__recovery_new (const weir__options *options, weir__stages *stages, cons
         if (options->resume_mode != WEIR_RESUME_NONE)
             return weir__err_set (err, WEIR_ESTRUCTURE,
                                   "resuming needs a checkpoint directory (--checkpoint DIR)");
+        //  Nothing could go on from there: the rest of the input would be
+        //  skipped without a word
+        if (options->max_epochs)
+            return weir__err_set (
+                err, WEIR_ESTRUCTURE,
+                "--epochs stops the job after epoch %llu so that --resume goes on later, which "
+                "needs a checkpoint directory (--checkpoint DIR)",
+                (unsigned long long) options->max_epochs);
         return 0;
     }
     if ((rc = weir__store_open (options->checkpoint_dir, 1, &self->store, err)))

@@ -10,6 +10,7 @@
 
 #include "lib/clock.h"
 #include "pipeline/elements.h"
+#include "pipeline/guard.h"
 #include "pipeline/path.h"
 #include "pipeline/recovery.h"
 #include "pipeline/worker.h"
@@ -49,10 +50,9 @@ static int s_callback_error (weir__stage *stage, const char *callback, weir__err
 
 static int s_open_stage (weir__stage *stage, weir__recovery *recovery, weir__err *err)
 {
-    if (stage->reader) {
-        int rc = stage->reader->open (&stage->props, &stage->reader_state, &stage->shards, err);
-        return rc ? rc : weir__recovery_reader (recovery, stage, err);
-    }
+    //  The reader opened first of all (s_open_reader)
+    if (stage->reader)
+        return weir__recovery_reader (recovery, stage, err);
     if (stage->writer) {
         const char *resume;
         int rc = weir__recovery_writer (recovery, stage, &resume, err);
@@ -69,6 +69,16 @@ static int s_open_stage (weir__stage *stage, weir__recovery *recovery, weir__err
     if (weir__recovery_fresh (recovery) && proc->init && proc->init (w, stage->proc_state))
         return s_callback_error (stage, "init", err);
     return 0;
+}
+
+//  Open the reader and plan its input, before anything else: a missing
+//  input, or an output that is one of the inputs, is found before the
+//  checkpoint directory or any output is touched.
+static int s_open_reader (const weir__run *run, weir__err *err)
+{
+    weir__stage *reader = run->stages->items[0];
+    int rc = reader->reader->open (&reader->props, &reader->reader_state, &reader->shards, err);
+    return rc ? rc : weir__guard_check (run->stages, run->options, err);
 }
 
 //  Close what s_open_stage opened.  A writer's close flushes: its failure
@@ -194,7 +204,9 @@ int weir__runtime_run (const weir__run *run)
     weir__err err;
     weir__err_init (&err);
     weir__recovery *recovery = NULL;
-    if (weir__recovery_new (run->options, stages, run->description, run->shape, job, &recovery, &err)) {
+    if (s_open_reader (run, &err)
+        || weir__recovery_new (run->options, stages, run->description, run->shape, job, &recovery, &err)) {
+        s_close_stage (stages->items[0]);
         weir__recovery_destroy (&recovery);
         return weir__job_refuse (job, &err);
     }

@@ -41,19 +41,55 @@ int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint
     return 0;
 }
 
+int weir__files_is_stdin (const char *path)
+{
+    return strcmp (path, "-") == 0;
+}
+
+int weir__files_open (const char *path)
+{
+    //  A duplicate, so that closing it leaves the process's stdin alone
+    if (weir__files_is_stdin (path))
+        return fcntl (STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+    return open (path, O_RDONLY | O_CLOEXEC);
+}
+
+int weir__files_stat (const char *path, struct stat *st)
+{
+    return weir__files_is_stdin (path) ? fstat (STDIN_FILENO, st) : stat (path, st);
+}
+
 int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err)
 {
+    if (weir__files_is_stdin (pattern)) {
+        //  The Unix convention: '-' is standard input
+        char **out = calloc (1, sizeof *out);
+        if (!out || !(out[0] = strdup (pattern))) {
+            free (out);
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        }
+        *paths = out;
+        *count = 1;
+        return 0;
+    }
     glob_t g;
     int rc = glob (pattern, GLOB_ERR, NULL, &g);
-    if (rc == GLOB_NOMATCH) {
+    if (rc == GLOB_NOMATCH || (rc == GLOB_ABORTED && errno == ENOENT)) {
+        if (rc == GLOB_ABORTED)
+            globfree (&g);
         //  A plain name that does not exist deserves the system's words
         if (!strpbrk (pattern, "*?["))
             return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, pattern,
                                   strerror (ENOENT));
-        return weir__err_set (err, WEIR_EIO, "%s: no file matches '%s'", element, pattern);
+        return weir__err_set (err, WEIR_EIO, "%s: no file matches '%s'%s", element, pattern,
+                              rc == GLOB_ABORTED ? " (a folder in it does not exist)" : "");
     }
-    if (rc)
-        return weir__err_set (err, WEIR_EIO, "%s: cannot read the files of '%s'", element, pattern);
+    if (rc) {
+        int e = errno;
+        globfree (&g);
+        return weir__err_set (err, WEIR_EIO, "%s: cannot read the files of '%s': %s", element, pattern,
+                              strerror (e));
+    }
     char **out = calloc (g.gl_pathc, sizeof *out);
     if (!out) {
         globfree (&g);
@@ -88,7 +124,7 @@ int weir__window_open (weir__window *w, const char *element, const char *path, u
     w->cap = max < (1u << 20) ? max : (1u << 20);
     w->base = start;
     w->end = end;
-    w->fd = open (path, O_RDONLY | O_CLOEXEC);
+    w->fd = weir__files_open (path);
     if (w->fd < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
     struct stat st;
@@ -190,7 +226,7 @@ int weir__files_plan_lines (const char *element, const char *path, uint64_t spli
     //  stat, not open: opening a FIFO here would take its writer's data
     //  and then drop it on close, before the reading thread gets there
     struct stat st;
-    if (stat (path, &st))
+    if (weir__files_stat (path, &st))
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
     if (S_ISDIR (st.st_mode))
         return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path, strerror (EISDIR));
@@ -254,7 +290,7 @@ int weir__files_count_lines (const char *element, const char *path, uint64_t end
     *lines = 0;
     if (end == 0)
         return 0;
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    int fd = weir__files_open (path);
     if (fd < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
     const size_t size = 1u << 20;

@@ -85,6 +85,14 @@ extern const weir__reader_class weir__reader_libsvm;
 
 /*  Shared by the file readers (readers/files.c).  */
 
+/*  '-' names standard input, as Unix tools have it: a glob of '-' is
+    itself, weir__files_open gives a duplicate of descriptor 0 (read-only,
+    close-on-exec) and weir__files_stat its status.  */
+struct stat;
+int weir__files_is_stdin (const char *path);
+int weir__files_open (const char *path);
+int weir__files_stat (const char *path, struct stat *st);
+
 /*  The files matching PATTERN, sorted; an error names ELEMENT and the
     pattern when nothing matches.  Free with weir__files_free.  */
 int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err);

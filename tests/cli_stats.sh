@@ -29,7 +29,10 @@ grep -Eq '^weir: 30000000 records in' "$T/progress" && ok || fail "summary line:
 
 expect_exit 2 "progress-interval wants milliseconds" -- "$WEIR" run --progress-interval 0 "range count=1 ! null"
 
-# Unwritable stats file: exit 1 after the run
-expect_exit 1 "cannot write statistics to '$T/no/dir/s.json'" -- "$WEIR" run -q --stats "$T/no/dir/s.json" "range count=10 ! null"
+# An unwritable stats file is refused before the job runs (exit 2): its
+# output is not written
+expect_exit 2 "cannot write statistics to '$T/no/dir/s.json'" -- \
+    "$WEIR" run -q --stats "$T/no/dir/s.json" "range count=10 ! lines path=$T/never.txt"
+[ ! -e "$T/never.txt" ] && ok || fail "the job ran although its statistics could not be written"
 
 finish

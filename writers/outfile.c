@@ -14,6 +14,33 @@
 //  Large enough that the lock and the system call are rare per record
 #define S_FLUSH_AT (256 * 1024)
 
+//  Names of the process's standard output
+static int s_is_stdout (const char *path)
+{
+    return !strcmp (path, "-") || !strcmp (path, "/dev/stdout") || !strcmp (path, "/dev/fd/1")
+           || !strcmp (path, "/proc/self/fd/1");
+}
+
+int weir__outfile_is_stream (const char *path)
+{
+    struct stat st;
+    return s_is_stdout (path) || (stat (path, &st) == 0 && !S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode));
+}
+
+//  Open PATH for writing: standard output is the process's own descriptor,
+//  shared (so '>>' appends and a file around it keeps what came before);
+//  a pipe, FIFO, terminal or device is opened as it is, never truncated;
+//  a regular file is created, or truncated on a fresh start.
+static int s_open (weir__outfile *of, const char *path, int resume)
+{
+    of->stream = weir__outfile_is_stream (path);
+    if (s_is_stdout (path))
+        return fcntl (STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+    if (of->stream)
+        return open (path, O_WRONLY | O_CLOEXEC);
+    return open (path, O_WRONLY | O_CREAT | (resume ? 0 : O_TRUNC) | O_CLOEXEC, 0666);
+}
+
 int weir__outfile_open (weir__outfile *of, const char *element, const char *path, unsigned threads,
                         const char *resume, weir__err *err)
 {
@@ -28,7 +55,7 @@ int weir__outfile_open (weir__outfile *of, const char *element, const char *path
         free (of->pending);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
-    of->fd = open (path, O_WRONLY | O_CREAT | (resume ? 0 : O_TRUNC) | O_CLOEXEC, 0666);
+    of->fd = s_open (of, path, resume != NULL);
     if (of->fd < 0) {
         int e = errno;
         free (of->path);
@@ -43,7 +70,11 @@ int weir__outfile_open (weir__outfile *of, const char *element, const char *path
         unsigned long long committed = strtoull (resume, &end, 10);
         struct stat st;
         int rc = 0;
-        if (*end || end == resume)
+        if (of->stream)
+            rc = weir__err_set (err, WEIR_ESTRUCTURE,
+                                "%s: '%s' is not a regular file: it cannot go back to a checkpoint's length",
+                                element, path);
+        else if (*end || end == resume)
             rc = weir__err_set (err, WEIR_ECORRUPT, "%s: the checkpoint's length of '%s' is malformed: '%s'",
                                 element, path, resume);
         else if (fstat (of->fd, &st))

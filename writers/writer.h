@@ -54,11 +54,18 @@ typedef struct weir__outfile {
     const char *element;
     char *path;
     int fd;
+    int stream;      //  standard output, a pipe, a terminal: never truncated nor sought
     uint64_t bytes;  //  written so far (under lock)
     pthread_mutex_t lock;
     unsigned threads;
     weir__buf *pending;  //  per thread, written when large
 } weir__outfile;
+
+/*  Does PATH name an output that is written as a stream: standard output
+    ('-', /dev/stdout), or an existing pipe, FIFO, terminal or device?  It
+    is neither truncated nor sought, so a job cannot go back to a
+    checkpoint's length in it.  */
+int weir__outfile_is_stream (const char *path);
 
 /*  RESUME as for a writer's open: NULL, or the committed length.  */
 int weir__outfile_open (weir__outfile *of, const char *element, const char *path, unsigned threads,
