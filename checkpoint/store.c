@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "checkpoint/keys.h"
@@ -34,18 +35,88 @@ static int s_leveldb_error (weir__err *err, int code, const char *what, const ch
     return code;
 }
 
+//  What DIR holds, before LevelDB sees it.  LevelDB's own words do not
+//  help a user ("NotFound: /x/ck/LOCK"), and opened with create_if_missing
+//  on a directory whose CURRENT was lost, it makes a new empty store and
+//  deletes the old tables: a job would silently start again from zero.
+//  So a new store is made only in a directory that is missing or empty.
+//  0 with *MAKE set when it must be made.
+static int s_check_dir (const char *dir, int create, int *make, weir__err *err)
+{
+    *make = 0;
+    struct stat st;
+    if (stat (dir, &st)) {
+        if (errno != ENOENT || !create)
+            return weir__err_set (err, WEIR_EIO, "'%s' holds no checkpoints: %s", dir, strerror (errno));
+        if (mkdir (dir, 0777))
+            return weir__err_set (err, WEIR_EIO, "cannot create checkpoint directory '%s': %s", dir,
+                                  strerror (errno));
+        *make = 1;
+        return 0;
+    }
+    if (!S_ISDIR (st.st_mode))
+        return weir__err_set (err, WEIR_EIO, "checkpoint directory '%s' is not a directory", dir);
+    DIR *d = opendir (dir);
+    if (!d)
+        return weir__err_set (err, WEIR_EIO, "cannot read checkpoint directory '%s': %s", dir,
+                              strerror (errno));
+    int current = 0, leveldb = 0, other = 0;
+    struct dirent *e;
+    while ((e = readdir (d))) {
+        const char *n = e->d_name;
+        size_t len = strlen (n);
+        if (!strcmp (n, ".") || !strcmp (n, ".."))
+            continue;
+        if (!strcmp (n, "CURRENT"))
+            current = 1;
+        else if (!strncmp (n, "MANIFEST-", 9) || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
+                 || (len > 4 && (!strcmp (n + len - 4, ".ldb") || !strcmp (n + len - 4, ".log"))))
+            leveldb = 1;
+        else
+            other = 1;
+    }
+    closedir (d);
+    if (current)
+        return 0;
+    if (leveldb)
+        return weir__err_set (
+            err, WEIR_ECORRUPT,
+            "checkpoint directory '%s' has lost its CURRENT file: its checkpoints cannot be read; "
+            "restore the directory from a copy, or move it away to start the job again",
+            dir);
+    if (other)
+        return weir__err_set (err, WEIR_EIO, "'%s' is not a checkpoint directory: it holds other files", dir);
+    if (!create)
+        return weir__err_set (err, WEIR_EIO, "'%s' holds no checkpoints", dir);
+    *make = 1;
+    return 0;
+}
+
+//  LevelDB's reason for not opening DIR, in words for people.
+static int s_open_error (weir__err *err, const char *dir, char *msg)
+{
+    if (msg && strstr (msg, "lock") && strstr (msg, "Resource temporarily unavailable"))
+        weir__err_set (err, WEIR_EIO, "checkpoint directory '%s' is in use by another weir", dir);
+    else
+        weir__err_set (err, WEIR_EIO, "cannot open the checkpoints of '%s': %s", dir,
+                       msg ? msg : "unknown error");
+    leveldb_free (msg);
+    return WEIR_EIO;
+}
+
 int weir__store_open (const char *dir, int create, weir__store **out, weir__err *err)
 {
     *out = NULL;
-    struct stat st;
-    if (!create && stat (dir, &st))
-        return weir__err_set (err, WEIR_EIO, "checkpoint store '%s': %s", dir, strerror (errno));
+    int make;
+    int rc = s_check_dir (dir, create, &make, err);
+    if (rc)
+        return rc;
     weir__store *self = calloc (1, sizeof *self);
     if (!self || !(self->dir = strdup (dir))) {
         free (self);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
-    self->options = weir__leveldb_options (create);
+    self->options = weir__leveldb_options (make);
     //  Blobs are model weights: compressing them costs time for little
     leveldb_options_set_compression (self->options, leveldb_no_compression);
     leveldb_options_set_write_buffer_size (self->options, 64 << 20);
@@ -55,7 +126,7 @@ int weir__store_open (const char *dir, int create, weir__store **out, weir__err 
     char *msg = NULL;
     self->db = leveldb_open (self->options, dir, &msg);
     if (!self->db) {
-        s_leveldb_error (err, WEIR_EIO, "cannot open", dir, msg);
+        s_open_error (err, dir, msg);
         weir__store_destroy (&self);
         return WEIR_EIO;
     }

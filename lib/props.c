@@ -2,6 +2,8 @@
 #include "config.h"
 #include "lib/props.h"
 
+#include "lib/suggest.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,8 +125,17 @@ int weir__props_check (const weir__props *self, const char *element, const weir_
         char names[512] = "";
         s_append_names (names, sizeof names, known);
         s_append_names (names, sizeof names, common);
-        return weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "%s: unknown property '%s' (known: %s)",
-                             element, p->key, names);
+        const char *best = NULL;
+        size_t distance = 0;
+        for (const weir_property_info *t = known; t && t->name; t++)
+            weir__suggest_consider (p->key, t->name, &best, &distance);
+        for (const weir_property_info *t = common; t && t->name; t++)
+            weir__suggest_consider (p->key, t->name, &best, &distance);
+        char hint[96] = "";
+        if (best)
+            snprintf (hint, sizeof hint, ": did you mean '%s'?", best);
+        return weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "%s: unknown property '%s'%s (known: %s)",
+                             element, p->key, hint, names);
     }
     return 0;
 }

@@ -16,6 +16,7 @@ int weir__build_parse (weir__stages *stages, const char *text, weir__err *err)
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
         stage->name_offset = -1;
+        stage->glued = -1;
         for (size_t k = 0; k < stage->props.count; k++)
             stage->props.items[k].key_offset = stage->props.items[k].value_offset = -1;
     }
@@ -28,6 +29,7 @@ int weir__build_parse (weir__stages *stages, const char *text, weir__err *err)
             rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
             break;
         }
+        stage->glued = spec.items[i].glued;
         //  Move the properties over
         stage->props = spec.items[i].props;
         weir__props_init (&spec.items[i].props);
@@ -89,8 +91,18 @@ static int s_not_builtin (weir__stage *stage, weir_element_kind want, const char
     if (want == WEIR_ELEMENT_PROCESSOR && !other) {
         //  Not a builtin: a plugin, by path or by name
         int rc = weir__plugin_load (stage->name, &stage->plugin, err);
-        if (rc == WEIR_EUNKNOWN)
+        if (rc == WEIR_EUNKNOWN) {
+            //  "unknown element 'X': did you mean 'Y'? (no builtin ...)"
+            const char *best = weir__element_suggest (stage->name, (int) want);
+            size_t head = strlen ("unknown element '") + strlen (stage->name) + strlen ("': ");
+            if (best && strlen (err->msg) > head) {
+                char rest[sizeof err->msg];
+                snprintf (rest, sizeof rest, "%s", err->msg + head);
+                weir__err_set (err, WEIR_EUNKNOWN, "unknown element '%s': did you mean '%s'? (%s)",
+                               stage->name, best, rest);
+            }
             err->offset = stage->name_offset;
+        }
         if (rc)
             return rc;
         stage->proc = weir_plugin_table (stage->plugin);
@@ -105,9 +117,13 @@ static int s_not_builtin (weir__stage *stage, weir_element_kind want, const char
                              "'%s' is a %s, but the %s element must be a %s (%ss: %s)", stage->name,
                              weir__stage_kind_name (other->kind), place, weir__stage_kind_name (want),
                              weir__stage_kind_name (want), weir__element_names (want));
+    const char *best = weir__element_suggest (stage->name, (int) want);
+    char hint[96] = "";
+    if (best)
+        snprintf (hint, sizeof hint, ": did you mean '%s'?", best);
     return weir__err_at (err, WEIR_EUNKNOWN, stage->name_offset,
-                         "unknown element '%s' (readers: %s; processors: %s; writers: %s)", stage->name,
-                         weir__element_names (WEIR_ELEMENT_READER),
+                         "unknown element '%s'%s (readers: %s; processors: %s; writers: %s)", stage->name,
+                         hint, weir__element_names (WEIR_ELEMENT_READER),
                          weir__element_names (WEIR_ELEMENT_PROCESSOR),
                          weir__element_names (WEIR_ELEMENT_WRITER));
 }
@@ -173,6 +189,15 @@ int weir__build_resolve (weir__stages *stages, weir__err *err)
             const weir__element *e =
                 weir__plugin_is_path (stage->name) ? NULL : weir__element_find (stage->name, (int) want);
             rc = e ? s_builtin (stage, e, err) : s_not_builtin (stage, want, place, err);
+        }
+        if (rc && stage->glued >= 0 && (rc == WEIR_EUNKNOWN || rc == WEIR_ESTRUCTURE)) {
+            //  The element came from a '!' inside a value
+            char was[sizeof err->msg];
+            snprintf (was, sizeof was, "%s", err->msg);
+            weir__err_at (err, rc, stage->glued,
+                          "%s; '!' separates elements: if it is part of a value, quote the value, as in "
+                          "path='/tmp/a!b.txt'",
+                          was);
         }
         if (rc || (rc = s_common (stage, err)))
             return rc;

@@ -2,6 +2,8 @@
 #include "config.h"
 #include "pipeline/elements.h"
 
+#include "lib/suggest.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +63,16 @@ const weir__element *weir__element_find (const char *name, int kind)
         if ((kind < 0 || (int) s_elements[i].kind == kind) && strcmp (s_elements[i].name, name) == 0)
             return &s_elements[i];
     return NULL;
+}
+
+const char *weir__element_suggest (const char *name, int kind)
+{
+    const char *best = NULL;
+    size_t distance = 0;
+    for (size_t i = 0; i < S_COUNT; i++)
+        if (kind < 0 || (int) s_elements[i].kind == kind)
+            weir__suggest_consider (name, s_elements[i].name, &best, &distance);
+    return best;
 }
 
 static weir_element_info s_info[S_COUNT + 1];

@@ -25,6 +25,10 @@ typedef struct weir__element {
     the pipe says which.  */
 const weir__element *weir__element_find (const char *name, int kind);
 
+/*  The builtin of KIND (any when KIND < 0) whose name NAME most likely
+    mistypes, or NULL.  */
+const char *weir__element_suggest (const char *name, int kind);
+
 /*  Names of the builtins of KIND, comma-separated, for error messages.  */
 const char *weir__element_names (weir_element_kind kind);
 

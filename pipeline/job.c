@@ -16,6 +16,7 @@ void weir__job_init (weir__job *self, weir_pipe *pipe)
     weir__err_init (&self->err);
     atomic_init (&self->failed, 0);
     atomic_init (&self->stop, 0);
+    atomic_init (&self->running, 0);
     atomic_init (&self->start_ns, 0);
     atomic_init (&self->end_ns, 0);
     self->pipe = pipe;

@@ -24,6 +24,7 @@ typedef struct weir__job {
     weir__err err;
     atomic_int failed;
     atomic_int stop;
+    atomic_int running;  //  the runtime threads run: there is an epoch
     weir__job_hook *on_fail;
     void *on_fail_arg;
     weir_pipe *pipe;  //  what the log callback is told

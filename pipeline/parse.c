@@ -78,6 +78,7 @@ static int s_new_element (weir__spec *spec, const char *name, long offset, weir_
     if (!(e->name = strdup (name)))
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     e->name_offset = offset;
+    e->glued = -1;
     weir__props_init (&e->props);
     spec->count++;
     return 0;
@@ -91,7 +92,9 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
     int rc = 0;
     int open = 0;  //  an element has its name and may take properties
     size_t first = spec->count;
-    long bang = -1;  //  offset of the last '!'
+    long bang = -1;       //  offset of the last '!'
+    long glued = -1;      //  that '!' stuck to a property's value and to what follows
+    int after_value = 0;  //  the last word was key=value
 
     for (;;) {
         while (s_blank (text[pos]))
@@ -109,6 +112,12 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
                 break;
             }
             open = 0;
+            //  'path=/tmp/a!b.txt' splits there: the user may have meant
+            //  the '!' as part of the value
+            glued = after_value && pos > 0 && !s_blank (text[pos - 1]) && text[pos + 1]
+                            && !s_blank (text[pos + 1])
+                        ? (long) pos
+                        : -1;
             bang = (long) pos++;
             continue;
         }
@@ -127,7 +136,9 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
             }
             if ((rc = s_new_element (spec, word.data, at, err)))
                 break;
+            spec->items[spec->count - 1].glued = glued;
             open = 1;
+            after_value = 0;
             continue;
         }
         weir__element_spec *e = &spec->items[spec->count - 1];
@@ -151,6 +162,7 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
             rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
             break;
         }
+        after_value = 1;
     }
 done:
     weir__buf_release (&word);

@@ -15,6 +15,7 @@
 typedef struct weir__element_spec {
     char *name;
     long name_offset;
+    long glued;  //  the '!' before it stuck to a value, as in path=a!b: its offset, else -1
     weir__props props;
 } weir__element_spec;
 

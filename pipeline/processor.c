@@ -96,8 +96,12 @@ int weir_fail (weir_stage *st, const char *fmt, ...)
     va_start (ap, fmt);
     vsnprintf (text, sizeof text, fmt, ap);
     va_end (ap);
-    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s (epoch %" PRIu64 ")", st->stage->name, text,
-                   weir__controller_epoch (st->stage->controller));
+    //  open and init run before the first epoch, close after the last
+    if (atomic_load (&st->stage->job->running))
+        weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s (epoch %" PRIu64 ")", st->stage->name, text,
+                       weir__controller_epoch (st->stage->controller));
+    else
+        weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s", st->stage->name, text);
     weir__job_fail (st->stage->job, &err);
     return -1;
 }

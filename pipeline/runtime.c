@@ -239,10 +239,12 @@ int weir__runtime_run (const weir__run *run)
         weir__job_clock_stop (job);
         goto teardown;
     }
+    atomic_store (&job->running, 1);
     s_start (stages, job);
     weir__controller_run (run->controller, weir__recovery_commit, recovery, run->tick, run->tick_arg,
                           run->tick_ms);
     s_join (stages);
+    atomic_store (&job->running, 0);
     weir__job_clock_stop (job);
     goto teardown;
 

@@ -52,6 +52,7 @@ weir__stage *weir__stages_append (weir__stages *self, const char *name, long off
     }
     stage->index = self->count;
     stage->name_offset = offset;
+    stage->glued = -1;
     weir__props_init (&stage->props);
     weir__shards_init (&stage->shards);
     weir__metrics_init (&stage->metrics);

@@ -53,6 +53,7 @@ struct weir__stage {
     size_t index;      //  in the pipe, from 0 (the reader)
     char *name;        //  the element, as written
     long name_offset;  //  in the description, -1 when added in code
+    long glued;        //  the '!' before it stuck to a value (parse.h), or -1
     weir_element_kind kind;
     weir__props props;
     unsigned threads, capacity, batch;

@@ -53,7 +53,9 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     char *msg = NULL;
     self->db = leveldb_open (self->options, path, &msg);
     if (!self->db) {
-        weir__err_set (err, WEIR_EIO, "leveldb: cannot open '%s': %s", path, msg ? msg : "unknown error");
+        char why[512];
+        weir__err_set (err, WEIR_EIO, "leveldb: cannot open '%s': %s", path,
+                       weir__leveldb_why (msg, why, sizeof why));
         leveldb_free (msg);
         s_close (self);
         return WEIR_EIO;

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "lib/props.h"
+#include "lib/suggest.h"
 #include "testutil.h"
 
 //  weir__parse_int of TEXT must succeed with WANT
@@ -254,7 +255,16 @@ START_TEST (test_props_check)
     ck_assert_int_eq (weir__props_check (&p, "range", s_known, s_common, &err), WEIR_EPROPERTY);
     ck_assert_int_eq (err.code, WEIR_EPROPERTY);
     ck_assert_int_eq (err.offset, 25);
-    ck_assert_str_eq (err.msg, "range: unknown property 'cuont' (known: count, rate, threads, batch)");
+    ck_assert_str_eq (
+        err.msg,
+        "range: unknown property 'cuont': did you mean 'count'? (known: count, rate, threads, batch)");
+    //  A word far from every name gets no guess
+    weir__props far;
+    weir__props_init (&far);
+    ck_assert_int_eq (weir__props_add (&far, "zebra", "5", 0, 6), 0);
+    ck_assert_int_eq (weir__props_check (&far, "range", s_known, s_common, &err), WEIR_EPROPERTY);
+    ck_assert_str_eq (err.msg, "range: unknown property 'zebra' (known: count, rate, threads, batch)");
+    weir__props_release (&far);
 
     //  Either table may be missing
     weir__props q;
@@ -273,6 +283,28 @@ START_TEST (test_props_check)
 }
 END_TEST
 
+START_TEST (test_suggest)
+{
+    //  Swaps of neighbours count once: the commonest typo
+    ck_assert_uint_eq (weir__suggest_distance ("idnetity", "identity"), 1);
+    ck_assert_uint_eq (weir__suggest_distance ("lnies", "lines"), 1);
+    ck_assert_uint_eq (weir__suggest_distance ("pth", "path"), 1);
+    ck_assert_uint_eq (weir__suggest_distance ("", "abc"), 3);
+    ck_assert_uint_eq (weir__suggest_distance ("kitten", "sitting"), 3);
+    const char *best = NULL;
+    size_t d = 0;
+    const char *names[] = {"range", "lines", "msgpack", "leveldb"};
+    for (size_t i = 0; i < 4; i++)
+        weir__suggest_consider ("lnies", names[i], &best, &d);
+    ck_assert_str_eq (best, "lines");
+    //  Short words are too easy to confuse: no guess for a two-letter word
+    best = NULL;
+    for (size_t i = 0; i < 4; i++)
+        weir__suggest_consider ("xy", names[i], &best, &d);
+    ck_assert_ptr_null (best);
+}
+END_TEST
+
 Suite *check_suite (void)
 {
     Suite *s = suite_create ("props");
@@ -288,6 +320,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_props_add_text);
     tcase_add_test (tc, test_props_int);
     tcase_add_test (tc, test_props_check);
+    tcase_add_test (tc, test_suggest);
     suite_add_tcase (s, tc);
     return s;
 }

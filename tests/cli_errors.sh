@@ -62,4 +62,27 @@ for e in range lines msgpack identity null; do
     grep -q "^  $e " "$T/out" && ok || fail "weir elements does not list $e"
 done
 
+# Typos get a guess; a '!' inside an unquoted value gets a hint to quote it
+expect_exit 2 "unknown element 'idnetity': did you mean 'identity'\\?" -- "$WEIR" run "range count=10 ! idnetity ! null"
+expect_exit 2 "unknown element 'lnies': did you mean 'lines'\\?" -- "$WEIR" run "lnies path=x ! null"
+expect_exit 2 "unknown property 'cont': did you mean 'count'\\?" -- "$WEIR" run "range cont=10 ! null"
+expect_exit 2 "if it is part of a value, quote the value" -- "$WEIR" run "lines path=$T/a!b.txt"
+grep -q "^                   \^" "$T/err" 2>/dev/null || true
+
+# LevelDB's own words stay out of the messages
+expect_exit 1 "'$T/none' holds no checkpoints" -- "$WEIR" checkpoints "$T/none"
+mkdir "$T/empty"
+expect_exit 1 "'$T/empty' holds no checkpoints\$" -- "$WEIR" checkpoints "$T/empty"
+expect_exit 1 "cannot create checkpoint directory '$T/no/ck': No such file or directory" -- \
+    "$WEIR" run --checkpoint "$T/no/ck" "range count=3 ! null"
+"$WEIR" run -q --checkpoint "$T/ck" "range count=3 ! null" || fail "a checkpointed run"
+rm "$T/ck/CURRENT"
+expect_exit 1 "'$T/ck' has lost its CURRENT file" -- "$WEIR" run --resume --checkpoint "$T/ck" "range count=3 ! null"
+mkdir "$T/other" && touch "$T/other/notes.txt"
+expect_exit 1 "'$T/other' is not a checkpoint directory: it holds other files" -- \
+    "$WEIR" run --checkpoint "$T/other" "range count=3 ! null"
+expect_exit 1 "leveldb: cannot open '$T/nodb': no LevelDB database there" -- "$WEIR" run "leveldb path=$T/nodb ! null"
+expect_exit 1 "leveldb: cannot open '$T/no/db' for writing: No such file or directory" -- \
+    "$WEIR" run "range count=2 ! leveldb path=$T/no/db"
+
 finish

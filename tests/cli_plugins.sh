@@ -78,6 +78,11 @@ grep -q "warning: $T/probe.so: property 'scael' was never read by the processor"
 for cb in open init thread_open process epoch_end; do
     expect_exit 1 "probe.so: $cb fails as asked" -- "$WEIR" run "range count=1000 ! $T/probe.so log=$T/log fail=$cb threads=2 ! null"
 done
+# ... tagged with the epoch only when there was one: open and init run before
+for cb in open init; do
+    expect_exit 1 "probe.so: $cb fails as asked\$" -- "$WEIR" run "range count=10 ! $T/probe.so log=$T/log fail=$cb ! null"
+done
+expect_exit 1 "probe.so: process fails as asked at record 99 \\(epoch 1\\)" -- "$WEIR" run "range count=1000 ! $T/probe.so log=$T/log fail=process ! null"
 
 # Loading errors: exit 1, naming the file and what is wrong
 expect_exit 1 "was built for processor ABI $((abi + 1)), but this weir has ABI $abi" -- "$WEIR" run "range count=1 ! $T/wrong_abi.so ! null"

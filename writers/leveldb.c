@@ -76,8 +76,9 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, voi
     char *msg = NULL;
     self->db = leveldb_open (self->options, path, &msg);
     if (!self->db) {
+        char why[512];
         weir__err_set (err, WEIR_EIO, "leveldb: cannot open '%s' for writing: %s", path,
-                       msg ? msg : "unknown error");
+                       weir__leveldb_why (msg, why, sizeof why));
         leveldb_free (msg);
         s_free (self);
         return WEIR_EIO;
