@@ -37,6 +37,9 @@ cmd_progress *cmd_progress_new (weir_pipe *pipe, int tty, int epochs);
 void cmd_progress_destroy (cmd_progress **self_p);
 void cmd_progress_draw (weir_pipe *pipe, void *self, int final);
 
+/*  V in human units: "1.2 k", "34.0 M", "12".  */
+void cmd_human (char *out, size_t size, double v);
+
 /*  The statistics of a finished job as JSON into PATH ("-": stdout)
     (cmd/stats.c).  RC is weir_pipe_run's result.  0, or -1 after saying
     why it could not be written.  */

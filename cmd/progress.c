@@ -1,17 +1,26 @@
-/*  cmd/progress.c - the live line of --progress.  */
+/*  cmd/progress.c - the live line of --progress.
+
+    On a terminal the line is redrawn in place and never wider than the
+    terminal (read at every redraw, so a resize takes effect at the next
+    one): what does not fit is dropped, least useful first.  Elsewhere each
+    draw is one line of a log, whole.  */
 #include "config.h"
 #include "cmd.h"
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 struct cmd_progress {
     int tty;
     int epochs;        //  the job counts epochs: show which
     double last_wall;  //  the job's wall seconds at the last line
-    uint64_t *last;    //  records out per stage at the last line
+    uint64_t *last;    //  records taken per stage at the last line
     size_t stages;
+    int based;            //  input_base holds the reader's progress at the first line
+    uint64_t input_base;  //  what earlier runs of a resumed job read
 };
 
 cmd_progress *cmd_progress_new (weir_pipe *pipe, int tty, int epochs)
@@ -40,68 +49,151 @@ void cmd_progress_destroy (cmd_progress **self_p)
     *self_p = NULL;
 }
 
+void cmd_human (char *out, size_t size, double v)
+{
+    if (v >= 1e9)
+        snprintf (out, size, "%.1f G", v / 1e9);
+    else if (v >= 1e6)
+        snprintf (out, size, "%.1f M", v / 1e6);
+    else if (v >= 1e3)
+        snprintf (out, size, "%.1f k", v / 1e3);
+    else
+        snprintf (out, size, "%.0f", v);
+}
+
+//  A rate with no blank, for the compact line: 1.2k, 34M.
 static void s_rate (char *out, size_t size, double per_second)
 {
-    if (per_second >= 1e9)
-        snprintf (out, size, "%.1fG", per_second / 1e9);
-    else if (per_second >= 1e6)
-        snprintf (out, size, "%.1fM", per_second / 1e6);
-    else if (per_second >= 1e3)
-        snprintf (out, size, "%.1fk", per_second / 1e3);
-    else
-        snprintf (out, size, "%.0f", per_second);
+    cmd_human (out, size, per_second);
+    char *blank = strchr (out, ' ');
+    if (blank)
+        memmove (blank, blank + 1, strlen (blank));
+}
+
+//  The line's parts, from the most to the least worth keeping.
+typedef struct {
+    char head[32];         //  "epoch 7 | "
+    char rate[16][64];     //  per stage: "name 1.2M/s"
+    char queue[16][32];    //  per stage: " q 3/16"
+    char metrics[16][96];  //  per stage: " loss 0.41"
+    char tail[96];         //  " | 123 records 41% ETA 0:12 3.0s"
+    size_t stages;
+} s_parts;
+
+//  Which stages a rendering shows: all, the reader and those that publish
+//  metrics (a trainer's loss is worth more than a writer's pace), or the
+//  reader alone.
+enum { S_ALL, S_WITH_METRICS, S_READER };
+
+//  Render PARTS into LINE: with queue fills and metrics or without.
+static size_t s_render (const s_parts *p, char *line, size_t size, int queues, int metrics, int stages)
+{
+    size_t used = (size_t) snprintf (line, size, "%s", p->head);
+    int gap = 0;
+    for (size_t i = 0; i < p->stages && used < size; i++) {
+        if (i > 0 && (stages == S_READER || (stages == S_WITH_METRICS && !p->metrics[i][0]))) {
+            if (!gap)
+                used += (size_t) snprintf (line + used, size - used, " | ...");
+            gap = 1;
+            continue;
+        }
+        gap = 0;
+        used += (size_t) snprintf (line + used, size - used, "%s%s%s%s", i ? " | " : "", p->rate[i],
+                                   queues ? p->queue[i] : "", metrics ? p->metrics[i] : "");
+    }
+    if (used < size)
+        used += (size_t) snprintf (line + used, size - used, "%s", p->tail);
+    return used < size ? used : size - 1;
+}
+
+//  Columns of the terminal on stderr, or 0 when not known.
+static size_t s_columns (void)
+{
+    struct winsize ws;
+    if (ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0;
 }
 
 void cmd_progress_draw (weir_pipe *pipe, void *arg, int final)
 {
     cmd_progress *self = arg;
-    double wall = weir_pipe_wall_seconds (pipe);
-    double dt = wall - self->last_wall;
-    if (dt <= 0)
-        dt = 1e-9;
-    char line[1024];
-    size_t used = 0;
-    uint64_t total = 0;
-    for (size_t i = 0; i < self->stages; i++) {
-        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
-        weir_pipe_stats (pipe, i, &st);
-        if (i == 0)
-            total = st.records_out;
-        char rate[32];
-        s_rate (rate, sizeof rate, (double) (st.records_in - self->last[i]) / dt);
-        self->last[i] = st.records_in;
-        int k;
-        if (st.queue_capacity)
-            k = snprintf (line + used, sizeof line - used, "%s%s %s/s q %u/%u", i ? " | " : "", st.name, rate,
-                          st.queue_fill, st.queue_capacity);
-        else
-            k = snprintf (line + used, sizeof line - used, "%s%s %s/s", i ? " | " : "", st.name, rate);
-        if (k > 0 && (size_t) k < sizeof line - used)
-            used += (size_t) k;
-        //  What the stage's processor publishes, after its rate
-        size_t stage;
-        const char *name;
-        double value;
-        for (size_t m = 0; weir_pipe_metric (pipe, m, &stage, &name, &value) == 0; m++) {
-            if (stage != i)
-                continue;
-            k = snprintf (line + used, sizeof line - used, " %s %.4g", name, value);
-            if (k > 0 && (size_t) k < sizeof line - used)
-                used += (size_t) k;
-        }
-    }
-    self->last_wall = wall;
     if (final) {
         if (self->tty)
             fprintf (stderr, "\r\033[K");
         return;
     }
+    double wall = weir_pipe_wall_seconds (pipe);
+    double dt = wall - self->last_wall;
+    if (dt <= 0)
+        dt = 1e-9;
+    s_parts p;
+    memset (&p, 0, sizeof p);
+    p.stages = self->stages < 16 ? self->stages : 16;
+    uint64_t total = 0, done = 0, whole = 0;
+    for (size_t i = 0; i < self->stages; i++) {
+        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+        weir_pipe_stats (pipe, i, &st);
+        if (i == 0) {
+            total = st.records_out;
+            done = st.input_done;
+            whole = st.input_total;
+        }
+        char rate[32];
+        s_rate (rate, sizeof rate, (double) (st.records_in - self->last[i]) / dt);
+        self->last[i] = st.records_in;
+        if (i >= p.stages)
+            continue;
+        snprintf (p.rate[i], sizeof p.rate[i], "%s %s/s", st.name, rate);
+        if (st.queue_capacity)
+            snprintf (p.queue[i], sizeof p.queue[i], " q %u/%u", st.queue_fill, st.queue_capacity);
+        //  What the stage's processor publishes, after its rate
+        size_t stage, used = 0;
+        const char *name;
+        double value;
+        for (size_t m = 0; weir_pipe_metric (pipe, m, &stage, &name, &value) == 0; m++) {
+            if (stage != i || used >= sizeof p.metrics[i])
+                continue;
+            used +=
+                (size_t) snprintf (p.metrics[i] + used, sizeof p.metrics[i] - used, " %s %.4g", name, value);
+        }
+    }
+    self->last_wall = wall;
+
     //  The epoch running: the one after the last completed
     uint64_t epoch = weir_pipe_epoch (pipe) + 1;
-    char head[32] = "";
     if (self->epochs || epoch > 1)
-        snprintf (head, sizeof head, "epoch %llu | ", (unsigned long long) epoch);
-    fprintf (stderr, "%s%s%s | %llu records %.1fs%s", self->tty ? "\r\033[K" : "", head, line,
-             (unsigned long long) total, wall, self->tty ? "" : "\n");
+        snprintf (p.head, sizeof p.head, "epoch %llu | ", (unsigned long long) epoch);
+    size_t used = (size_t) snprintf (p.tail, sizeof p.tail, " | %llu records", (unsigned long long) total);
+    if (whole && done <= whole) {
+        //  Percent of the input and, from this run's pace, the time left
+        if (!self->based) {
+            self->input_base = done;
+            self->based = 1;
+        }
+        used += (size_t) snprintf (p.tail + used, sizeof p.tail - used, " %.0f%%",
+                                   100.0 * (double) done / (double) whole);
+        if (done > self->input_base && wall > 0) {
+            double left = (double) (whole - done) * wall / (double) (done - self->input_base);
+            unsigned long s = (unsigned long) left;
+            used += (size_t) snprintf (p.tail + used, sizeof p.tail - used, " ETA %lu:%02lu", s / 60, s % 60);
+        }
+    }
+    snprintf (p.tail + used, sizeof p.tail - used, " %.1fs", wall);
+
+    char line[4096];
+    size_t width = self->tty ? s_columns () : 0;
+    //  Drop what is worth least until it fits: queue fills, stages without
+    //  metrics, metrics; as a last resort, cut
+    size_t n = s_render (&p, line, sizeof line, 1, 1, S_ALL);
+    if (width && n >= width)
+        n = s_render (&p, line, sizeof line, 0, 1, S_ALL);
+    if (width && n >= width)
+        n = s_render (&p, line, sizeof line, 0, 1, S_WITH_METRICS);
+    if (width && n >= width)
+        n = s_render (&p, line, sizeof line, 0, 0, S_READER);
+    if (width && n >= width)
+        line[width - 1] = '\0';
+    fprintf (stderr, "%s%s%s", self->tty ? "\r\033[K" : "", line, self->tty ? "" : "\n");
     fflush (stderr);
 }

@@ -312,10 +312,15 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet)
                  (unsigned long long) first.records_out);
         exit_code = CMD_EXIT_FAILURE;
     }
-    else if (!quiet && rc == 0)
-        fprintf (stderr, "weir: %llu records in %.3f s (%.2f M records/s)\n",
-                 (unsigned long long) first.records_out, wall,
-                 wall > 0 ? (double) first.records_out / wall / 1e6 : 0.0);
+    else if (!quiet && rc == 0) {
+        //  Read and written differ when a processor drops or adds records
+        weir_stage_stats last = WEIR_STAGE_STATS_INIT;
+        weir_pipe_stats (pipe, weir_pipe_stage_count (pipe) - 1, &last);
+        char rate[32];
+        cmd_human (rate, sizeof rate, wall > 0 ? (double) first.records_out / wall : 0.0);
+        fprintf (stderr, "weir: %llu records read, %llu written in %.3f s (%s records/s)\n",
+                 (unsigned long long) first.records_out, (unsigned long long) last.records_out, wall, rate);
+    }
     //  What the processors published, as they left it
     size_t stage;
     const char *name;

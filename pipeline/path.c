@@ -104,6 +104,7 @@ int weir__path_sink_send (weir__sink *sink)
 {
     weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
     weir__stage *stage = w->stage;
+    weir__stage_input_count (w);
     if (sink->batch.count >= sink->limit && weir__path_send (w))
         return WEIR__SINK_ABORT;
     if (weir__job_failed (stage->job))

@@ -138,9 +138,12 @@ int weir__recovery_reader (weir__recovery *self, weir__stage *stage, weir__err *
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         stage->offsets[i] = stage->shards.items[i].start;
-    if (!self->resume)
-        return 0;
-    return weir__resume_offsets (self->resume, stage->name, &stage->shards, stage->offsets, err);
+    int rc = self->resume
+                 ? weir__resume_offsets (self->resume, stage->name, &stage->shards, stage->offsets, err)
+                 : 0;
+    if (!rc)
+        weir__stage_input_plan (stage, self->pass);
+    return rc;
 }
 
 int weir__recovery_writer (weir__recovery *self, weir__stage *stage, const char **resume, weir__err *err)

@@ -96,6 +96,33 @@ const char *weir__stage_kind_name (weir_element_kind kind)
     return kind == WEIR_ELEMENT_READER ? "reader" : kind == WEIR_ELEMENT_WRITER ? "writer" : "processor";
 }
 
+void weir__stage_input_plan (weir__stage *self, unsigned pass)
+{
+    uint64_t size = 0, done = 0;
+    for (size_t i = 0; i < self->shards.count; i++) {
+        const weir__shard *s = &self->shards.items[i];
+        if (s->end == UINT64_MAX) {
+            //  A pipe or standard input: its end is not known
+            self->input_total = 0;
+            return;
+        }
+        size += s->end - s->start;
+        done += self->offsets[i] - s->start;
+    }
+    self->input_total = size * (self->passes ? self->passes : 1);
+    atomic_store (&self->input_done, size * pass + done);
+}
+
+void weir__stage_input_count (weir__worker *w)
+{
+    if (!w->offset)
+        return;
+    uint64_t now = *w->offset;
+    if (now > w->seen)
+        atomic_fetch_add_explicit (&w->stage->input_done, now - w->seen, memory_order_relaxed);
+    w->seen = now;
+}
+
 void weir__stage_stats (weir__stage *self, weir_stage_stats *stats)
 {
     stats->name = self->name;
@@ -121,4 +148,6 @@ void weir__stage_stats (weir__stage *self, weir_stage_stats *stats)
     stats->busy_seconds = (double) busy / 1e9;
     stats->queue_fill = self->in ? weir__queue_fill (self->in) : 0;
     stats->queue_capacity = self->in ? weir__queue_capacity (self->in) : 0;
+    stats->input_total = self->input_total;
+    stats->input_done = self->kind == WEIR_ELEMENT_READER ? atomic_load (&self->input_done) : 0;
 }

@@ -36,11 +36,13 @@ struct weir_stage {
     weir__stage *stage;
     unsigned index;  //  0 .. threads-1
     pthread_t thread;
-    int started;            //  the thread was created (to be joined)
-    weir__sink sink;        //  the outgoing batch (sink.batch), for every kind
-    size_t packed_from;     //  where the record being packed began
-    void *tstate;           //  a processor's thread state
-    weir__records decoder;  //  incoming records
+    int started;             //  the thread was created (to be joined)
+    weir__sink sink;         //  the outgoing batch (sink.batch), for every kind
+    const uint64_t *offset;  //  a reader's offset in the shard in hand, or NULL
+    uint64_t seen;           //  its value when last counted into the stage's input_done
+    size_t packed_from;      //  where the record being packed began
+    void *tstate;            //  a processor's thread state
+    weir__records decoder;   //  incoming records
     int decoder_ready;
     unsigned eos;       //  end-of-stream markers received, one per producer
     unsigned barriers;  //  barriers received in this epoch
@@ -73,6 +75,8 @@ struct weir__stage {
     weir__shards shards;  //  a reader's input
     uint64_t *offsets;    //  per shard: where reading goes on (owned by the thread holding it)
     atomic_size_t next_shard;
+    uint64_t input_total;         //  sum of the shards' sizes times the passes, 0 if unknown
+    _Atomic uint64_t input_done;  //  of it, read so far
     void *writer_state;
     char committed[WEIR__WRITER_STATE_MAX];  //  a writer's state at the last commit
     void *proc_state;
@@ -117,6 +121,14 @@ void weir__stage_workers_release (weir__stage *self);
 
 /*  "reader", "processor" or "writer".  */
 const char *weir__stage_kind_name (weir_element_kind kind);
+
+/*  A reader whose shards are planned and offsets set, in pass PASS of
+    its passes: the size of its input and how far it is.  */
+void weir__stage_input_plan (weir__stage *self, unsigned pass);
+
+/*  Count how far reader worker W went in its shard since it last did.
+    The worker's own thread.  */
+void weir__stage_input_count (weir__worker *w);
 
 /*  Its statistics, as weir_pipe_stats gives them.  Any thread.  */
 void weir__stage_stats (weir__stage *self, weir_stage_stats *stats);

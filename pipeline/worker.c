@@ -41,7 +41,11 @@ static void s_reader (weir__worker *w)
         int exhausted = 0, rc = 0;
         w->sink.quota = weir__budget_claim (budget, stage->batch);
         while (w->sink.quota > 0) {
-            if (current == SIZE_MAX && (current = s_take_shard (stage)) == SIZE_MAX) {
+            if (current == SIZE_MAX && (current = s_take_shard (stage)) != SIZE_MAX) {
+                w->offset = &stage->offsets[current];
+                w->seen = stage->offsets[current];
+            }
+            if (current == SIZE_MAX) {
                 //  No more input: give the rest of the claim to the others
                 exhausted = 1;
                 weir__budget_unclaim (budget, w->sink.quota);
@@ -50,9 +54,11 @@ static void s_reader (weir__worker *w)
             }
             rc = stage->reader->read (stage->reader_state, &stage->shards.items[current],
                                       &stage->offsets[current], &w->sink, &err);
+            weir__stage_input_count (w);
             if (rc)
                 break;
             current = SIZE_MAX;
+            w->offset = NULL;
         }
         if (rc < 0)
             weir__job_fail (stage->job, &err);
@@ -64,8 +70,11 @@ static void s_reader (weir__worker *w)
             break;
         int new_pass = 0;
         int release = weir__controller_arrive (stage->controller, exhausted, &new_pass);
-        if (new_pass)
+        if (new_pass) {
+            //  The offsets went back to the start of each shard
             current = SIZE_MAX;
+            w->offset = NULL;
+        }
         if (release == WEIR__GO)
             continue;
         if (release == WEIR__STOP)

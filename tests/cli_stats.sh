@@ -21,7 +21,26 @@ grep -q '"error": "msgpack: ' "$T/stats.json" && ok || fail "failed stats: error
 "$WEIR" run --progress --progress-interval 5 "range count=30M ! identity ! null" 2>"$T/progress" || fail "progress run"
 grep -Eq '^range [0-9.]+[kMG]?/s \| identity [0-9.]+[kMG]?/s q [0-9]+/16 \| null [0-9.]+[kMG]?/s q [0-9]+/16 \| [0-9]+ records' "$T/progress" \
     && ok || fail "progress line: $(head -2 "$T/progress")"
-grep -Eq '^weir: 30000000 records in' "$T/progress" && ok || fail "summary line: $(tail -1 "$T/progress")"
+grep -Eq '^weir: 30000000 records read, 30000000 written in [0-9.]+ s \([0-9.]+ ([kMG] )?records/s\)' "$T/progress" \
+    && ok || fail "summary line: $(tail -1 "$T/progress")"
+
+# With the size of the input known: percent done and the time left
+grep -Eq '\| [0-9]+ records [0-9]+% ETA [0-9]+:[0-9][0-9] [0-9.]+s$' "$T/progress" && ok || fail "no percent and ETA: $(head -2 "$T/progress")"
+# Read and written differ when a processor drops records: the summary says both
+printf '1\n2\n\n3\n' > "$T/in.txt"
+"$WEIR" run "lines path=$T/in.txt ! lines path=$T/copy.txt" 2>"$T/summary" || fail "copy"
+grep -q '^weir: 4 records read, 4 written in' "$T/summary" && ok || fail "summary: $(cat "$T/summary")"
+
+# On a terminal the line never wraps: 60 columns, four stages
+if command -v script >/dev/null 2>&1; then
+    script -qec "stty cols 60 rows 20; '$WEIR' run --progress --progress-interval 5 \
+        'range count=30M ! identity ! identity ! null'" /dev/null > "$T/tty.txt" 2>&1
+    tr '\r' '\n' < "$T/tty.txt" | sed 's/\x1b\[K//g' | grep ' records' | grep -v '^weir:' > "$T/lines"
+    [ -s "$T/lines" ] && awk 'length > 59 { bad = 1 } END { exit bad }' "$T/lines" && ok \
+        || fail "progress lines wider than 59 columns: $(awk 'length > 59' "$T/lines" | head -2)"
+else
+    fail "script (bsdutils) is missing: the terminal width cannot be tested"
+fi
 
 # -q prints nothing on success
 "$WEIR" run -q "range count=10 ! null" 2>"$T/quiet"

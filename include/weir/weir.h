@@ -290,13 +290,19 @@ typedef struct weir_stage_stats {
     double busy_seconds;     /*  summed over threads: time not spent waiting on a queue  */
     unsigned queue_fill;     /*  batches in the queue feeding this stage  */
     unsigned queue_capacity; /*  its bound (0 for the reader)  */
+    /*  A reader's way through its input, over every pass and run so far,
+        and all of it, in one unit (bytes of files, integers of a range);
+        the total is 0 when it is not known (a pipe, standard input) and
+        for the other stages.  */
+    uint64_t input_done;
+    uint64_t input_total;
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
     the struct.  */
 #define WEIR_STAGE_STATS_INIT                                                                                \
     {                                                                                                        \
-        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0                          \
+        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0                    \
     }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
