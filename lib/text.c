@@ -2,6 +2,9 @@
 #include "config.h"
 #include "lib/text.h"
 
+#include "lib/batch.h"
+#include "lib/pack.h"
+
 #include <inttypes.h>
 #include <math.h>
 
@@ -49,6 +52,40 @@ static int s_float (weir__buf *b, double v)
     return weir__buf_printf (b, "%.17g", v);
 }
 
+//  A map key that is not a string, as a JSON string.  A scalar is its own
+//  text ("1", "true"); anything else is "msgpack:" and the hex of its
+//  msgpack bytes.  Quoting a container's JSON text would escape every
+//  quote of it again at each level of keys within keys, doubling the
+//  size per level: a 53-byte record became a 134 MB line.  Hex is linear.
+static int s_key (weir__buf *b, const msgpack_object *key)
+{
+    weir__buf text;
+    weir__buf_init (&text);
+    int rc = 0;
+    switch (key->type) {
+    case MSGPACK_OBJECT_NIL:
+    case MSGPACK_OBJECT_BOOLEAN:
+    case MSGPACK_OBJECT_POSITIVE_INTEGER:
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64: rc = weir__text_append (&text, key); break;
+    default: {
+        static const char hex[] = "0123456789abcdef";
+        weir__batch packed;
+        rc = weir__batch_init (&packed, 64) || weir__pack_object (&packed, key)
+             || weir__buf_append (&text, "msgpack:", 8);
+        for (size_t i = WEIR__BATCH_HEADER; !rc && i < packed.len; i++) {
+            unsigned char c = (unsigned char) packed.data[i];
+            rc = weir__buf_putc (&text, hex[c >> 4]) || weir__buf_putc (&text, hex[c & 15]);
+        }
+        weir__batch_release (&packed);
+    }
+    }
+    rc = rc || weir__text_append_string (b, text.data, text.len);
+    weir__buf_release (&text);
+    return rc ? -1 : 0;
+}
+
 int weir__text_append (weir__buf *b, const msgpack_object *o)
 {
     switch (o->type) {
@@ -79,16 +116,8 @@ int weir__text_append (weir__buf *b, const msgpack_object *o)
                 if (weir__text_append (b, &kv->key))
                     return -1;
             }
-            else {
-                //  JSON keys are strings: quote the key's own text
-                weir__buf key;
-                weir__buf_init (&key);
-                int rc =
-                    weir__text_append (&key, &kv->key) || weir__text_append_string (b, key.data, key.len);
-                weir__buf_release (&key);
-                if (rc)
-                    return -1;
-            }
+            else if (s_key (b, &kv->key))
+                return -1;
             if (weir__buf_putc (b, ':') || weir__text_append (b, &kv->val))
                 return -1;
         }

@@ -2,7 +2,10 @@
 
     Maps, arrays, strings, numbers, booleans and nil print as JSON would
     print them.  What JSON cannot say is printed readably rather than
-    refused: a map key that is not a string prints as its text, bin prints
+    refused: a map key that is not a string prints as a string of its text
+    when it is a number, a boolean or nil, else as "msgpack:" and the hex
+    of its msgpack bytes (linear in its size: no quoting within quoting),
+    bin prints
     as a string of its bytes (escaped), ext as {"ext":TYPE,"hex":"..."},
     non-finite floats as nan / inf.  */
 #ifndef WEIR_TEXT_H_INCLUDED
