@@ -92,6 +92,9 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
     int rc = 0;
     int open = 0;  //  an element has its name and may take properties
     size_t first = spec->count;
+    if (strlen (text) > WEIR__MAX_DESCRIPTION)
+        return weir__err_at (err, WEIR_ESYNTAX, WEIR__MAX_DESCRIPTION, "the description is longer than %d bytes",
+                             WEIR__MAX_DESCRIPTION);
     long bang = -1;       //  offset of the last '!'
     long glued = -1;      //  that '!' stuck to a property's value and to what follows
     int after_value = 0;  //  the last word was key=value
@@ -152,6 +155,13 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
             break;
         }
         word.data[eq] = '\0';
+        //  Checking for a repeated key is quadratic: a description with
+        //  a hundred thousand properties is refused here, not after minutes
+        if (e->props.count >= WEIR__MAX_PROPERTIES) {
+            rc = weir__err_at (err, WEIR_ESYNTAX, at, "'%s' has more than %d properties", e->name,
+                               WEIR__MAX_PROPERTIES);
+            break;
+        }
         for (size_t i = 0; i < e->props.count; i++)
             if (strcmp (e->props.items[i].key, word.data) == 0) {
                 rc = weir__err_at (err, WEIR_ESYNTAX, at, "property '%s' given twice to '%s'", word.data,

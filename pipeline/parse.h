@@ -27,6 +27,10 @@ typedef struct weir__spec {
 void weir__spec_init (weir__spec *self);
 void weir__spec_release (weir__spec *self);
 
+/*  What a description may hold at most: far beyond any real pipe.  */
+#define WEIR__MAX_DESCRIPTION (1 << 20)
+#define WEIR__MAX_PROPERTIES 1000
+
 /*  Parse TEXT into *SPEC (appending).  WEIR_ESYNTAX with ERR's offset
     pointing at the problem, or WEIR_ENOMEM.  */
 int weir__parse (const char *text, weir__spec *spec, weir__err *err);

@@ -265,6 +265,43 @@ START_TEST (test_parse_fuzz)
 }
 END_TEST
 
+START_TEST (test_parse_sizes)
+{
+    //  1000 properties are fine, 1001 are refused at the one too many
+    size_t size = 16 + 1001 * 16;
+    char *text = malloc (size);
+    size_t used = (size_t) snprintf (text, size, "e");
+    long at1001 = 0;
+    for (int i = 0; i < 1001; i++) {
+        if (i == 1000)
+            at1001 = (long) used + 1;
+        used += (size_t) snprintf (text + used, size - used, " k%d=1", i);
+    }
+    weir__spec spec;
+    weir__spec_init (&spec);
+    weir__err err;
+    weir__err_init (&err);
+    ck_assert_int_eq (weir__parse (text, &spec, &err), WEIR_ESYNTAX);
+    ck_assert_str_eq (err.msg, "'e' has more than 1000 properties");
+    ck_assert_int_eq (err.offset, at1001);
+    weir__spec_release (&spec);
+    text[at1001 - 1] = '\0';
+    ck_assert_int_eq (weir__parse (text, &spec, &err), 0);
+    ck_assert_uint_eq (spec.items[0].props.count, 1000);
+    weir__spec_release (&spec);
+    free (text);
+
+    //  A description of more than 1 MiB is refused before it is read
+    text = malloc ((1 << 20) + 2);
+    memset (text, 'a', (1 << 20) + 1);
+    text[(1 << 20) + 1] = '\0';
+    ck_assert_int_eq (weir__parse (text, &spec, &err), WEIR_ESYNTAX);
+    ck_assert_str_eq (err.msg, "the description is longer than 1048576 bytes");
+    weir__spec_release (&spec);
+    free (text);
+}
+END_TEST
+
 Suite *check_suite (void)
 {
     Suite *s = suite_create ("parse");
@@ -282,6 +319,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_parse_errors_quotes);
     tcase_add_test (tc, test_parse_release_after_error);
     tcase_add_test (tc, test_parse_fuzz);
+    tcase_add_test (tc, test_parse_sizes);
     suite_add_tcase (s, tc);
     return s;
 }
