@@ -201,5 +201,5 @@ int weir__records_next (weir__records *it, msgpack_object *obj)
     msgpack_unpack_return rc = msgpack_unpack (it->data, it->len, &it->off, &it->zone, obj);
     if (rc == MSGPACK_UNPACK_SUCCESS || rc == MSGPACK_UNPACK_EXTRA_BYTES)
         return 1;
-    return -1;
+    return rc == MSGPACK_UNPACK_NOMEM_ERROR ? WEIR__RECORDS_NOMEM : -1;
 }

@@ -101,7 +101,9 @@ void weir__records_release (weir__records *it);
 void weir__records_reset (weir__records *it, const char *payload, size_t len);
 
 /*  1 and *OBJ for the next record, 0 at the end, -1 on a malformed
-    record.  *OBJ is valid until the next call.  */
+    record, WEIR__RECORDS_NOMEM when decoding it ran out of memory.  *OBJ
+    is valid until the next call.  */
+#define WEIR__RECORDS_NOMEM -2
 int weir__records_next (weir__records *it, msgpack_object *obj);
 
 #endif

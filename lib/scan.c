@@ -1,8 +1,85 @@
-/*  lib/scan.c - walk one msgpack object, checking structure and depth.  */
+/*  lib/scan.c - walk one msgpack object, checking structure, depth and
+    size.
+
+    Each type byte is looked up in one table that says how its object is
+    laid out, so the walk is a handful of instructions an object.  */
 #include "config.h"
 #include "lib/scan.h"
 
 #include <stdint.h>
+
+//  How the object behind a type byte is laid out
+enum {
+    S_FIXED,     //  head then 'payload' bytes (scalars, fixstr, fixext)
+    S_SIZED,     //  head then a 'lenbytes' big-endian length, then that many bytes (str, bin)
+    S_EXT,       //  like S_SIZED, with a type byte after the length
+    S_FIXARRAY,  //  elements in the low bits
+    S_FIXMAP,    //  pairs in the low bits
+    S_ARRAY,     //  a 'lenbytes' count of elements
+    S_MAP,       //  a 'lenbytes' count of pairs
+    S_INVALID,   //  0xc1
+};
+
+typedef struct {
+    uint8_t kind;
+    uint8_t lenbytes;
+    uint8_t payload;
+} s_layout;
+
+static s_layout s_table[256];
+
+static void s_init_table (void)
+{
+    for (unsigned c = 0; c < 256; c++) {
+        s_layout l = {S_FIXED, 0, 0};
+        if (c >= 0x80 && c <= 0x8f)
+            l.kind = S_FIXMAP;
+        else if (c >= 0x90 && c <= 0x9f)
+            l.kind = S_FIXARRAY;
+        else if (c >= 0xa0 && c <= 0xbf)
+            l.payload = (uint8_t) (c & 0x1f);
+        else
+            switch (c) {
+            case 0xc1: l.kind = S_INVALID; break;
+            case 0xc4:
+            case 0xd9: l = (s_layout){S_SIZED, 1, 0}; break;
+            case 0xc5:
+            case 0xda: l = (s_layout){S_SIZED, 2, 0}; break;
+            case 0xc6:
+            case 0xdb: l = (s_layout){S_SIZED, 4, 0}; break;
+            case 0xc7: l = (s_layout){S_EXT, 1, 0}; break;
+            case 0xc8: l = (s_layout){S_EXT, 2, 0}; break;
+            case 0xc9: l = (s_layout){S_EXT, 4, 0}; break;
+            case 0xca: l.payload = 4; break;
+            case 0xcb: l.payload = 8; break;
+            case 0xcc:
+            case 0xd0: l.payload = 1; break;
+            case 0xcd:
+            case 0xd1: l.payload = 2; break;
+            case 0xce:
+            case 0xd2: l.payload = 4; break;
+            case 0xcf:
+            case 0xd3: l.payload = 8; break;
+            case 0xd4: l.payload = 2; break;  //  fixext1: type + 1
+            case 0xd5: l.payload = 3; break;
+            case 0xd6: l.payload = 5; break;
+            case 0xd7: l.payload = 9; break;
+            case 0xd8: l.payload = 17; break;
+            case 0xdc: l = (s_layout){S_ARRAY, 2, 0}; break;
+            case 0xdd: l = (s_layout){S_ARRAY, 4, 0}; break;
+            case 0xde: l = (s_layout){S_MAP, 2, 0}; break;
+            case 0xdf: l = (s_layout){S_MAP, 4, 0}; break;
+            default: break;  //  fixint, nil, booleans: the type byte alone
+            }
+        s_table[c] = l;
+    }
+}
+
+//  Built at load time: no lock, no first-call check in the hot loop
+__attribute__ ((constructor)) static void s_constructor (void)
+{
+    s_init_table ();
+}
 
 static uint64_t s_be (const unsigned char *p, int n)
 {
@@ -12,13 +89,15 @@ static uint64_t s_be (const unsigned char *p, int n)
     return v;
 }
 
-weir__scan_result weir__scan (const void *buf, size_t len, size_t *size, size_t *where)
+weir__scan_result weir__scan_limited (const void *buf, size_t len, uint64_t max_elements, size_t *size,
+                                      size_t *where)
 {
     const unsigned char *p = buf;
     //  left[d]: objects still to walk at nesting level d
     uint64_t left[WEIR__SCAN_MAX_DEPTH + 1];
     int depth = 0;
     size_t pos = 0;
+    uint64_t elements = 0;
     left[0] = 1;
 
     for (;;) {
@@ -32,103 +111,58 @@ weir__scan_result weir__scan (const void *buf, size_t len, size_t *size, size_t 
         left[depth]--;
         if (pos >= len)
             return WEIR__SCAN_INCOMPLETE;
-
-        unsigned c = p[pos];
-        size_t head = 1;        //  type byte plus length field
-        int lenbytes = 0;       //  size of the big-endian length field
-        uint64_t payload = 0;   //  bytes after the head
-        uint64_t children = 0;  //  objects nested in it
-        int per_len = 0;        //  0: length is bytes; 1: elements; 2: pairs
-        int container = (c >= 0x80 && c <= 0x9f) || (c >= 0xdc && c <= 0xdf);
-
-        if (c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3)
-            ;  //  fixint, nil, false, true
-        else if (c >= 0x80 && c <= 0x8f)
-            children = 2 * (uint64_t) (c & 0x0f);
-        else if (c >= 0x90 && c <= 0x9f)
-            children = c & 0x0f;
-        else if (c >= 0xa0 && c <= 0xbf)
-            payload = c & 0x1f;
-        else
-            switch (c) {
-            case 0xc4:
-            case 0xd9: lenbytes = 1; break;  //  bin8, str8
-            case 0xc5:
-            case 0xda: lenbytes = 2; break;  //  bin16, str16
-            case 0xc6:
-            case 0xdb: lenbytes = 4; break;  //  bin32, str32
-            case 0xc7:
-                lenbytes = 1;
-                head = 2;
-                break;  //  ext8: + type byte
-            case 0xc8:
-                lenbytes = 2;
-                head = 2;
-                break;
-            case 0xc9:
-                lenbytes = 4;
-                head = 2;
-                break;
-            case 0xca: payload = 4; break;  //  float32
-            case 0xcb: payload = 8; break;  //  float64
-            case 0xcc:
-            case 0xd0: payload = 1; break;
-            case 0xcd:
-            case 0xd1: payload = 2; break;
-            case 0xce:
-            case 0xd2: payload = 4; break;
-            case 0xcf:
-            case 0xd3: payload = 8; break;
-            case 0xd4: payload = 2; break;  //  fixext1: type + 1
-            case 0xd5: payload = 3; break;
-            case 0xd6: payload = 5; break;
-            case 0xd7: payload = 9; break;
-            case 0xd8: payload = 17; break;
-            case 0xdc:
-                lenbytes = 2;
-                per_len = 1;
-                break;  //  array16
-            case 0xdd:
-                lenbytes = 4;
-                per_len = 1;
-                break;  //  array32
-            case 0xde:
-                lenbytes = 2;
-                per_len = 2;
-                break;  //  map16
-            case 0xdf:
-                lenbytes = 4;
-                per_len = 2;
-                break;  //  map32
-            default:
-                *where = pos;  //  0xc1 is never used
-                return WEIR__SCAN_INVALID;
-            }
-
-        if (lenbytes) {
-            if (len - pos < 1 + (size_t) lenbytes + (head - 1))
-                return WEIR__SCAN_INCOMPLETE;
-            uint64_t n = s_be (p + pos + 1, lenbytes);
-            head = 1 + (size_t) lenbytes + (head - 1);
-            if (per_len == 1)
-                children = n;
-            else if (per_len == 2)
-                children = 2 * n;
-            else
-                payload = n;
+        if (++elements > max_elements) {
+            *where = pos;
+            return WEIR__SCAN_TOO_LARGE;
         }
-        if (len - pos < head || len - pos - head < payload)
-            return WEIR__SCAN_INCOMPLETE;
-        //  msgpack-c refuses a container past its depth limit even when it is
-        //  empty, so the check comes before looking at the count
-        if (container && depth == WEIR__SCAN_MAX_DEPTH) {
+        unsigned c = p[pos];
+        s_layout l = s_table[c];
+        size_t rest = len - pos;
+        uint64_t children = 0;
+        switch (l.kind) {
+        case S_FIXED:
+            if (rest < 1 + (size_t) l.payload)
+                return WEIR__SCAN_INCOMPLETE;
+            pos += 1 + (size_t) l.payload;
+            continue;
+        case S_SIZED:
+        case S_EXT: {
+            size_t head = 1 + (size_t) l.lenbytes + (l.kind == S_EXT);
+            if (rest < head)
+                return WEIR__SCAN_INCOMPLETE;
+            uint64_t n = s_be (p + pos + 1, l.lenbytes);
+            if (rest - head < n)
+                return WEIR__SCAN_INCOMPLETE;
+            pos += head + (size_t) n;
+            continue;
+        }
+        case S_FIXARRAY: children = c & 0x0f; break;
+        case S_FIXMAP: children = 2 * (uint64_t) (c & 0x0f); break;
+        case S_ARRAY:
+        case S_MAP:
+            if (rest < 1 + (size_t) l.lenbytes)
+                return WEIR__SCAN_INCOMPLETE;
+            children = s_be (p + pos + 1, l.lenbytes) * (l.kind == S_MAP ? 2 : 1);
+            break;
+        default:
+            *where = pos;  //  0xc1 is never used
+            return WEIR__SCAN_INVALID;
+        }
+        //  A container.  msgpack-c refuses one past its depth limit even
+        //  when it is empty, so the check comes before looking at the count
+        if (depth == WEIR__SCAN_MAX_DEPTH) {
             *where = pos;
             return WEIR__SCAN_TOO_DEEP;
         }
+        pos += 1 + (size_t) (l.kind == S_ARRAY || l.kind == S_MAP ? l.lenbytes : 0);
         if (children)
             left[++depth] = children;
-        pos += head + (size_t) payload;
     }
+}
+
+weir__scan_result weir__scan (const void *buf, size_t len, size_t *size, size_t *where)
+{
+    return weir__scan_limited (buf, len, UINT64_MAX, size, where);
 }
 
 const char *weir__scan_strerror (weir__scan_result r)
@@ -138,6 +172,7 @@ const char *weir__scan_strerror (weir__scan_result r)
     case WEIR__SCAN_INCOMPLETE: return "truncated record";
     case WEIR__SCAN_INVALID: return "invalid msgpack type byte 0xc1";
     case WEIR__SCAN_TOO_DEEP: return "record nested deeper than 32 levels";
+    case WEIR__SCAN_TOO_LARGE: return "record too large: more elements than allowed";
     }
     return "unknown scan result";
 }

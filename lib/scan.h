@@ -11,6 +11,7 @@
 #define WEIR_SCAN_H_INCLUDED
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*  The deepest nesting of containers that msgpack-c's unpacker accepts.  */
 #define WEIR__SCAN_MAX_DEPTH 32
@@ -20,9 +21,17 @@ typedef enum {
     WEIR__SCAN_INCOMPLETE = 1, /*  the bytes end inside the object  */
     WEIR__SCAN_INVALID = -1,   /*  byte 0xc1 (never used) at *where  */
     WEIR__SCAN_TOO_DEEP = -2,  /*  the container at *where nests too deep  */
+    WEIR__SCAN_TOO_LARGE = -3, /*  more objects than allowed: the one at *where is one too many  */
 } weir__scan_result;
 
 weir__scan_result weir__scan (const void *buf, size_t len, size_t *size, size_t *where);
+
+/*  The same, refusing an object made of more than MAX_ELEMENTS objects
+    (itself and everything nested in it).  Decoded, every object costs
+    msgpack-c about 24 bytes whatever its encoding: 60 M nils are 60 MB of
+    msgpack and 1.4 GB of objects.  */
+weir__scan_result weir__scan_limited (const void *buf, size_t len, uint64_t max_elements, size_t *size,
+                                      size_t *where);
 
 /*  A short English phrase for a result ("truncated record", ...).  */
 const char *weir__scan_strerror (weir__scan_result r);

@@ -93,8 +93,8 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
     int open = 0;  //  an element has its name and may take properties
     size_t first = spec->count;
     if (strlen (text) > WEIR__MAX_DESCRIPTION)
-        return weir__err_at (err, WEIR_ESYNTAX, WEIR__MAX_DESCRIPTION, "the description is longer than %d bytes",
-                             WEIR__MAX_DESCRIPTION);
+        return weir__err_at (err, WEIR_ESYNTAX, WEIR__MAX_DESCRIPTION,
+                             "the description is longer than %d bytes", WEIR__MAX_DESCRIPTION);
     long bang = -1;       //  offset of the last '!'
     long glued = -1;      //  that '!' stuck to a property's value and to what follows
     int after_value = 0;  //  the last word was key=value

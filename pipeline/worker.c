@@ -128,7 +128,12 @@ static void s_processor (weir__worker *w)
             }
         if (more < 0) {
             weir__err err;
-            weir__err_set (&err, WEIR_ESYSTEM, "%s: malformed record in a batch", stage->name);
+            if (more == WEIR__RECORDS_NOMEM)
+                weir__err_set (&err, WEIR_ENOMEM,
+                               "%s: out of memory decoding a record of a batch of %zu bytes", stage->name,
+                               len);
+            else
+                weir__err_set (&err, WEIR_ESYSTEM, "%s: malformed record in a batch", stage->name);
             weir__job_fail (stage->job, &err);
         }
         if (more != 0)

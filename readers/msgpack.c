@@ -16,11 +16,13 @@
 
 typedef struct {
     size_t max_record;
+    uint64_t max_elements;
 } s_msgpack;
 
 static const weir_property_info s_props[] = {
     {"path", NULL, "file or glob of msgpack stream files (required); each file is a shard"},
     {"max-record", "64M", "refuse records larger than this many bytes"},
+    {"max-elements", "8M", "refuse records of more objects than this (decoded, each costs about 24 bytes)"},
     {NULL, NULL, NULL},
 };
 
@@ -30,7 +32,10 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     if (!pattern)
         return weir__err_set (err, WEIR_EPROPERTY, "msgpack: property 'path' is required");
     int64_t max_record;
+    int64_t max_elements;
     int rc = weir__props_int (props, "msgpack", "max-record", 64000000, 1, SIZE_MAX / 4, &max_record, err);
+    if (!rc)
+        rc = weir__props_int (props, "msgpack", "max-elements", 8000000, 1, INT64_MAX, &max_elements, err);
     if (rc)
         return rc;
     char **paths;
@@ -47,6 +52,7 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     if (!self)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     self->max_record = (size_t) max_record;
+    self->max_elements = (uint64_t) max_elements;
     *state = self;
     return 0;
 }
@@ -62,7 +68,7 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
         size_t size = 0, where = 0;
         weir__scan_result r = WEIR__SCAN_INCOMPLETE;
         if (w.hi > w.lo)
-            r = weir__scan (w.buf + w.lo, w.hi - w.lo, &size, &where);
+            r = weir__scan_limited (w.buf + w.lo, w.hi - w.lo, self->max_elements, &size, &where);
         if (r == WEIR__SCAN_OK) {
             if (weir__batch_append (&sink->batch, w.buf + w.lo, size)) {
                 rc = weir__err_set (err, WEIR_ENOMEM, "msgpack: out of memory");
@@ -73,6 +79,14 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
             if ((rc = weir__sink_add (sink)))
                 break;
             continue;
+        }
+        if (r == WEIR__SCAN_TOO_LARGE) {
+            rc = weir__err_set (
+                err, WEIR_ECORRUPT,
+                "msgpack: '%s' at byte %llu: record too large: more than max-elements=%llu objects",
+                shard->path, (unsigned long long) weir__window_offset (&w, w.lo),
+                (unsigned long long) self->max_elements);
+            break;
         }
         if (r != WEIR__SCAN_INCOMPLETE) {
             rc = weir__err_set (err, WEIR_ECORRUPT, "msgpack: '%s' at byte %llu: %s", shard->path,

@@ -85,4 +85,11 @@ expect_exit 1 "leveldb: cannot open '$T/nodb': no LevelDB database there" -- "$W
 expect_exit 1 "leveldb: cannot open '$T/no/db' for writing: No such file or directory" -- \
     "$WEIR" run "range count=2 ! leveldb path=$T/no/db"
 
+# A record of more objects than max-elements is too large, not malformed:
+# decoded, 9 M nils would take about 216 MB
+"$MKMSGPACK" nils 9000000 "$T/nils.mp"
+expect_exit 1 "msgpack: '$T/nils.mp' at byte 1: record too large: more than max-elements=8000000 objects" -- \
+    "$WEIR" run "msgpack path=$T/nils.mp ! lines path=$T/nils.txt"
+"$WEIR" run -q "msgpack path=$T/nils.mp max-elements=10M ! null" && ok || fail "max-elements=10M refused 9 M nils"
+
 finish

@@ -84,6 +84,14 @@ int main (int argc, char **argv)
             msgpack_pack_array (&pk, 1);
         msgpack_pack_int (&pk, 1);
     }
+    else if (strcmp (kind, "nils") == 0 && argc == 4) {
+        //  One record: an array of N nils, a byte each
+        long long n = atoll (argv[2]);
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_array (&pk, (size_t) n);
+        for (long long i = 0; i < n; i++)
+            msgpack_pack_nil (&pk);
+    }
     else if (strcmp (kind, "bomb") == 0) {
         msgpack_pack_int (&pk, 1);
         msgpack_sbuffer_write (&buf, "\xdd\xff\xff\xff\xff\x01\x02\x03", 8);
