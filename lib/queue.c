@@ -15,6 +15,9 @@
 #include "lib/clock.h"
 
 #define S_YIELDS 8
+//  Producer-consumer pairs a queue connects with a socket each; more, and
+//  it connects a socket per thread (see weir__queue_new)
+#define S_MAX_PAIRS 64
 
 struct weir__queue_ctx {
     void *zmq;
@@ -24,8 +27,9 @@ struct weir__queue {
     unsigned producers, consumers, capacity;
     zmq_msg_t *held;        //  [consumer]: the message it received last
     unsigned low_water;     //  wake blocked producers at or below this fill
-    void **push;            //  [producer * consumers + consumer]
-    void **pull;            //  [consumer]
+    int routed;             //  one ROUTER per producer, else a PUSH per pair
+    void **out;             //  [producer] ROUTERs, or [producer * consumers + consumer] PUSHes
+    void **in;              //  [consumer]: a DEALER, or a PULL
     atomic_uint *depth;     //  per consumer: sent, not yet received
     atomic_uint in_flight;  //  sum of depth: the credits taken
     atomic_uint waiters;    //  producers in the slow path
@@ -70,8 +74,9 @@ void weir__queue_ctx_destroy (weir__queue_ctx **self_p)
 
 size_t weir__queue_sockets (unsigned producers, unsigned consumers)
 {
-    //  One PULL per consumer, one PUSH per producer and consumer
-    return (size_t) consumers * ((size_t) producers + 1);
+    //  A socket per consumer, and a ROUTER per producer or a PUSH per pair
+    uint64_t pairs = (uint64_t) producers * consumers;
+    return (size_t) consumers + (pairs > S_MAX_PAIRS ? producers : pairs);
 }
 
 static void *s_socket (void *ctx, int type, weir__err *err)
@@ -109,33 +114,61 @@ weir__queue *weir__queue_new (weir__queue_ctx *qctx, unsigned producers, unsigne
     self->consumers = consumers;
     self->capacity = capacity;
     self->low_water = capacity / 2;
-    self->push = calloc ((size_t) producers * consumers, sizeof *self->push);
-    self->pull = calloc (consumers, sizeof *self->pull);
+    self->routed = (uint64_t) producers * consumers > S_MAX_PAIRS;
+    self->out = calloc (self->routed ? producers : (size_t) producers * consumers, sizeof *self->out);
+    self->in = calloc (consumers, sizeof *self->in);
     self->depth = calloc (consumers, sizeof *self->depth);
     self->held = calloc (consumers, sizeof *self->held);
-    if (!self->push || !self->pull || !self->depth || !self->held) {
+    if (!self->out || !self->in || !self->depth || !self->held) {
         weir__err_set (err, WEIR_ENOMEM, "out of memory");
         goto failed;
     }
     void *ctx = qctx->zmq;
     for (unsigned c = 0; c < consumers; c++)
         zmq_msg_init (&self->held[c]);
+    //  Every consumer binds a socket.  With few pairs, each producer has a
+    //  PUSH connected to each consumer's PULL: the cheapest send.  With
+    //  many, each socket's file descriptor adds up (100 threads on three
+    //  stages ran out of them), so each producer has one ROUTER connected
+    //  to every consumer's DEALER under the consumer's number as its
+    //  routing id, and names the consumer of each message; that costs a
+    //  frame and a lookup a message.  Either way each pair has one pipe,
+    //  which keeps its stream FIFO.
     for (unsigned c = 0; c < consumers; c++) {
         char endpoint[64];
         snprintf (endpoint, sizeof endpoint, "inproc://weir-%p-%u", (void *) self, c);
-        self->pull[c] = s_socket (ctx, ZMQ_PULL, err);
-        if (!self->pull[c])
+        if (!(self->in[c] = s_socket (ctx, self->routed ? ZMQ_DEALER : ZMQ_PULL, err)))
             goto failed;
-        if (zmq_bind (self->pull[c], endpoint)) {
+        if (zmq_bind (self->in[c], endpoint)) {
             weir__err_set (err, WEIR_ESYSTEM, "zmq_bind %s: %s", endpoint, zmq_strerror (zmq_errno ()));
             goto failed;
         }
-        for (unsigned p = 0; p < producers; p++) {
-            void *s = s_socket (ctx, ZMQ_PUSH, err);
-            self->push[p * consumers + c] = s;
+    }
+    for (unsigned p = 0; p < producers && !self->routed; p++)
+        for (unsigned c = 0; c < consumers; c++) {
+            char endpoint[64];
+            snprintf (endpoint, sizeof endpoint, "inproc://weir-%p-%u", (void *) self, c);
+            void *s = self->out[p * consumers + c] = s_socket (ctx, ZMQ_PUSH, err);
             if (!s)
                 goto failed;
             if (zmq_connect (s, endpoint)) {
+                weir__err_set (err, WEIR_ESYSTEM, "zmq_connect %s: %s", endpoint,
+                               zmq_strerror (zmq_errno ()));
+                goto failed;
+            }
+        }
+    for (unsigned p = 0; p < producers && self->routed; p++) {
+        void *s = self->out[p] = s_socket (ctx, ZMQ_ROUTER, err);
+        if (!s)
+            goto failed;
+        //  A message for a consumer not connected is an error, not a drop
+        int one = 1;
+        zmq_setsockopt (s, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
+        for (unsigned c = 0; c < consumers; c++) {
+            char endpoint[64];
+            snprintf (endpoint, sizeof endpoint, "inproc://weir-%p-%u", (void *) self, c);
+            uint32_t id = c;
+            if (zmq_setsockopt (s, ZMQ_CONNECT_ROUTING_ID, &id, sizeof id) || zmq_connect (s, endpoint)) {
                 weir__err_set (err, WEIR_ESYSTEM, "zmq_connect %s: %s", endpoint,
                                zmq_strerror (zmq_errno ()));
                 goto failed;
@@ -154,22 +187,22 @@ void weir__queue_destroy (weir__queue **self_p)
     weir__queue *self = *self_p;
     if (!self)
         return;
-    if (self->push)
-        for (size_t i = 0; i < (size_t) self->producers * self->consumers; i++)
-            if (self->push[i])
-                zmq_close (self->push[i]);
-    if (self->pull)
+    size_t outs = self->routed ? self->producers : (size_t) self->producers * self->consumers;
+    for (size_t i = 0; self->out && i < outs; i++)
+        if (self->out[i])
+            zmq_close (self->out[i]);
+    if (self->in)
         for (unsigned c = 0; c < self->consumers; c++)
-            if (self->pull[c])
-                zmq_close (self->pull[c]);
+            if (self->in[c])
+                zmq_close (self->in[c]);
     if (self->held)
         for (unsigned c = 0; c < self->consumers; c++)
             zmq_msg_close (&self->held[c]);
     pthread_mutex_destroy (&self->mutex);
     pthread_cond_destroy (&self->drained);
     free (self->held);
-    free (self->push);
-    free (self->pull);
+    free (self->out);
+    free (self->in);
     free (self->depth);
     free (self);
     *self_p = NULL;
@@ -229,7 +262,16 @@ static int s_send_to (weir__queue *self, unsigned producer, unsigned consumer, z
         return WEIR__QUEUE_CLOSED;
     atomic_fetch_add_explicit (&self->depth[consumer], 1, memory_order_relaxed);
     //  Never blocks: the marks are off and the credits bound the queue
-    if (zmq_msg_send (msg, self->push[producer * self->consumers + consumer], 0) < 0) {
+    int rc;
+    if (self->routed) {
+        //  The routing id frame, then the message
+        uint32_t id = consumer;
+        void *s = self->out[producer];
+        rc = zmq_send (s, &id, sizeof id, ZMQ_SNDMORE) < 0 || zmq_msg_send (msg, s, 0) < 0;
+    }
+    else
+        rc = zmq_msg_send (msg, self->out[producer * self->consumers + consumer], 0) < 0;
+    if (rc) {
         s_release (self, consumer);
         return WEIR__QUEUE_CLOSED;
     }
@@ -299,7 +341,7 @@ int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind
 int weir__queue_recv (weir__queue *self, unsigned consumer, weir__batch_header *hdr, const char **payload,
                       size_t *len, uint64_t *wait_ns)
 {
-    void *s = self->pull[consumer];
+    void *s = self->in[consumer];
     zmq_msg_t *msg = &self->held[consumer];
     //  Receiving into the held message releases what it held
     int got = zmq_msg_recv (msg, s, ZMQ_DONTWAIT) >= 0;

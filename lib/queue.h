@@ -2,10 +2,14 @@
     and control markers over ZeroMQ.  The one file that speaks ZeroMQ.
 
     P producer threads feed C consumer threads over ZeroMQ inproc sockets:
-    each consumer binds one PULL socket, each producer holds one PUSH per
-    consumer.  One socket per pair keeps every producer-to-consumer stream
-    FIFO, which is what lets control markers travel in-band: a consumer
-    that has an end-of-stream marker from every producer has every record.
+    each consumer binds one PULL socket and each producer holds one PUSH
+    per consumer, or, when P x C pairs would take too many sockets (each
+    takes a file descriptor), each consumer binds a DEALER and each
+    producer holds one ROUTER connected to every consumer and names the
+    one a message goes to.  Either way each producer-consumer pair has its
+    own pipe, which keeps every producer-to-consumer stream FIFO, which is
+    what lets control markers travel in-band: a consumer that has an
+    end-of-stream marker from every producer has every record.
 
     The bound is exact.  ZeroMQ's high-water marks are not (an inproc pipe
     holds the sender's mark plus the receiver's, counted in messages, with
@@ -18,7 +22,7 @@
 
     Sockets are created here, by the thread that builds the pipe, and are
     then used by exactly one runtime thread each: producer P uses only its
-    PUSH sockets, consumer C only its PULL (and the message it holds).
+    own sockets, consumer C only its own (and the message it holds).
     They are closed by weir__queue_destroy after those threads are joined,
     with no linger: by then every message has been received, or the job is
     being torn down and the rest is to be thrown away.

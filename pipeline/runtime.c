@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "lib/clock.h"
 #include "pipeline/elements.h"
@@ -151,6 +152,34 @@ static int s_build (const weir__run *run, weir__recovery *recovery, weir__queue_
     return 0;
 }
 
+//  Each ZeroMQ socket takes a file descriptor: make sure SOCKETS more can
+//  be opened, raising the soft limit towards the hard one if need be (as
+//  many runtimes do), or say which limit stands in the way.
+static int s_descriptors (const weir__stages *stages, size_t sockets, weir__err *err)
+{
+    struct rlimit lim;
+    if (getrlimit (RLIMIT_NOFILE, &lim))
+        return 0;
+    //  Room for what the process holds already: inputs, outputs, LevelDB
+    rlim_t want = (rlim_t) sockets + 256;
+    if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= want)
+        return 0;
+    if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= want) {
+        lim.rlim_cur = want;
+        if (setrlimit (RLIMIT_NOFILE, &lim) == 0)
+            return 0;
+    }
+    const weir__stage *most = stages->items[0];
+    for (size_t i = 1; i < stages->count; i++)
+        if (stages->items[i]->threads > most->threads)
+            most = stages->items[i];
+    return weir__err_set (
+        err, WEIR_ESYSTEM,
+        "the pipe's threads need %zu ZeroMQ sockets, a file descriptor each, and this process may "
+        "open %llu (ulimit -n): give '%s' fewer than threads=%u, or raise the limit",
+        sockets, (unsigned long long) lim.rlim_max, most->name, most->threads);
+}
+
 //  Start every thread.  A thread that cannot start fails the job; those
 //  already started wait at the first barrier, and the failure wakes them.
 static void s_start (weir__stages *stages, weir__job *job)
@@ -218,8 +247,7 @@ int weir__runtime_run (const weir__run *run)
     for (size_t i = 1; i < stages->count; i++)
         sockets += weir__queue_sockets (stages->items[i - 1]->threads, stages->items[i]->threads);
     s_wakeable wakeable = {stages, run->controller, NULL};
-    wakeable.ctx = weir__queue_ctx_new (sockets, &err);
-    if (!wakeable.ctx)
+    if (s_descriptors (stages, sockets, &err) || !(wakeable.ctx = weir__queue_ctx_new (sockets, &err)))
         goto failed;
     weir__job_set_hook (job, s_wake, &wakeable);
     if (s_build (run, recovery, wakeable.ctx, &err))

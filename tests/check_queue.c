@@ -330,6 +330,83 @@ START_TEST (test_bad_arguments)
 }
 END_TEST
 
+typedef struct {
+    weir__queue *q;
+    unsigned consumer, producers;
+    unsigned seen[12][50];
+    int ordered;
+} s_many;
+
+static void *s_consume_many (void *arg)
+{
+    s_many *c = arg;
+    int next[12];
+    for (int i = 0; i < 12; i++)
+        next[i] = -1;
+    unsigned stops = 0;
+    c->ordered = 1;
+    while (stops < c->producers) {
+        uint32_t v = s_recv_u32 (c->q, c->consumer);
+        if (v == S_STOP) {
+            stops++;
+            continue;
+        }
+        unsigned producer = v >> 24, index = v & 0xffffff;
+        ck_assert_uint_lt (producer, 12);
+        ck_assert_uint_lt (index, 50);
+        if ((int) index <= next[producer])
+            c->ordered = 0;
+        next[producer] = (int) index;
+        c->seen[producer][index]++;
+    }
+    return NULL;
+}
+
+START_TEST (test_many_pairs)
+{
+    //  12 x 8 pairs: past the pairs a queue connects with a socket each, so
+    //  producers name their consumers through one socket each.  Nothing is
+    //  lost, each stream stays FIFO, markers reach every consumer, and the
+    //  bound holds.
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
+    weir__queue *q = weir__queue_new (ctx, 12, 8, 5, &err);
+    ck_assert_ptr_nonnull (q);
+    ck_assert_uint_eq (weir__queue_sockets (12, 8), 20);
+    s_producer ps[12];
+    pthread_t tp[12], tc[8];
+    for (unsigned i = 0; i < 12; i++) {
+        ps[i] = (s_producer){q, i, 50, 0, 0, 1};
+        pthread_create (&tp[i], NULL, s_produce, &ps[i]);
+    }
+    ck_assert_uint_eq (s_settle (ps, 12, 5), 5);
+    static s_many cs[8];
+    memset (cs, 0, sizeof cs);
+    for (unsigned c = 0; c < 8; c++) {
+        cs[c].q = q;
+        cs[c].consumer = c;
+        cs[c].producers = 12;
+        pthread_create (&tc[c], NULL, s_consume_many, &cs[c]);
+    }
+    for (unsigned i = 0; i < 12; i++)
+        pthread_join (tp[i], NULL);
+    for (unsigned c = 0; c < 8; c++)
+        pthread_join (tc[c], NULL);
+    for (unsigned p = 0; p < 12; p++)
+        for (unsigned k = 0; k < 50; k++) {
+            unsigned n = 0;
+            for (unsigned c = 0; c < 8; c++)
+                n += cs[c].seen[p][k];
+            ck_assert_uint_eq (n, 1);
+        }
+    for (unsigned c = 0; c < 8; c++)
+        ck_assert (cs[c].ordered);
+    weir__queue_destroy (&q);
+    weir__queue_ctx_destroy (&ctx);
+}
+END_TEST
+
 Suite *check_suite (void)
 {
     Suite *s = suite_create ("queue");
@@ -340,6 +417,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_marker_reaches_every_consumer);
     tcase_add_test (tc, test_least_loaded_consumer);
     tcase_add_test (tc, test_forward_passes_the_batch_on);
+    tcase_add_test (tc, test_many_pairs);
     tcase_add_test (tc, test_abort_wakes_blocked_producer);
     tcase_add_test (tc, test_context_shutdown_wakes_receiver);
     tcase_add_test (tc, test_bad_arguments);

@@ -32,4 +32,13 @@ printf -- '-2\n-1\n0\n1\n2\n' | cmp -s - "$T/out.txt" && ok || fail "start=-2 ga
 # An empty range is a job with no records, not an error
 "$WEIR" run -q "range count=0 ! lines path=$T/out.txt" && [ ! -s "$T/out.txt" ] && ok || fail "count=0"
 
+# 100 threads on each of three stages: every record once (the queues then
+# use a socket per thread, not per pair of threads)
+"$WEIR" run -q --stats "$T/many.json" "range count=200k threads=100 ! identity threads=100 ! null threads=100" \
+    && grep -q '"name": "null", "kind": "writer", "threads": 100, "records_in": 200000, "records_out": 200000' "$T/many.json" \
+    && ok || fail "threads=100 on three stages"
+# Too few file descriptors for the sockets: the limit and the stage are named
+expect_exit 1 "this process may open 200 \\(ulimit -n\\): give 'range' fewer than threads=100" -- \
+    sh -c "ulimit -n 200 && exec \"\$0\" run 'range count=10 threads=100 ! identity threads=100 ! null threads=100'" "$WEIR"
+
 finish
