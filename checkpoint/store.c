@@ -16,6 +16,7 @@
 #include "checkpoint/keys.h"
 #include "lib/hash.h"
 #include "lib/leveldb.h"
+#include "lib/sync.h"
 
 #define S_CHUNK WEIR__STORE_CHUNK
 #define S_PREFIX_LEN WEIR__STORE_PREFIX_LEN
@@ -26,6 +27,7 @@ struct weir__store {
     leveldb_readoptions_t *read;
     leveldb_writeoptions_t *write;
     char *dir;
+    struct timespec synced;  //  the directory's mtime when it was last synced
 };
 
 static int s_leveldb_error (weir__err *err, int code, const char *what, const char *dir, char *msg)
@@ -48,7 +50,9 @@ static int s_check_dir (const char *dir, int create, int *make, weir__err *err)
     if (stat (dir, &st)) {
         if (errno != ENOENT || !create)
             return weir__err_set (err, WEIR_EIO, "'%s' holds no checkpoints: %s", dir, strerror (errno));
-        if (mkdir (dir, 0777))
+        //  The new directory's name must survive a power cut as its
+        //  checkpoints will
+        if (mkdir (dir, 0777) || weir__sync_parent (dir))
             return weir__err_set (err, WEIR_EIO, "cannot create checkpoint directory '%s': %s", dir,
                                   strerror (errno));
         *make = 1;
@@ -452,6 +456,20 @@ static int s_batch_fill (s_batch *b, const weir__ckpt *ckpt, const char *prefix)
     return 0;
 }
 
+//  Sync the store's directory if its entries changed since the last time.
+static int s_sync_dir (weir__store *self)
+{
+    struct stat st;
+    if (stat (self->dir, &st))
+        return -1;
+    if (st.st_mtim.tv_sec == self->synced.tv_sec && st.st_mtim.tv_nsec == self->synced.tv_nsec)
+        return 0;
+    if (weir__sync_dir (self->dir))
+        return -1;
+    self->synced = st.st_mtim;
+    return 0;
+}
+
 int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err)
 {
     uint64_t epoch = weir__ckpt_epoch (ckpt);
@@ -507,6 +525,12 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
         snprintf (what, sizeof what, "cannot write checkpoint %" PRIu64, epoch);
         rc = s_leveldb_error (err, WEIR_EIO, what, self->dir, msg);
     }
+    //  The synced write made the log durable, not its name: when LevelDB
+    //  started a new log (or table, or manifest) since, the directory
+    //  changed and is synced, or a power cut could take the checkpoint
+    else if (s_sync_dir (self))
+        rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot sync the directory: %s", self->dir,
+                            strerror (errno));
 done:
     s_batch_release (&kv);
     return rc;

@@ -31,4 +31,29 @@ same "$T/out.txt" "$T/expected" "leveldb after resume"
 "$WEIR" run -q --checkpoint "$T/ck2" --resume --epoch-records 1000 "leveldb path=$T/db ! lines path=$T/part.txt" || fail "leveldb reader resumed"
 same "$T/part.txt" "$T/expected" "leveldb reader resumed"
 
+# The database must be the one the checkpoint counted on: removed or
+# replaced between a pause and --resume, it is refused, not silently
+# filled with only the records after the checkpoint
+for durability in flush sync; do
+    rm -rf "$T/ck5" "$T/db5"
+    "$WEIR" run -q --checkpoint "$T/ck5" --epoch-records 1000 --epochs 2 \
+        "msgpack path=$T/pairs.mp ! leveldb path=$T/db5 durability=$durability" || fail "$durability: paused run"
+    grep -q '^id:[0-9a-f]\{16\} commit:3$' "$T/db5/WEIR-COMMIT" && ok || fail "$durability: marker $(cat "$T/db5/WEIR-COMMIT")"
+    cp -r "$T/db5" "$T/db5.kept"
+    rm -rf "$T/db5"
+    expect_exit 1 "leveldb: '$T/db5' is not the database this job committed 3 times to \\(no WEIR-COMMIT in it\\)" -- \
+        "$WEIR" run --checkpoint "$T/ck5" --resume --epoch-records 1000 "msgpack path=$T/pairs.mp ! leveldb path=$T/db5 durability=$durability"
+    [ ! -e "$T/db5" ] && ok || fail "$durability: a refused resume made a new database"
+    "$WEIR" run -q "msgpack path=$T/pairs.mp ! leveldb path=$T/db5" || fail "another job's database"
+    expect_exit 1 "leveldb: '$T/db5' was written by another job since the checkpoint" -- \
+        "$WEIR" run --checkpoint "$T/ck5" --resume --epoch-records 1000 "msgpack path=$T/pairs.mp ! leveldb path=$T/db5 durability=$durability"
+    rm -rf "$T/db5" && mv "$T/db5.kept" "$T/db5"
+    "$WEIR" run -q --checkpoint "$T/ck5" --resume --epoch-records 1000 "msgpack path=$T/pairs.mp ! leveldb path=$T/db5 durability=$durability" \
+        || fail "$durability: resume"
+    "$WEIR" run -q "leveldb path=$T/db5 ! lines path=$T/out.txt" || fail "$durability: out"
+    same "$T/out.txt" "$T/expected" "leveldb durability=$durability after a resume"
+done
+expect_exit 2 "leveldb: property 'durability': 'never' is neither flush nor sync" -- \
+    "$WEIR" run "range count=1 ! leveldb path=$T/db6 durability=never"
+
 finish

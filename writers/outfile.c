@@ -11,6 +11,8 @@
 
 #include "writers/writer.h"
 
+#include "lib/sync.h"
+
 //  Large enough that the lock and the system call are rare per record
 #define S_FLUSH_AT (256 * 1024)
 
@@ -143,6 +145,16 @@ int weir__outfile_commit (weir__outfile *of, char *out, weir__err *err)
     if (fsync (of->fd) && errno != EINVAL && errno != ENOTSUP && errno != EROFS)
         rc = weir__err_set (err, WEIR_EIO, "%s: cannot sync '%s': %s", of->element, of->path,
                             strerror (errno));
+    //  The file's name too, once: a file created (or truncated) at open
+    //  may vanish in a power cut with its directory entry, while the
+    //  checkpoint that counts on its length survives
+    else if (!of->named && !of->stream) {
+        if (weir__sync_parent (of->path))
+            rc = weir__err_set (err, WEIR_EIO, "%s: cannot sync the folder of '%s': %s", of->element,
+                                of->path, strerror (errno));
+        else
+            of->named = 1;
+    }
     snprintf (out, WEIR__WRITER_STATE_MAX, "%llu", (unsigned long long) of->bytes);
     pthread_mutex_unlock (&of->lock);
     return rc;

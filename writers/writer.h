@@ -55,6 +55,7 @@ typedef struct weir__outfile {
     char *path;
     int fd;
     int stream;      //  standard output, a pipe, a terminal: never truncated nor sought
+    int named;       //  its directory entry was synced
     uint64_t bytes;  //  written so far (under lock)
     pthread_mutex_t lock;
     unsigned threads;
