@@ -18,7 +18,10 @@
 
 typedef struct weir__store weir__store;
 
-/*  Open (and with CREATE, create) the store in DIR.  WEIR_EIO naming DIR.  */
+/*  Open the store in DIR for a job, creating it when DIR is missing or
+    empty (CREATE), or read-only (not CREATE): a private copy is opened, so
+    that inspecting never takes the store's lock nor changes it, and works
+    while a job runs.  WEIR_EIO naming DIR.  */
 int weir__store_open (const char *dir, int create, weir__store **out, weir__err *err);
 void weir__store_destroy (weir__store **self_p);
 

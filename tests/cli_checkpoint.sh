@@ -98,4 +98,21 @@ expect_exit 1 "checkpoint 9 does not exist" -- "$WEIR" checkpoints "$T/ck" --epo
 expect_exit 2 "" -- "$WEIR" run --epoch-records 0 "$job"
 expect_exit 2 "resuming needs a checkpoint directory" -- "$WEIR" run --resume "$job"
 
+# Inspecting never changes a store and works while a job holds it; a
+# second job on the same directory is told which process holds it
+mkfifo "$T/slow.fifo"
+(sleep 3 > "$T/slow.fifo") &
+"$WEIR" run -q --checkpoint "$T/busy" "lines path=$T/slow.fifo ! null" &
+job=$!
+i=0
+while [ ! -e "$T/busy/WEIR-PID" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+"$WEIR" checkpoints "$T/busy" > "$T/list" 2>&1 && grep -q '^0 ' "$T/list" && ok || fail "inspecting a running job: $(cat "$T/list")"
+expect_exit 1 "checkpoint directory '$T/busy' is in use by another weir \\(pid $job\\)" -- \
+    "$WEIR" run --checkpoint "$T/busy" --resume "range count=3 ! null"
+wait $job
+(cd "$T/busy" && ls -l --time-style=+%s.%N && cat ./* | cksum) > "$T/before" 2>/dev/null
+"$WEIR" checkpoints "$T/busy" > /dev/null && "$WEIR" checkpoints "$T/busy" --epoch 0 > /dev/null || fail "inspect"
+(cd "$T/busy" && ls -l --time-style=+%s.%N && cat ./* | cksum) > "$T/after" 2>/dev/null
+same "$T/before" "$T/after" "the store after inspecting it"
+
 finish
