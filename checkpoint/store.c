@@ -34,6 +34,9 @@ struct weir__store {
 };
 
 #define S_PID_FILE "WEIR-PID"
+//  The newest epoch written, as a hint that survives what LevelDB may
+//  lose: a log cut by a power failure rolls the store back silently
+#define S_LATEST_FILE "WEIR-LATEST"
 
 static int s_leveldb_error (weir__err *err, int code, const char *what, const char *dir, char *msg)
 {
@@ -78,7 +81,8 @@ static int s_check_dir (const char *dir, int create, int *make, weir__err *err)
             continue;
         if (!strcmp (n, "CURRENT"))
             current = 1;
-        else if (!strncmp (n, "MANIFEST-", 9) || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3) || !strcmp (n, S_PID_FILE)
+        else if (!strncmp (n, "MANIFEST-", 9) || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
+                 || !strcmp (n, S_PID_FILE) || !strcmp (n, S_LATEST_FILE)
                  || (len > 4 && (!strcmp (n + len - 4, ".ldb") || !strcmp (n + len - 4, ".log"))))
             leveldb = 1;
         else
@@ -115,10 +119,17 @@ static int s_open_error (weir__err *err, const char *dir, char *msg)
         if (f)
             fclose (f);
         if (pid > 0)
-            weir__err_set (err, WEIR_EIO, "checkpoint directory '%s' is in use by another weir (pid %ld)", dir, pid);
+            weir__err_set (err, WEIR_EIO, "checkpoint directory '%s' is in use by another weir (pid %ld)",
+                           dir, pid);
         else
             weir__err_set (err, WEIR_EIO, "checkpoint directory '%s' is in use by another weir", dir);
     }
+    else if (msg && strstr (msg, "Corruption"))
+        weir__err_set (
+            err, WEIR_ECORRUPT,
+            "the checkpoints of '%s' are damaged (%s): restore the directory from a copy, or move it "
+            "away to start the job again",
+            dir, msg);
     else
         weir__err_set (err, WEIR_EIO, "cannot open the checkpoints of '%s': %s", dir,
                        msg ? msg : "unknown error");
@@ -185,7 +196,7 @@ static char *s_make_copy (const char *dir, weir__err *err)
         const char *n = e->d_name;
         size_t len = strlen (n);
         if (!strcmp (n, ".") || !strcmp (n, "..") || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
-            || !strcmp (n, S_PID_FILE))
+            || !strcmp (n, S_PID_FILE) || !strcmp (n, S_LATEST_FILE))
             continue;
         snprintf (src, sizeof src, "%s/%s", dir, n);
         snprintf (dst, sizeof dst, "%s/%s", copy, n);
@@ -194,7 +205,8 @@ static char *s_make_copy (const char *dir, weir__err *err)
     if (d)
         closedir (d);
     if (rc) {
-        weir__err_set (err, WEIR_EIO, "cannot copy the checkpoints of '%s' to read them: %s", dir, strerror (errno));
+        weir__err_set (err, WEIR_EIO, "cannot copy the checkpoints of '%s' to read them: %s", dir,
+                       strerror (errno));
         s_remove_copy (copy);
         free (copy);
         return NULL;
@@ -361,6 +373,19 @@ int weir__store_epochs (weir__store *self, uint64_t **epochs, size_t *count, wei
         *count = 0;
     }
     return rc;
+}
+
+uint64_t weir__store_written (const weir__store *self)
+{
+    char path[4200];
+    unsigned long long epoch = 0;
+    snprintf (path, sizeof path, "%s/%s", self->dir, S_LATEST_FILE);
+    FILE *f = fopen (path, "r");
+    if (f && fscanf (f, "%llu", &epoch) != 1)
+        epoch = 0;
+    if (f)
+        fclose (f);
+    return epoch;
 }
 
 int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err)
@@ -661,6 +686,17 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
         char what[64];
         snprintf (what, sizeof what, "cannot write checkpoint %" PRIu64, epoch);
         rc = s_leveldb_error (err, WEIR_EIO, what, self->dir, msg);
+    }
+    //  The hint of the newest epoch, not synced: it only has to outlive
+    //  what LevelDB loses when it is
+    if (!rc) {
+        char path[4200];
+        snprintf (path, sizeof path, "%s/%s", self->dir, S_LATEST_FILE);
+        FILE *f = fopen (path, "w");
+        if (f) {
+            fprintf (f, "%" PRIu64 "\n", epoch);
+            fclose (f);
+        }
     }
     //  The synced write made the log durable, not its name: when LevelDB
     //  started a new log (or table, or manifest) since, the directory

@@ -39,6 +39,12 @@ int weir__store_epochs (weir__store *self, uint64_t **epochs, size_t *count, wei
     negative WEIR_E* code with ERR.  */
 int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err);
 
+/*  The newest epoch this store was written with, by the hint it keeps
+    beside LevelDB (0 when there is none).  When it is newer than
+    weir__store_latest, the store lost its last checkpoints (a log cut in a
+    power failure) and a resume goes on from an older one.  */
+uint64_t weir__store_written (const weir__store *self);
+
 /*  Write CKPT (and the latest pointer) and delete all but the newest KEEP
     checkpoints (0: keep all), in one synced batch.  0 or WEIR_EIO.  */
 int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err);

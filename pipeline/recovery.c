@@ -75,6 +75,15 @@ int weir__recovery_new (const weir__options *options, weir__stages *stages, cons
                                  &self->resume, err)))
         return rc;
     weir__resume *r = self->resume;
+    //  A store that went back in time (a log cut by a power failure) is
+    //  said, never gone on from silently
+    uint64_t written = weir__store_written (self->store), at = r ? weir__resume_epoch (r) : 0;
+    if (options->resume_mode != WEIR_RESUME_EPOCH && written > at)
+        weir__job_log (job, WEIR_LOG_WARNING,
+                       "the checkpoint store '%s' had written epoch %" PRIu64 " but holds only %s%" PRIu64
+                       ": its last writes did not survive (a power failure?); going on from there",
+                       options->checkpoint_dir, written, r ? "up to epoch " : "nothing, not even epoch ",
+                       r ? at : (uint64_t) 0);
     if (!r)
         return 0;
     if ((rc = weir__resume_blobs (r, self->workspace, err)))

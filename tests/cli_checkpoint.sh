@@ -115,4 +115,19 @@ wait $job
 (cd "$T/busy" && ls -l --time-style=+%s.%N && cat ./* | cksum) > "$T/after" 2>/dev/null
 same "$T/before" "$T/after" "the store after inspecting it"
 
+# A store that lost its last checkpoints (as a log cut by a power failure
+# would) is resumed from what it has, with a warning, never silently
+"$WEIR" run -q --checkpoint "$T/lost" --epoch-records 2 --epochs 2 "range count=10 ! null" || fail "lost: 2 epochs"
+cp -r "$T/lost" "$T/lost.old"
+"$WEIR" run -q --checkpoint "$T/lost" --resume --epoch-records 2 --epochs 4 "range count=10 ! null" || fail "lost: 4 epochs"
+cp "$T/lost/WEIR-LATEST" "$T/lost.old/WEIR-LATEST"
+"$WEIR" run --checkpoint "$T/lost.old" --resume --epoch-records 2 "range count=10 ! null" 2>"$T/err" || fail "lost: resume"
+grep -q "warning: the checkpoint store '$T/lost.old' had written epoch 4 but holds only up to epoch 2" "$T/err" \
+    && grep -q "resuming from checkpoint 2" "$T/err" && ok || fail "no warning for a store gone back: $(cat "$T/err")"
+# A damaged manifest is refused, saying what to do
+"$WEIR" run -q --checkpoint "$T/dmg" --epoch-records 2 "range count=10 ! null" || fail "dmg"
+for m in "$T"/dmg/MANIFEST-*; do printf 'garbage garbage garbage garbage' | dd of="$m" bs=1 seek=10 conv=notrunc 2>/dev/null; done
+expect_exit 1 "the checkpoints of '$T/dmg' are damaged .*restore the directory from a copy" -- \
+    "$WEIR" run --checkpoint "$T/dmg" --resume "range count=10 ! null"
+
 finish
