@@ -10,6 +10,7 @@
 #include "pipeline/loader.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,45 @@ static char *s_find (const char *name)
     return found;
 }
 
+//  The plugin being loaded, for the exit guard; under the lock
+static pthread_mutex_t s_loading_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *s_loading;
+static pthread_once_t s_guard_once = PTHREAD_ONCE_INIT;
+
+//  A plugin's constructor runs inside dlopen, before weir can check
+//  anything, and one that calls exit() would end the job with whatever
+//  status it chose, 0 too, and no word.  The process is ending: the only
+//  thing left to do is to say why, and fail.
+static const char s_exit_head[] = "weir: plugin '";
+static const char s_exit_tail[] = "' called exit() while it was being loaded\n";
+
+static void s_exit_guard (void)
+{
+    if (!s_loading)
+        return;
+    ssize_t ignored = write (STDERR_FILENO, s_exit_head, sizeof s_exit_head - 1);
+    ignored = write (STDERR_FILENO, s_loading, strlen (s_loading));
+    ignored = write (STDERR_FILENO, s_exit_tail, sizeof s_exit_tail - 1);
+    (void) ignored;
+    _exit (1);
+}
+
+static void s_install_guard (void)
+{
+    atexit (s_exit_guard);
+}
+
+static void *s_dlopen (const char *open_path, const char *path)
+{
+    pthread_once (&s_guard_once, s_install_guard);
+    pthread_mutex_lock (&s_loading_lock);
+    s_loading = path;
+    void *handle = dlopen (open_path, RTLD_NOW | RTLD_LOCAL);
+    s_loading = NULL;
+    pthread_mutex_unlock (&s_loading_lock);
+    return handle;
+}
+
 int weir__plugin_load (const char *name, weir_plugin **out, weir__err *err)
 {
     *out = NULL;
@@ -114,7 +154,7 @@ int weir__plugin_load (const char *name, weir_plugin **out, weir__err *err)
         open_path = dotted;
     }
     dlerror ();
-    void *handle = dlopen (open_path, RTLD_NOW | RTLD_LOCAL);
+    void *handle = s_dlopen (open_path, path);
     if (!handle) {
         const char *why = dlerror ();
         weir__err_set (err, WEIR_EPLUGIN, "plugin '%s' cannot be loaded: %s", path,

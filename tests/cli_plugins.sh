@@ -5,7 +5,7 @@
 : "${PLUGIN_CFLAGS:?PLUGIN_CFLAGS must hold the compile flags of <weir/plugin.h>}"
 : "${PLUGINS_SRC:?PLUGINS_SRC must point at tests/plugins}"
 
-for p in probe wrong_abi old_abi no_symbol no_process small_table; do
+for p in probe wrong_abi old_abi no_symbol no_process small_table exits crashes; do
     # shellcheck disable=SC2086
     ${CC:-cc} -std=c99 -Wall -Wextra -Werror -shared -fPIC $PLUGIN_CFLAGS "$PLUGINS_SRC/$p.c" -o "$T/$p.so" \
         || fail "plugin $p does not compile"
@@ -105,5 +105,16 @@ grep -q "^name:        probe$" "$T/out" && grep -q "^abi:         $abi$" "$T/out
     && ok || fail "weir plugin output: $(cat "$T/out")"
 WEIR_PLUGIN_PATH="$T" "$WEIR" plugin probe >"$T/out" 2>&1 && grep -q "^description: logs every callback" "$T/out" && ok || fail "weir plugin by name"
 expect_exit 1 "was built for processor ABI $((abi + 1))" -- "$WEIR" plugin "$T/wrong_abi.so"
+
+# A constructor that exits or crashes ends the process before any input is
+# read or the checkpoint directory touched; an exit(0) does not pass for
+# success
+expect_exit 1 "weir: plugin '$T/exits.so' called exit\\(\\) while it was being loaded" -- \
+    "$WEIR" run --checkpoint "$T/ck.exits" "range count=3 ! $T/exits.so ! lines path=$T/exits.txt"
+[ ! -e "$T/ck.exits" ] && [ ! -e "$T/exits.txt" ] && ok || fail "a plugin that exits left a checkpoint or an output"
+"$WEIR" run --checkpoint "$T/ck.crash" "range count=3 ! $T/crashes.so ! lines path=$T/crash.txt" 2>/dev/null
+rc=$?
+[ $rc -ne 0 ] && [ ! -e "$T/ck.crash" ] && [ ! -e "$T/crash.txt" ] && ok \
+    || fail "a plugin that crashes: exit $rc, or it left a checkpoint or an output"
 
 finish
