@@ -52,8 +52,12 @@ const char cmd_run_help[] =
     "  -h, --help        this help\n"
     "  -V, --version     print the version\n"
     "\n"
-    "Interrupt (Ctrl-C) stops the readers; what was read flows out and the job\n"
-    "ends cleanly (exit 1).  A second interrupt kills it.\n"
+    "Ctrl-C (SIGINT) or SIGTERM ends the current epoch at once: what was read\n"
+    "flows out, a checkpoint is written (with --checkpoint) and weir exits\n"
+    "128+signal (130, 143); --resume goes on exactly.  A second signal aborts\n"
+    "at once without a new checkpoint; the last one stays valid.\n"
+    "  --stop-timeout S  abort a stop that takes longer than S seconds to drain\n"
+    "                    (default 5; 0: wait as long as it takes)\n"
     "\n"
     "Exit codes: 0 success, 1 runtime failure (input, output, a processor),\n"
     "2 usage error (options, description, unknown element or property).\n"
@@ -70,7 +74,7 @@ typedef struct {
     unsigned interval_ms;
     const char *stats;
     uint64_t epoch_records, epochs, resume_from;
-    double epoch_seconds;
+    double epoch_seconds, stop_timeout;
     const char *checkpoint;
     char *load;  //  the directory of --load-blobs
     int64_t load_epoch;
@@ -94,6 +98,7 @@ enum {
     S_ASYNC,
     S_FAILURES,
     S_LOAD_BLOBS,
+    S_STOP_TIMEOUT,
 };
 
 static const struct option s_long_options[] = {
@@ -111,22 +116,44 @@ static const struct option s_long_options[] = {
     {"async-checkpoint", no_argument, NULL, S_ASYNC},
     {"checkpoint-failures", required_argument, NULL, S_FAILURES},
     {"load-blobs", required_argument, NULL, S_LOAD_BLOBS},
+    {"stop-timeout", required_argument, NULL, S_STOP_TIMEOUT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
-//  The pipe that Ctrl-C stops, and whether it did.
+//  The pipe that signals stop, the signal that stopped it, and how many
+//  came.  The first stops at the end of an epoch cut short, the second
+//  aborts, the third (a pipe stuck where abort cannot reach, such as a
+//  processor that never returns) ends the process as the signal would.
 static weir_pipe *volatile s_pipe;
-static volatile sig_atomic_t s_interrupted;
+static volatile sig_atomic_t s_signal, s_signals;
 
-static void s_on_interrupt (int sig)
+static void s_say (const char *text)
 {
-    (void) sig;
-    s_interrupted = 1;
-    if (s_pipe)
-        weir_pipe_stop (s_pipe);
+    ssize_t n = write (STDERR_FILENO, text, strlen (text));
+    (void) n;
+}
+
+static void s_on_signal (int sig)
+{
+    int count = ++s_signals;
+    if (count == 1) {
+        s_signal = sig;
+        s_say ("\nweir: stopping at the end of this epoch (signal again to abort)\n");
+        if (s_pipe)
+            weir_pipe_stop (s_pipe);
+    }
+    else if (count == 2) {
+        s_say ("weir: aborting; the last checkpoint stays valid\n");
+        if (s_pipe)
+            weir_pipe_abort (s_pipe);
+    }
+    else {
+        signal (sig, SIG_DFL);
+        raise (sig);
+    }
 }
 
 static int s_count (const char *option, const char *text, uint64_t min, uint64_t max, uint64_t *out)
@@ -206,6 +233,14 @@ static int s_option (s_options *o, int c, const char *arg)
             return -1;
         }
         return 0;
+    case S_STOP_TIMEOUT:
+        o->stop_timeout = strtod (arg, &end);
+        if (*end || end == arg || !(o->stop_timeout >= 0) || o->stop_timeout > 1e9) {
+            fprintf (stderr, "weir run: --stop-timeout wants a number of seconds (0 or more), not '%s'\n",
+                     arg);
+            return -1;
+        }
+        return 0;
     case S_CHECKPOINT: o->checkpoint = arg; return 0;
     case S_ASYNC: o->async = 1; return 0;
     case S_LOAD_BLOBS: return s_load_blobs (o, arg);
@@ -229,6 +264,7 @@ static int s_apply (const s_options *o, weir_pipe *pipe)
     weir_pipe_set_epoch_records (pipe, o->epoch_records);
     weir_pipe_set_epoch_seconds (pipe, o->epoch_seconds);
     weir_pipe_set_epochs (pipe, o->epochs);
+    weir_pipe_set_stop_timeout (pipe, o->stop_timeout);
     weir_pipe_set_keep (pipe, o->keep);
     weir_pipe_set_async_checkpoint (pipe, o->async);
     weir_pipe_set_checkpoint_failures (pipe, o->failures);
@@ -279,8 +315,7 @@ static int s_run_pipe (weir_pipe *pipe)
     s_pipe = pipe;
     struct sigaction sa;
     memset (&sa, 0, sizeof sa);
-    sa.sa_handler = s_on_interrupt;
-    sa.sa_flags = SA_RESETHAND;
+    sa.sa_handler = s_on_signal;
     sigemptyset (&sa.sa_mask);
     sigaction (SIGINT, &sa, NULL);
     sigaction (SIGTERM, &sa, NULL);
@@ -292,7 +327,7 @@ static int s_run_pipe (weir_pipe *pipe)
 }
 
 //  What the user sees at the end, and the exit code.
-static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet)
+static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int checkpointing)
 {
     int exit_code = CMD_EXIT_OK;
     for (size_t i = 0; i < weir_pipe_warning_count (pipe); i++)
@@ -307,10 +342,12 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet)
     if (weir_is_usage_error (rc) || weir_pipe_stats (pipe, 0, &first) != 0)
         return exit_code;
     double wall = weir_pipe_wall_seconds (pipe);
-    if (s_interrupted && rc == 0) {
-        fprintf (stderr, "weir: interrupted; stopped cleanly after %llu records\n",
-                 (unsigned long long) first.records_out);
-        exit_code = CMD_EXIT_FAILURE;
+    if (s_signal && (rc == 0 || rc == WEIR_EABORTED)) {
+        if (rc == 0)
+            fprintf (stderr, "weir: stopped by %s after %llu records read%s\n",
+                     s_signal == SIGINT ? "SIGINT" : "SIGTERM", (unsigned long long) first.records_out,
+                     checkpointing ? "; checkpoint written, --resume goes on from here" : "");
+        exit_code = 128 + s_signal;
     }
     else if (!quiet && rc == 0) {
         //  Read and written differ when a processor drops or adds records
@@ -340,6 +377,7 @@ int cmd_run (int argc, char **argv)
     o.progress = isatty (STDERR_FILENO);
     o.interval_ms = 500;
     o.load_epoch = -1;
+    o.stop_timeout = 5;
     int c;
     optind = 1;
     while ((c = getopt_long (argc, argv, "+qhV", s_long_options, NULL)) != -1) {
@@ -393,8 +431,8 @@ int cmd_run (int argc, char **argv)
             weir_pipe_set_progress (pipe, cmd_progress_draw, progress, o.interval_ms);
         rc = s_run_pipe (pipe);
     }
-    int exit_code = s_report (pipe, rc, text, o.quiet);
-    int stats_code = rc == 0 ? 0 : weir_is_usage_error (rc) ? CMD_EXIT_USAGE : CMD_EXIT_FAILURE;
+    int exit_code = s_report (pipe, rc, text, o.quiet, o.checkpoint != NULL);
+    int stats_code = exit_code;
     if (o.stats && cmd_stats_write (pipe, o.stats, rc, stats_code) && exit_code == CMD_EXIT_OK)
         exit_code = CMD_EXIT_FAILURE;
     cmd_progress_destroy (&progress);

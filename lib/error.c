@@ -28,6 +28,8 @@ static const struct {
     S_ERROR (WEIR_ESYSTEM, "system failure"),
     S_ERROR (WEIR_ESTATE, "call not allowed in this state"),
     S_ERROR (WEIR_EPLUGIN, "plugin cannot be loaded"),
+    S_ERROR (WEIR_EINVAL, "invalid argument"),
+    S_ERROR (WEIR_EABORTED, "aborted without a new checkpoint"),
 };
 
 const char *weir_strerror (int code)

@@ -42,4 +42,11 @@ uint64_t weir__budget_reclaim (weir__budget *self, uint64_t want);
 /*  A thread out of input gives back UNUSED records of its claim.  */
 void weir__budget_unclaim (weir__budget *self, uint64_t unused);
 
+/*  The epoch's time is up at NOW.  The deadline changes only between
+    epochs, while no reader runs, so it is read without the lock.  */
+static inline int weir__budget_expired (const weir__budget *self, uint64_t now)
+{
+    return self->deadline_ns && now >= self->deadline_ns;
+}
+
 #endif

@@ -7,6 +7,10 @@
 #include <time.h>
 
 #include "lib/clock.h"
+#include "lib/error.h"
+
+//  How often a wait for the threads looks at abort and the stop timeout
+#define S_WATCH_NS 20000000u
 
 struct weir__controller {
     weir__job *job;
@@ -22,6 +26,7 @@ struct weir__controller {
     unsigned arrived, exhausted;
     unsigned generation;  //  bumped at each release
     int release;          //  WEIR__GO / STOP / ABORT for the waiting threads
+    uint64_t stop_ns;     //  when a stop was first seen (0: not yet)
     //  Read by any thread
     _Atomic uint64_t done;
     _Atomic uint64_t pauses, pause_ns, pause_max_ns;
@@ -107,26 +112,60 @@ void weir__controller_abort (weir__controller *self)
     pthread_mutex_unlock (&self->lock);
 }
 
+//  Fail the job (lock held, released meanwhile) when it was asked to
+//  abort, or when a stop has taken longer than the stop timeout: threads
+//  stuck behind a slow writer or a blocked read must not hold the process
+//  forever.  The failure wakes everything blocked; no checkpoint follows.
+static void s_watch (weir__controller *self, uint64_t now)
+{
+    weir__job *job = self->job;
+    if (weir__job_failed (job) || !atomic_load (&job->stop))
+        return;
+    weir__err err;
+    weir__err_init (&err);
+    if (atomic_load (&job->abort))
+        weir__err_set (&err, WEIR_EABORTED, "aborted in epoch %llu; the last checkpoint stays valid",
+                       (unsigned long long) self->epoch);
+    else if (self->rules.stop_timeout > 0) {
+        if (!self->stop_ns)
+            self->stop_ns = now;
+        if ((double) (now - self->stop_ns) < self->rules.stop_timeout * 1e9)
+            return;
+        weir__err_set (&err, WEIR_EABORTED,
+                       "aborted in epoch %llu: stopping took longer than %g s (the stop timeout); "
+                       "the last checkpoint stays valid",
+                       (unsigned long long) self->epoch, self->rules.stop_timeout);
+    }
+    else
+        return;
+    pthread_mutex_unlock (&self->lock);
+    weir__job_fail (job, &err);
+    pthread_mutex_lock (&self->lock);
+}
+
 //  Wait (lock held) until every thread arrived or the job aborts, ticking
 //  every TICK_MS: by the clock, not by the waits that time out, since
-//  epochs shorter than a tick would never let one time out.
+//  epochs shorter than a tick would never let one time out.  The waits
+//  are bounded in any case, so that abort and the stop timeout are seen.
 static void s_wait_arrivals (weir__controller *self, weir__tick_fn *tick, void *tick_arg, unsigned tick_ms,
                              uint64_t *next_tick)
 {
     while (self->arrived < self->threads && self->release != WEIR__ABORT) {
-        if (!tick) {
-            pthread_cond_wait (&self->arrived_cond, &self->lock);
-            continue;
-        }
         uint64_t now = weir__now_ns ();
-        if (now >= *next_tick) {
+        s_watch (self, now);
+        if (self->arrived >= self->threads || self->release == WEIR__ABORT)
+            break;
+        if (!tick)
+            *next_tick = UINT64_MAX;
+        else if (now >= *next_tick) {
             *next_tick = now + (uint64_t) tick_ms * 1000000u;
             pthread_mutex_unlock (&self->lock);
             tick (tick_arg);
             pthread_mutex_lock (&self->lock);
             continue;
         }
-        struct timespec until = {(time_t) (*next_tick / 1000000000u), (long) (*next_tick % 1000000000u)};
+        uint64_t wake = *next_tick < now + S_WATCH_NS ? *next_tick : now + S_WATCH_NS;
+        struct timespec until = {(time_t) (wake / 1000000000u), (long) (wake % 1000000000u)};
         pthread_cond_timedwait (&self->arrived_cond, &self->lock, &until);
     }
 }

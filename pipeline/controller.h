@@ -26,10 +26,11 @@ enum { WEIR__GO = 0, WEIR__STOP = 1, WEIR__ABORT = 2 };
 
 /*  How epochs end and how many there are.  */
 typedef struct weir__epoch_rules {
-    uint64_t records;  //  --epoch-records (0: no limit)
-    double seconds;    //  --epoch-seconds (0: no limit)
-    uint64_t last;     //  --epochs: pause after this epoch (0: no limit)
-    unsigned passes;   //  passes over the input (at least 1)
+    uint64_t records;     //  --epoch-records (0: no limit)
+    double seconds;       //  --epoch-seconds (0: no limit)
+    uint64_t last;        //  --epochs: pause after this epoch (0: no limit)
+    unsigned passes;      //  passes over the input (at least 1)
+    double stop_timeout;  //  a stop that takes longer aborts the job (0: never)
 } weir__epoch_rules;
 
 /*  The end of an epoch, as the boundary callback sees it.  */

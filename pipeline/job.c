@@ -17,6 +17,7 @@ void weir__job_init (weir__job *self, weir_pipe *pipe)
     atomic_init (&self->failed, 0);
     atomic_init (&self->stop, 0);
     atomic_init (&self->running, 0);
+    atomic_init (&self->abort, 0);
     atomic_init (&self->start_ns, 0);
     atomic_init (&self->end_ns, 0);
     self->pipe = pipe;

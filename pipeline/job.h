@@ -25,6 +25,7 @@ typedef struct weir__job {
     atomic_int failed;
     atomic_int stop;
     atomic_int running;  //  the runtime threads run: there is an epoch
+    atomic_int abort;    //  asked to end at once (weir_pipe_abort)
     weir__job_hook *on_fail;
     void *on_fail_arg;
     weir_pipe *pipe;  //  what the log callback is told
@@ -63,6 +64,14 @@ static inline int weir__job_failed (weir__job *self)
 static inline void weir__job_stop (weir__job *self)
 {
     atomic_store (&self->stop, 1);
+}
+
+/*  Ask the job to end at once, without a checkpoint.  Async-signal-safe:
+    the controller acts on it.  */
+static inline void weir__job_abort (weir__job *self)
+{
+    atomic_store (&self->stop, 1);
+    atomic_store (&self->abort, 1);
 }
 
 /*  Asked to stop, or failed.  */

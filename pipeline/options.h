@@ -8,6 +8,7 @@
 typedef struct weir__options {
     uint64_t epoch_records;  //  0: no limit
     double epoch_seconds;    //  0: no limit
+    double stop_timeout;     //  after a stop, abort past this (0: never)
     uint64_t max_epochs;     //  pause after this epoch (0: no limit)
     char *checkpoint_dir;    //  NULL: no checkpoints
     unsigned keep;           //  newest checkpoints kept (0: all)

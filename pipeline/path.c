@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "lib/clock.h"
 #include "pipeline/controller.h"
 
 static void s_wait (weir__worker *w, uint64_t wait)
@@ -98,6 +99,18 @@ int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__
         && (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) w->inputs_done)))
         return -1;
     return weir__controller_arrive (stage->controller, 0, NULL) == WEIR__ABORT ? -1 : 0;
+}
+
+int weir__path_sink_idle (weir__sink *sink)
+{
+    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__stage *stage = w->stage;
+    if (weir__job_failed (stage->job))
+        return WEIR__SINK_ABORT;
+    if (weir__job_stopping (stage->job)
+        || weir__budget_expired (weir__controller_budget (stage->controller), weir__now_ns ()))
+        return WEIR__SINK_PAUSE;
+    return 0;
 }
 
 int weir__path_sink_send (weir__sink *sink)

@@ -49,4 +49,8 @@ int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__
     budget when the quota is used up.  */
 int weir__path_sink_send (weir__sink *sink);
 
+/*  The sink's idle: a reader waiting for input ends the epoch when the job
+    stops or the epoch's time is up, and leaves when the job failed.  */
+int weir__path_sink_idle (weir__sink *sink);
+
 #endif

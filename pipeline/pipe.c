@@ -189,10 +189,8 @@ int weir_pipe_run (weir_pipe *self)
         return weir__job_refuse (&self->job, &err);
     char *shape = weir__build_shape (&self->stages);
     weir__epoch_rules rules = {
-        self->options.epoch_records,
-        self->options.epoch_seconds,
-        self->options.max_epochs,
-        self->stages.items[0]->passes,
+        self->options.epoch_records,   self->options.epoch_seconds, self->options.max_epochs,
+        self->stages.items[0]->passes, self->options.stop_timeout,
     };
     self->controller = weir__controller_new (&self->job, &rules);
     if (!shape || !self->controller) {
@@ -220,6 +218,16 @@ int weir_pipe_run (weir_pipe *self)
 void weir_pipe_stop (weir_pipe *self)
 {
     weir__job_stop (&self->job);
+}
+
+void weir_pipe_abort (weir_pipe *self)
+{
+    weir__job_abort (&self->job);
+}
+
+void weir_pipe_set_stop_timeout (weir_pipe *self, double seconds)
+{
+    self->options.stop_timeout = seconds > 0 ? seconds : 0;
 }
 
 const char *weir_pipe_error (const weir_pipe *self)

@@ -138,8 +138,10 @@ static int s_build (const weir__run *run, weir__recovery *recovery, weir__queue_
         if (rc)
             return rc;
         if (stage->reader)
-            for (unsigned t = 0; t < stage->threads; t++)
+            for (unsigned t = 0; t < stage->threads; t++) {
                 stage->workers[t].sink.send = weir__path_sink_send;
+                stage->workers[t].sink.idle = weir__path_sink_idle;
+            }
         if (i == 0)
             continue;
         weir__stage *before = stages->items[i - 1];

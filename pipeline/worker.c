@@ -121,11 +121,18 @@ static void s_processor (weir__worker *w)
         weir__records_reset (&w->decoder, payload, len);
         msgpack_object obj;
         int more;
-        while ((more = weir__records_next (&w->decoder, &obj)) == 1)
+        //  A failed (or aborted) job leaves the batch at once: behind a slow
+        //  callback, the rest of it could take long
+        while ((more = weir__records_next (&w->decoder, &obj)) == 1) {
             if (proc->process (w, w->tstate, &obj)) {
                 weir__worker_callback_failed (w, "process");
                 break;
             }
+            if (weir__job_failed (stage->job)) {
+                more = 0;
+                break;
+            }
+        }
         if (more < 0) {
             weir__err err;
             if (more == WEIR__RECORDS_NOMEM)

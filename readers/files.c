@@ -5,12 +5,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "readers/reader.h"
+
+//  How long a read waits for a pipe before asking the sink again
+#define S_IDLE_MS 20
 
 void weir__shards_init (weir__shards *self)
 {
@@ -20,8 +24,13 @@ void weir__shards_init (weir__shards *self)
 
 void weir__shards_release (weir__shards *self)
 {
-    for (size_t i = 0; i < self->count; i++)
+    for (size_t i = 0; i < self->count; i++) {
+        if (self->items[i].kept) {
+            weir__window_close (self->items[i].kept);
+            free (self->items[i].kept);
+        }
         free (self->items[i].path);
+    }
     free (self->items);
     weir__shards_init (self);
 }
@@ -37,6 +46,7 @@ int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint
         return WEIR_ENOMEM;
     items[self->count].start = start;
     items[self->count].end = end;
+    items[self->count].kept = NULL;
     self->count++;
     return 0;
 }
@@ -114,24 +124,43 @@ void weir__files_free (char **paths, size_t count)
     free (paths);
 }
 
-int weir__window_open (weir__window *w, const char *element, const char *path, uint64_t start, uint64_t end,
-                       size_t max, weir__err *err)
+int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t start, size_t max,
+                       weir__sink *sink, weir__err *err)
 {
+    weir__window *kept = shard->kept;
+    if (kept) {
+        shard->kept = NULL;
+        int same = kept->base + kept->lo == start;
+        if (same)
+            *w = *kept;
+        else
+            weir__window_close (kept);
+        free (kept);
+        if (same) {
+            w->sink = sink;
+            return 0;
+        }
+    }
+    const char *path = shard->path;
     memset (w, 0, sizeof *w);
     w->fd = -1;
     w->path = path;
     w->max = max;
     w->cap = max < (1u << 20) ? max : (1u << 20);
     w->base = start;
-    w->end = end;
+    w->end = shard->end;
+    w->sink = sink;
     w->fd = weir__files_open (path);
     if (w->fd < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
     struct stat st;
-    if (fstat (w->fd, &st) == 0 && S_ISDIR (st.st_mode)) {
+    if (fstat (w->fd, &st) != 0)
+        st.st_mode = S_IFREG;  //  read() will tell what is wrong
+    if (S_ISDIR (st.st_mode)) {
         weir__window_close (w);
         return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path, strerror (EISDIR));
     }
+    w->stream = !S_ISREG (st.st_mode);
     if (start && lseek (w->fd, (off_t) start, SEEK_SET) < 0) {
         int e = errno;
         weir__window_close (w);
@@ -144,6 +173,21 @@ int weir__window_open (weir__window *w, const char *element, const char *path, u
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
     return 0;
+}
+
+void weir__window_leave (weir__window *w, weir__shard *shard)
+{
+    if (w->stream && w->fd >= 0 && !(w->eof && w->lo == w->hi)) {
+        //  Without memory for it, the next read fails to seek, saying so
+        weir__window *kept = malloc (sizeof *kept);
+        if (kept) {
+            *kept = *w;
+            kept->sink = NULL;
+            shard->kept = kept;
+            return;
+        }
+    }
+    weir__window_close (w);
 }
 
 void weir__window_close (weir__window *w)
@@ -181,6 +225,18 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err)
     if (want == 0) {
         w->eof = 1;
         return 0;
+    }
+    //  A pipe or terminal may have nothing for a long time: wait in short
+    //  slices, asking the sink in between whether the epoch must end
+    while (w->stream && w->sink && w->sink->idle) {
+        struct pollfd ready = {w->fd, POLLIN, 0};
+        if (poll (&ready, 1, S_IDLE_MS) != 0)
+            break;  //  data, the end, an error or a signal: read() says which
+        int said = w->sink->idle (w->sink);
+        if (said) {
+            w->idle = said;
+            return WEIR__WINDOW_IDLE;
+        }
     }
     ssize_t n;
     do

@@ -294,11 +294,11 @@ static int s_fail (const weir__shard *shard, uint64_t first, uint64_t lines, uin
                           (unsigned long long) (before + lines + 1), (unsigned long long) at, problem);
 }
 
-static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
+static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
 {
     const s_libsvm *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "libsvm", shard->path, *offset, shard->end, self->max_line, err);
+    int rc = weir__window_open (&w, "libsvm", shard, *offset, self->max_line, sink, err);
     if (rc)
         return rc;
     const uint64_t first = *offset;
@@ -309,7 +309,7 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
         const char *line;
         size_t n;
         rc = weir__window_line (&w, "libsvm", &line, &n, err);
-        if (rc == 1) {
+        if (rc == WEIR__WINDOW_FULL) {
             char problem[64];
             snprintf (problem, sizeof problem, "line longer than max-line=%zu bytes", self->max_line - 1);
             rc = s_fail (shard, first, lines, weir__window_offset (&w, w.lo), err, problem);
@@ -336,7 +336,9 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
     if (rc == WEIR_ENOMEM)
         weir__err_set (err, rc, "libsvm: out of memory");
     free (ex.items);
-    weir__window_close (&w);
+    if (rc == WEIR__WINDOW_IDLE)
+        rc = w.idle;
+    weir__window_leave (&w, shard);
     return rc;
 }
 

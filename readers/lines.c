@@ -52,18 +52,18 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return 0;
 }
 
-static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
+static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
 {
     const s_lines *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "lines", shard->path, *offset, shard->end, self->max_line, err);
+    int rc = weir__window_open (&w, "lines", shard, *offset, self->max_line, sink, err);
     if (rc)
         return rc;
     for (;;) {
         const char *line;
         size_t n;
         rc = weir__window_line (&w, "lines", &line, &n, err);
-        if (rc == 1)
+        if (rc == WEIR__WINDOW_FULL)
             rc = weir__err_set (err, WEIR_ECORRUPT,
                                 "lines: '%s' at byte %llu: line longer than max-line=%zu bytes", shard->path,
                                 (unsigned long long) weir__window_offset (&w, w.lo), self->max_line - 1);
@@ -81,7 +81,9 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
     }
     if (rc == WEIR_ENOMEM)
         weir__err_set (err, rc, "lines: out of memory");
-    weir__window_close (&w);
+    if (rc == WEIR__WINDOW_IDLE)
+        rc = w.idle;
+    weir__window_leave (&w, shard);
     return rc;
 }
 

@@ -57,11 +57,11 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return 0;
 }
 
-static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
+static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
 {
     const s_msgpack *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "msgpack", shard->path, *offset, shard->end, self->max_record, err);
+    int rc = weir__window_open (&w, "msgpack", shard, *offset, self->max_record, sink, err);
     if (rc)
         return rc;
     for (;;) {
@@ -103,7 +103,7 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
             break;
         }
         rc = weir__window_fill (&w, "msgpack", err);
-        if (rc == 1) {
+        if (rc == WEIR__WINDOW_FULL) {
             rc = weir__err_set (
                 err, WEIR_ECORRUPT, "msgpack: '%s' at byte %llu: record larger than max-record=%zu bytes",
                 shard->path, (unsigned long long) weir__window_offset (&w, w.lo), self->max_record);
@@ -112,7 +112,9 @@ static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir
         if (rc)
             break;
     }
-    weir__window_close (&w);
+    if (rc == WEIR__WINDOW_IDLE)
+        rc = w.idle;
+    weir__window_leave (&w, shard);
     return rc;
 }
 

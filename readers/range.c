@@ -59,7 +59,7 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return 0;
 }
 
-static int s_read (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
+static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
 {
     const s_range *self = state;
     for (uint64_t i = *offset; i < shard->end; i++) {

@@ -16,10 +16,16 @@
 #include "lib/error.h"
 #include "lib/props.h"
 
+struct weir__window;
+
 typedef struct weir__shard {
     char *path;      //  NULL for inputs that are not files
     uint64_t start;  //  byte offset, or first integer
     uint64_t end;    //  one past the last byte or integer
+    //  A pipe or terminal cannot be read again from an offset: its window,
+    //  read-ahead included, is kept here when a read pauses, and the next
+    //  read of the shard goes on from it
+    struct weir__window *kept;
 } weir__shard;
 
 typedef struct weir__shards {
@@ -47,6 +53,11 @@ struct weir__sink {
     uint32_t limit;                  //  records per batch
     uint64_t quota;                  //  records this thread may still read this epoch
     int (*send) (weir__sink *sink);  //  0, WEIR__SINK_PAUSE, or WEIR__SINK_ABORT
+    //  Called every few tens of milliseconds while a read waits for input
+    //  that has not come (a pipe, a terminal): 0 to wait on, or
+    //  WEIR__SINK_PAUSE (a stop, the epoch's time is up) or
+    //  WEIR__SINK_ABORT, which read() returns.  May be NULL.
+    int (*idle) (weir__sink *sink);
 };
 
 #define WEIR__SINK_PAUSE 1  //  the epoch is full: return, go on next epoch
@@ -73,7 +84,7 @@ typedef struct weir__reader_class {
         last record committed: 0 at the shard's end, what the sink returned
         (pause, abort), or a WEIR_E* code with ERR filled.  Called
         concurrently from several threads on different shards.  */
-    int (*read) (void *state, const weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err);
+    int (*read) (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err);
     void (*close) (void *state);
 } weir__reader_class;
 
@@ -117,26 +128,39 @@ typedef struct weir__window {
     int fd;
     const char *path;
     char *buf;
-    size_t cap, max;  //  current and largest buffer
-    size_t lo, hi;    //  unconsumed bytes are buf[lo, hi)
-    uint64_t base;    //  file offset of buf[0]
-    uint64_t end;     //  stop reading here
-    int eof;          //  nothing more to read
+    size_t cap, max;   //  current and largest buffer
+    size_t lo, hi;     //  unconsumed bytes are buf[lo, hi)
+    uint64_t base;     //  file offset of buf[0]
+    uint64_t end;      //  stop reading here
+    int eof;           //  nothing more to read
+    int stream;        //  a pipe, socket or device: reads may wait, no seeking back
+    weir__sink *sink;  //  asked, while a read waits, whether to go on waiting
+    int idle;          //  what the sink said when it ended a wait
 } weir__window;
 
-int weir__window_open (weir__window *w, const char *element, const char *path, uint64_t start, uint64_t end,
-                       size_t max, weir__err *err);
+#define WEIR__WINDOW_FULL 1  //  the buffer is at its maximum, full of one record
+#define WEIR__WINDOW_IDLE 2  //  a wait for input was ended by the sink (see idle)
+
+/*  Open SHARD for reading from byte START, or take back the window its
+    last read left at START.  SINK (or NULL) is asked while reads wait.  */
+int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t start, size_t max,
+                       weir__sink *sink, weir__err *err);
+
+/*  Done reading SHARD for now: keep a stream's window in the shard when
+    there is more to read, else close it.  */
+void weir__window_leave (weir__window *w, weir__shard *shard);
 void weir__window_close (weir__window *w);
 
 /*  Read more bytes after buf[hi], growing the buffer when it is full of
-    one unfinished record.  0, 1 when the buffer is at its maximum and
-    full, or WEIR_EIO.  */
+    one unfinished record.  0, WEIR__WINDOW_FULL, WEIR__WINDOW_IDLE (what
+    the sink said is in idle), or WEIR_EIO.  */
 int weir__window_fill (weir__window *w, const char *element, weir__err *err);
 
 /*  The next line: 0 and *LINE pointing at it in the buffer (without its
     newline; a last line without one counts) with buf[lo] just past it, or
-    *LINE NULL at the end of the range; 1 when the line starting at buf[lo]
-    is longer than the buffer's maximum; or WEIR_EIO / WEIR_ENOMEM.  *LINE
+    *LINE NULL at the end of the range; WEIR__WINDOW_FULL when the line
+    starting at buf[lo] is longer than the buffer's maximum;
+    WEIR__WINDOW_IDLE; or WEIR_EIO / WEIR_ENOMEM.  *LINE
     is valid until the next call.  */
 int weir__window_line (weir__window *w, const char *element, const char **line, size_t *len, weir__err *err);
 

@@ -68,6 +68,7 @@ struct weir_processor;
 #define WEIR_ESTATE -10    /*  call not allowed now (pipe already ran)  */
 #define WEIR_EPLUGIN -11   /*  a plugin cannot be loaded or is not a weir processor  */
 #define WEIR_EINVAL -12    /*  a bad argument (a stats struct without its size)  */
+#define WEIR_EABORTED -13  /*  ended at once, without a new checkpoint (weir_pipe_abort, the stop timeout)  */
 
 /*  A static string describing CODE.  */
 WEIR_EXPORT const char *weir_strerror (int code);
@@ -265,6 +266,16 @@ WEIR_EXPORT int weir_pipe_run (weir_pipe *self);
 /*  Ask a running pipe to stop as weir_stop() does (safe from any thread,
     including a signal-handling thread).  */
 WEIR_EXPORT void weir_pipe_stop (weir_pipe *self);
+
+/*  End a running pipe at once, without a new checkpoint: the last one
+    stays valid and --resume goes on from it.  weir_pipe_run returns
+    WEIR_EABORTED.  Async-signal-safe, like weir_pipe_stop: a second
+    Ctrl-C.  */
+WEIR_EXPORT void weir_pipe_abort (weir_pipe *self);
+
+/*  After weir_pipe_stop, allow the pipe SECONDS to drain and write its
+    checkpoint; past that it is aborted (0: wait as long as it takes).  */
+WEIR_EXPORT void weir_pipe_set_stop_timeout (weir_pipe *self, double seconds);
 
 /*  The message of the first failure, "" if none.  */
 WEIR_EXPORT const char *weir_pipe_error (const weir_pipe *self);

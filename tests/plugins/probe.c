@@ -2,12 +2,18 @@
 
     Properties: log=PATH (required) where each callback appends one line;
     fail=CALLBACK makes that callback fail (open, init, thread_open,
-    process, epoch_end); scale=N multiplies integer records by N.  */
+    process, epoch_end); scale=N multiplies integer records by N.
+
+    PROBE_SLEEP_US=N in the environment sleeps N microseconds on each
+    record: a slow stage, outside the description so that a resume of the
+    same pipeline may run at full speed.  */
+#define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <weir/plugin.h>
 
@@ -15,6 +21,7 @@ typedef struct {
     int fd;
     const char *fail;
     int64_t scale;
+    long sleep_us;
 } probe_state;
 
 typedef struct {
@@ -44,6 +51,8 @@ static int probe_open (weir_stage *st, void **state)
     }
     self->fail = weir_prop (st, "fail", "");
     self->scale = atoll (weir_prop (st, "scale", "1"));
+    const char *sleep_us = getenv ("PROBE_SLEEP_US");
+    self->sleep_us = sleep_us ? atol (sleep_us) : 0;
     say (self, "open %u%llu\n", 0, 0);
     if (strcmp (self->fail, "open") == 0) {
         //  close will not be called after a failed open: release here
@@ -79,6 +88,10 @@ static int probe_thread_open (weir_stage *st, void *state, void **tstate)
 static int probe_process (weir_stage *st, void *tstate, const msgpack_object *rec)
 {
     probe_thread *t = tstate;
+    if (t->stage->sleep_us > 0) {
+        struct timespec pause = {t->stage->sleep_us / 1000000, t->stage->sleep_us % 1000000 * 1000};
+        nanosleep (&pause, NULL);
+    }
     if (++t->processed == 100 && strcmp (t->stage->fail, "process") == 0)
         return weir_fail (st, "process fails as asked at record %llu", (unsigned long long) rec->via.u64);
     if (rec->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {

@@ -1,0 +1,171 @@
+#!/bin/sh
+# tests/cli_signals.sh - graceful stop and abort by signal.
+#
+# The first SIGINT or SIGTERM ends the epoch at once, drains the pipe,
+# writes a checkpoint and exits 128+signal; --resume goes on exactly.  A
+# second signal aborts without a new checkpoint.  --stop-timeout bounds
+# the drain.  A reader waiting on a pipe sees the stop too.
+. "$(dirname "$0")/lib.sh"
+
+PROBE="$PLUGINS_DIR/probe.so"
+
+# now_ms: milliseconds since the epoch
+now_ms () {
+    echo $(($(date +%s%N) / 1000000))
+}
+
+# wait_until SECONDS COMMAND...: poll COMMAND every 50 ms until it succeeds
+wait_until () {
+    limit=$(($(now_ms) + $1 * 1000))
+    shift
+    until "$@"; do
+        [ "$(now_ms)" -lt "$limit" ] || return 1
+        sleep 0.05
+    done
+}
+
+# epochs DIR: how many checkpoints DIR lists
+epochs () {
+    "$WEIR" checkpoints "$1" 2>/dev/null | grep -c '^[0-9]'
+}
+
+has_epoch () {
+    [ "$(epochs "$1")" -ge "$2" ]
+}
+
+# latest_records DIR: the records of the latest checkpoint
+latest_records () {
+    "$WEIR" checkpoints "$1" | awk '/latest/ { print $3 }'
+}
+
+# exact OUT COUNT WHAT: the msgpack file OUT holds 0 .. COUNT-1 once each
+exact () {
+    "$WEIR" run -q "msgpack path=$1 ! lines path=$T/exact.txt" || { fail "$3: cannot read $1"; return; }
+    seq 0 $(($2 - 1)) > "$T/exact.want"
+    sort -n "$T/exact.txt" > "$T/exact.got"
+    same "$T/exact.got" "$T/exact.want" "$3: output after resume"
+}
+
+# --- A first signal: checkpoint, exit 128+signal, exact resume --------
+for sig in INT TERM; do
+    code=130
+    [ $sig = TERM ] && code=143
+    d="$T/$sig"
+    desc="range count=20000 ! $PROBE log=$T/log ! msgpack path=$d.out"
+    PROBE_SLEEP_US=50 "$WEIR" run -q --checkpoint "$d" --epoch-records 1000 "$desc" 2>"$d.err" &
+    pid=$!
+    wait_until 20 has_epoch "$d" 2 || fail "SIG$sig: no epoch was checkpointed in 20 s"
+    kill -$sig $pid
+    wait $pid
+    rc=$?
+    [ $rc -eq $code ] && ok || fail "SIG$sig: exit $rc, wanted $code"
+    grep -q "stopped by SIG$sig after [0-9]* records read; checkpoint written" "$d.err" && ok \
+        || { fail "SIG$sig: no stop message"; cat "$d.err" >&2; }
+    got=$(latest_records "$d")
+    [ -n "$got" ] && [ "$got" -gt 0 ] && [ "$got" -lt 20000 ] && ok \
+        || fail "SIG$sig: the checkpoint written at the stop holds $got records, wanted between 0 and 20000"
+    # The stop cut the epoch short: its record count is not a multiple of
+    # --epoch-records (or, rarely, the stop came just at an epoch's end)
+    "$WEIR" run -q --resume --checkpoint "$d" --epoch-records 1000 "$desc" && ok || fail "SIG$sig: resume failed"
+    exact "$d.out" 20000 "SIG$sig"
+done
+
+# --- A second signal aborts at once, the last checkpoint stays valid ---
+for pair in "INT TERM" "TERM INT"; do
+    set -- $pair
+    code=130
+    [ $1 = TERM ] && code=143
+    d="$T/abort-$1"
+    desc="range count=100000 ! $PROBE log=$T/log ! msgpack path=$d.out"
+    # 2 ms a record: the drain of what the queues hold takes many seconds
+    PROBE_SLEEP_US=2000 "$WEIR" run -q --checkpoint "$d" --stop-timeout 0 "$desc" 2>"$d.err" &
+    pid=$!
+    wait_until 20 has_epoch "$d" 1 || fail "$pair: no checkpoint of epoch 0 in 20 s"
+    sleep 0.3
+    kill -$1 $pid
+    sleep 0.3
+    start=$(now_ms)
+    kill -$2 $pid
+    wait $pid
+    rc=$?
+    took=$(($(now_ms) - start))
+    [ $rc -eq $code ] && ok || fail "SIG$1 then SIG$2: exit $rc, wanted $code"
+    grep -q "aborted in epoch 1; the last checkpoint stays valid" "$d.err" && ok \
+        || { fail "SIG$1 then SIG$2: no abort message"; cat "$d.err" >&2; }
+    # Generous against a loaded machine; the drain alone would take minutes
+    [ $took -lt 10000 ] && ok || fail "SIG$1 then SIG$2: the abort took $took ms"
+    [ "$(epochs "$d")" -eq 1 ] && ok || fail "SIG$1 then SIG$2: a checkpoint was written after the abort"
+    "$WEIR" run -q --resume --checkpoint "$d" "$desc" && ok || fail "SIG$1 then SIG$2: resume failed"
+    exact "$d.out" 100000 "SIG$1 then SIG$2"
+done
+
+# --- --stop-timeout bounds the drain ------------------------------------
+d="$T/timeout"
+desc="range count=100000 ! $PROBE log=$T/log ! msgpack path=$d.out"
+PROBE_SLEEP_US=2000 "$WEIR" run -q --checkpoint "$d" --stop-timeout 0.5 "$desc" 2>"$d.err" &
+pid=$!
+wait_until 20 has_epoch "$d" 1 || fail "stop timeout: no checkpoint of epoch 0 in 20 s"
+sleep 0.3
+start=$(now_ms)
+kill -TERM $pid
+wait $pid
+rc=$?
+took=$(($(now_ms) - start))
+[ $rc -eq 143 ] && ok || fail "stop timeout: exit $rc, wanted 143"
+grep -q "stopping took longer than 0.5 s (the stop timeout); the last checkpoint stays valid" "$d.err" && ok \
+    || { fail "stop timeout: no message"; cat "$d.err" >&2; }
+[ $took -ge 400 ] && [ $took -lt 10000 ] && ok || fail "stop timeout 0.5 s: the stop took $took ms"
+"$WEIR" run -q --resume --checkpoint "$d" "$desc" && ok || fail "stop timeout: resume failed"
+exact "$d.out" 100000 "stop timeout"
+
+for bad in -1 abc 1e10 ""; do
+    expect_exit 2 "--stop-timeout wants a number of seconds \\(0 or more\\), not '$bad'" -- \
+        "$WEIR" run --stop-timeout "$bad" "range count=1 ! null"
+done
+
+# --- A reader waiting on a pipe stops too ------------------------------
+mkfifo "$T/fifo"
+sleep 30 > "$T/fifo" &
+feeder=$!
+"$WEIR" run -q --checkpoint "$T/fifo.ck" "lines path=$T/fifo ! lines path=$T/fifo.out" 2>"$T/fifo.err" &
+pid=$!
+wait_until 20 has_epoch "$T/fifo.ck" 1 || fail "fifo: no checkpoint of epoch 0 in 20 s"
+start=$(now_ms)
+kill -INT $pid
+wait $pid
+rc=$?
+took=$(($(now_ms) - start))
+kill $feeder 2>/dev/null
+[ $rc -eq 130 ] && ok || { fail "a reader waiting on a pipe: exit $rc, wanted 130"; cat "$T/fifo.err" >&2; }
+[ $took -lt 5000 ] && ok || fail "a reader waiting on a pipe: the stop took $took ms"
+[ "$(epochs "$T/fifo.ck")" -eq 2 ] && ok || fail "a reader waiting on a pipe: no checkpoint at the stop"
+
+# Without --checkpoint there is nothing to resume, and the message says
+# nothing of it
+PROBE_SLEEP_US=50 "$WEIR" run -q "range count=1M ! $PROBE log=$T/log ! null" 2>"$T/plain.err" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] && ok || fail "no checkpoint: exit $rc, wanted 130"
+grep -q "stopped by SIGINT after [0-9]* records read$" "$T/plain.err" && ok \
+    || { fail "no checkpoint: the message"; cat "$T/plain.err" >&2; }
+
+# --- Epochs of a stream -------------------------------------------------
+# Read-ahead of standard input survives an epoch's end: nothing is lost
+seq 1 100000 | "$WEIR" run -q --epoch-records 1000 "lines path=- ! lines path=$T/stdin.out" && ok \
+    || fail "standard input with --epoch-records failed"
+seq 1 100000 > "$T/stdin.want"
+same "$T/stdin.out" "$T/stdin.want" "standard input cut into epochs"
+
+# --epoch-seconds ends epochs while the input is silent
+{ echo a; sleep 1; echo b; sleep 0.5; } \
+    | "$WEIR" run -q --epoch-seconds 0.2 --checkpoint "$T/quiet.ck" "lines path=- ! lines path=$T/quiet.out" \
+    && ok || fail "a quiet stream with --epoch-seconds failed"
+n=$(epochs "$T/quiet.ck")
+[ "$n" -ge 4 ] && ok || fail "a stream silent for 1.5 s with --epoch-seconds 0.2 made $n checkpoints"
+printf 'a\nb\n' > "$T/quiet.want"
+same "$T/quiet.out" "$T/quiet.want" "a quiet stream"
+
+finish
