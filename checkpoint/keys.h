@@ -10,7 +10,8 @@
                of a file, "#START-END" for other inputs; the value is where
                reading goes on, in decimal
       writers  "INDEX:ELEMENT" per writer stage; the value is the writer's
-               committed state (a file's length)
+               committed state (a file's length); "INDEX:ELEMENT:dead-letter"
+               the same for a stage's dead letter
       blobs    the workspace blob of that name, raw
 
     Keys of the store, one LevelDB per checkpoint directory (EPOCH is 20
@@ -57,7 +58,15 @@ static inline void weir__key_writer (size_t stage, const char *element, char *ou
     snprintf (out, size, "%zu:%s", stage, element);
 }
 
-/*  WHICH is WEIR_META_RECORDS_IN or WEIR_META_RECORDS_OUT.  */
+/*  The dead letter of a reader or processor stage: never a writer's key,
+    which is "INDEX:ELEMENT" for the same ELEMENT.  */
+static inline void weir__key_dead_letter (size_t stage, const char *element, char *out, size_t size)
+{
+    snprintf (out, size, "%zu:%s:dead-letter", stage, element);
+}
+
+/*  WHICH is WEIR_META_RECORDS_IN, WEIR_META_RECORDS_OUT or
+    WEIR_META_REJECTED.  */
 static inline void weir__key_records (const char *which, size_t stage, char *out, size_t size)
 {
     snprintf (out, size, "%s%zu", which, stage);

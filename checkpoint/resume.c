@@ -111,10 +111,13 @@ double weir__resume_wall_seconds (const weir__resume *self)
     return strtod (text, NULL);
 }
 
-void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in, uint64_t *out)
+void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in, uint64_t *out,
+                           uint64_t *rejected)
 {
     char key[64];
-    *in = *out = 0;
+    *in = *out = *rejected = 0;
+    weir__key_records (WEIR_META_REJECTED, stage, key, sizeof key);
+    weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_META, key, rejected);
     weir__key_records (WEIR_META_RECORDS_IN, stage, key, sizeof key);
     weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_META, key, in);
     weir__key_records (WEIR_META_RECORDS_OUT, stage, key, sizeof key);
@@ -160,18 +163,31 @@ int weir__resume_offsets (const weir__resume *self, const char *element, const w
     return 0;
 }
 
+static int s_output (const weir__resume *self, const char *key, const char *what, char *state, size_t size,
+                     weir__err *err)
+{
+    size_t len;
+    const char *value = weir__ckpt_get (self->ckpt, WEIR__SECTION_WRITERS, key, &len);
+    if (!value || len >= size)
+        return weir__err_set (err, WEIR_ECORRUPT, "checkpoint %" PRIu64 " has no committed state for %s '%s'",
+                              weir__ckpt_epoch (self->ckpt), what, key);
+    memcpy (state, value, len);
+    state[len] = '\0';
+    return 0;
+}
+
 int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state,
                          size_t size, weir__err *err)
 {
     char key[WEIR__KEY_MAX];
     weir__key_writer (stage, element, key, sizeof key);
-    size_t len;
-    const char *value = weir__ckpt_get (self->ckpt, WEIR__SECTION_WRITERS, key, &len);
-    if (!value || len >= size)
-        return weir__err_set (err, WEIR_ECORRUPT,
-                              "checkpoint %" PRIu64 " has no committed state for writer '%s'",
-                              weir__ckpt_epoch (self->ckpt), key);
-    memcpy (state, value, len);
-    state[len] = '\0';
-    return 0;
+    return s_output (self, key, "writer", state, size, err);
+}
+
+int weir__resume_dead_letter (const weir__resume *self, size_t stage, const char *element, char *state,
+                              size_t size, weir__err *err)
+{
+    char key[WEIR__KEY_MAX];
+    weir__key_dead_letter (stage, element, key, sizeof key);
+    return s_output (self, key, "dead letter", state, size, err);
 }

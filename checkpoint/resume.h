@@ -39,7 +39,8 @@ unsigned weir__resume_pass (const weir__resume *self);
 double weir__resume_wall_seconds (const weir__resume *self);
 
 /*  Stage STAGE's record counts so far (0 when it has none).  */
-void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in, uint64_t *out);
+void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in, uint64_t *out,
+                           uint64_t *rejected);
 
 /*  Put every blob of the checkpoint into WS.  0 or WEIR_ENOMEM.  */
 int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err *err);
@@ -54,5 +55,9 @@ int weir__resume_offsets (const weir__resume *self, const char *element, const w
     WEIR_ECORRUPT when the checkpoint has none.  */
 int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state,
                          size_t size, weir__err *err);
+
+/*  The same for the dead letter of stage STAGE.  */
+int weir__resume_dead_letter (const weir__resume *self, size_t stage, const char *element, char *state,
+                              size_t size, weir__err *err);
 
 #endif

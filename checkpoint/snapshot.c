@@ -110,6 +110,14 @@ weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging
             weir__key_writer (i, stage->element, key, sizeof key);
             rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->writer_state);
         }
+        if (stage->rejected) {
+            weir__key_records (WEIR_META_REJECTED, i, key, sizeof key);
+            rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, key, stage->rejected);
+        }
+        if (stage->dead_state) {
+            weir__key_dead_letter (i, stage->element, key, sizeof key);
+            rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->dead_state);
+        }
     }
     for (size_t i = 0; i < s->shards->count; i++) {
         weir__key_shard (&s->shards->items[i], key, sizeof key);

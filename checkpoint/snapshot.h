@@ -19,6 +19,8 @@ typedef struct weir__snapshot_stage {
     uint64_t records_in;  //  over the job's life, resumed runs included
     uint64_t records_out;
     const char *writer_state;  //  a writer's committed state; NULL for the others
+    uint64_t rejected;         //  bad records skipped over the job's life
+    const char *dead_state;    //  its dead letter's committed state, or NULL
 } weir__snapshot_stage;
 
 typedef struct weir__snapshot {

@@ -353,10 +353,19 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int c
         //  Read and written differ when a processor drops or adds records
         weir_stage_stats last = WEIR_STAGE_STATS_INIT;
         weir_pipe_stats (pipe, weir_pipe_stage_count (pipe) - 1, &last);
-        char rate[32];
+        char rate[32], bad[64] = "";
         cmd_human (rate, sizeof rate, wall > 0 ? (double) first.records_out / wall : 0.0);
-        fprintf (stderr, "weir: %llu records read, %llu written in %.3f s (%s records/s)\n",
-                 (unsigned long long) first.records_out, (unsigned long long) last.records_out, wall, rate);
+        uint64_t skipped = 0;
+        for (size_t i = 0; i < weir_pipe_stage_count (pipe); i++) {
+            weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+            if (weir_pipe_stats (pipe, i, &st) == 0)
+                skipped += st.records_rejected;
+        }
+        if (skipped)
+            snprintf (bad, sizeof bad, ", %llu bad skipped", (unsigned long long) skipped);
+        fprintf (stderr, "weir: %llu records read, %llu written%s in %.3f s (%s records/s)\n",
+                 (unsigned long long) first.records_out, (unsigned long long) last.records_out, bad, wall,
+                 rate);
     }
     //  What the processors published, as they left it
     size_t stage;

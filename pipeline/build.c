@@ -137,14 +137,42 @@ static int s_builtin (weir__stage *stage, const weir__element *e, weir__err *err
     stage->proc = e->processor;
     stage->passthrough = e->passthrough;
     const weir_property_info *known = e->reader ? e->reader->props : e->writer ? e->writer->props : none;
-    int rc = weir__props_check (&stage->props, stage->name, known,
-                                e->reader ? weir__reader_common_props : weir__common_props, err);
+    int rc = weir__props_check (&stage->props, stage->name, known, weir_kind_properties (e->kind), err);
     if (rc || !e->reader)
         return rc;
     int64_t passes;
     if ((rc = weir__props_int (&stage->props, stage->name, "passes", 1, 1, 1000000, &passes, err)))
         return rc;
     stage->passes = (unsigned) passes;
+    return 0;
+}
+
+//  on-error and dead-letter of a reader or processor: what a bad record
+//  does.  WANT is the stage's kind.
+static int s_policy (weir__stage *stage, weir_element_kind want, weir__err *err)
+{
+    weir__prop *on_error = weir__props_find (&stage->props, "on-error");
+    weir__prop *dead = weir__props_find (&stage->props, "dead-letter");
+    //  Builtin writers refuse both as unknown properties
+    if (want == WEIR_ELEMENT_WRITER)
+        return 0;
+    if (on_error)
+        atomic_store (&on_error->used, 1);
+    if (dead)
+        atomic_store (&dead->used, 1);
+    if (on_error && strcmp (on_error->value, "fail") && strcmp (on_error->value, "skip"))
+        return weir__err_at (err, WEIR_EPROPERTY, on_error->value_offset,
+                             "%s: on-error wants fail or skip, not '%s'", stage->name, on_error->value);
+    if (dead && !*dead->value)
+        return weir__err_at (err, WEIR_EPROPERTY, dead->value_offset, "%s: dead-letter wants a file path",
+                             stage->name);
+    if (dead && on_error && !strcmp (on_error->value, "fail"))
+        return weir__err_at (err, WEIR_EPROPERTY, dead->key_offset,
+                             "%s: dead-letter= keeps skipped records, but on-error=fail skips none; use "
+                             "on-error=skip, or drop one of them",
+                             stage->name);
+    stage->skip = dead || (on_error && !strcmp (on_error->value, "skip"));
+    stage->dead_path = dead ? dead->value : NULL;
     return 0;
 }
 
@@ -199,7 +227,7 @@ int weir__build_resolve (weir__stages *stages, weir__err *err)
                           "path='/tmp/a!b.txt'",
                           was);
         }
-        if (rc || (rc = s_common (stage, err)))
+        if (rc || (rc = s_common (stage, err)) || (rc = s_policy (stage, want, err)))
             return rc;
         stage->kind = want;
         if (want == WEIR_ELEMENT_READER && stage->passes == 0)

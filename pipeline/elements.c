@@ -15,13 +15,38 @@ const weir_property_info weir__common_props[] = {
     {NULL, NULL, NULL},
 };
 
+#define S_ON_ERROR                                                                                           \
+    {                                                                                                        \
+        "on-error", "fail",                                                                                  \
+            "fail: a bad record fails the job, naming it; skip: it is counted, kept in the dead letter and " \
+            "skipped"                                                                                        \
+    }
+#define S_DEAD_LETTER                                                                                        \
+    {                                                                                                        \
+        "dead-letter", NULL,                                                                                 \
+            "msgpack file for the bad records skipped, each with its reason (implies on-error=skip; "        \
+            "committed "                                                                                     \
+            "with each epoch like an output)"                                                                \
+    }
+
 //  Readers also take passes=P: read the input P times, each pass an epoch
 //  of its own at least
 const weir_property_info weir__reader_common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
-    {"passes", "1", "(readers) read the input this many times; each pass ends an epoch"},
+    {"passes", "1", "read the input this many times; each pass ends an epoch"},
+    S_ON_ERROR,
+    S_DEAD_LETTER,
+    {NULL, NULL, NULL},
+};
+
+const weir_property_info weir__processor_common_props[] = {
+    {"threads", "1", "runtime threads of this stage"},
+    {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
+    {"batch", "256", "records per batch this stage sends on"},
+    S_ON_ERROR,
+    S_DEAD_LETTER,
     {NULL, NULL, NULL},
 };
 
@@ -113,6 +138,13 @@ const weir_element_info *weir_elements (void)
 const weir_property_info *weir_common_properties (void)
 {
     return weir__common_props;
+}
+
+const weir_property_info *weir_kind_properties (weir_element_kind kind)
+{
+    return kind == WEIR_ELEMENT_READER      ? weir__reader_common_props
+           : kind == WEIR_ELEMENT_PROCESSOR ? weir__processor_common_props
+                                            : weir__common_props;
 }
 
 const char *weir__element_names (weir_element_kind kind)

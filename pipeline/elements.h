@@ -32,9 +32,11 @@ const char *weir__element_suggest (const char *name, int kind);
 /*  Names of the builtins of KIND, comma-separated, for error messages.  */
 const char *weir__element_names (weir_element_kind kind);
 
-/*  threads, capacity, batch; and those plus passes for readers.  */
+/*  threads, capacity, batch; those plus passes, on-error and dead-letter
+    for readers; plus on-error and dead-letter for processors.  */
 extern const weir_property_info weir__common_props[];
 extern const weir_property_info weir__reader_common_props[];
+extern const weir_property_info weir__processor_common_props[];
 
 #define WEIR__DEFAULT_BATCH 256
 #define WEIR__DEFAULT_CAPACITY 16

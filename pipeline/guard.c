@@ -43,15 +43,20 @@ static int s_same (const char *out, const struct stat *out_st, int out_exists, c
     return same;
 }
 
-int weir__guard_check (const weir__stages *stages, const weir__options *options, weir__err *err)
+//  The property KEY of STAGE (its last value), or NULL.
+static const weir__prop *s_prop (const weir__stage *stage, const char *key)
 {
-    const weir__stage *reader = stages->items[0], *writer = stages->items[stages->count - 1];
-    const weir__prop *prop = NULL;
-    for (size_t k = writer->props.count; k-- > 0 && !prop;)
-        if (strcmp (writer->props.items[k].key, "path") == 0)
-            prop = &writer->props.items[k];
-    if (!writer->writer || !prop)
-        return 0;
+    for (size_t k = stage->props.count; k-- > 0;)
+        if (strcmp (stage->props.items[k].key, key) == 0)
+            return &stage->props.items[k];
+    return NULL;
+}
+
+//  The output PROP of WRITER (an element's name) against the options and
+//  the reader's inputs.
+static int s_check_output (const weir__stage *reader, const char *writer, const weir__prop *prop,
+                           const weir__options *options, weir__err *err)
+{
     const char *out = prop->value;
     if (options->checkpoint_dir && weir__outfile_is_stream (out))
         return weir__err_at (
@@ -59,7 +64,7 @@ int weir__guard_check (const weir__stages *stages, const weir__options *options,
             "%s: '%s' is standard output, a pipe, a terminal or a device: it cannot be cut back "
             "to what a checkpoint committed, so a job that writes to it cannot be resumed "
             "exactly; write to a file, or drop --checkpoint",
-            writer->name, out);
+            writer, out);
     if (strcmp (out, "-") == 0)
         return 0;
     struct stat st;
@@ -75,7 +80,41 @@ int weir__guard_check (const weir__stages *stages, const weir__options *options,
                 err, WEIR_ESTRUCTURE, prop->value_offset,
                 "%s: '%s' is also an input of the reader '%s' ('%s'): writing it would destroy "
                 "what is being read; write to another file",
-                writer->name, out, reader->name, in);
+                writer, out, reader->name, in);
     }
     return 0;
+}
+
+int weir__guard_check (const weir__stages *stages, const weir__options *options, weir__err *err)
+{
+    const weir__stage *reader = stages->items[0], *writer = stages->items[stages->count - 1];
+    //  The outputs: the writer's file, and the dead letters
+    const weir__prop **outputs = calloc (stages->count, sizeof *outputs);
+    if (!outputs)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < stages->count; i++) {
+        const weir__stage *stage = stages->items[i];
+        const weir__prop *prop = stage->writer ? s_prop (stage, "path") : s_prop (stage, "dead-letter");
+        if (prop && (!stage->writer || stage == writer)) {
+            if ((rc = s_check_output (reader, stage->name, prop, options, err)))
+                break;
+            outputs[n++] = prop;
+        }
+    }
+    //  Two outputs in one file would write over each other
+    for (size_t a = 0; a < n && !rc; a++)
+        for (size_t b = a + 1; b < n && !rc; b++) {
+            const char *x = outputs[a]->value, *y = outputs[b]->value;
+            struct stat st;
+            int exists = stat (x, &st) == 0;
+            if (strcmp (x, "-") && strcmp (y, "-") && s_same (x, &st, exists, y))
+                rc = weir__err_at (err, WEIR_ESTRUCTURE, outputs[b]->value_offset,
+                                   "'%s' is written twice, as '%s' and as '%s': give each output a file of "
+                                   "its own",
+                                   y, outputs[a]->key, outputs[b]->key);
+        }
+    free (outputs);
+    return rc;
 }

@@ -4,7 +4,11 @@
 
 #include <stddef.h>
 
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "lib/clock.h"
+#include "pipeline/deadletter.h"
 #include "pipeline/controller.h"
 
 static void s_wait (weir__worker *w, uint64_t wait)
@@ -99,6 +103,59 @@ int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__
         && (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) w->inputs_done)))
         return -1;
     return weir__controller_arrive (stage->controller, 0, NULL) == WEIR__ABORT ? -1 : 0;
+}
+
+//  Count a bad record that STAGE skips; the first of the run is said
+//  (WHAT names it), as it may well be the first of many.
+static void s_count_bad (weir__stage *stage, const char *what, const char *reason)
+{
+    if (atomic_fetch_add_explicit (&stage->rejected, 1, memory_order_relaxed) != 0)
+        return;
+    if (stage->dead_path)
+        weir__job_warn (stage->job, "%s: skipped %s: %s (kept with any others in '%s')", stage->name, what,
+                        reason, stage->dead_path);
+    else
+        weir__job_warn (stage->job, "%s: skipped %s: %s (dead-letter=PATH would keep it)", stage->name, what,
+                        reason);
+}
+
+int weir__path_sink_reject (weir__sink *sink, const weir__bad *bad)
+{
+    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__stage *stage = w->stage;
+    char what[256];
+    snprintf (what, sizeof what, "a bad record of '%s' at byte %" PRIu64, bad->path ? bad->path : "",
+              bad->offset);
+    s_count_bad (stage, what, bad->reason);
+    weir__err err;
+    weir__err_init (&err);
+    if (stage->dead
+        && weir__deadletter_input (stage->dead, weir__controller_epoch (stage->controller), bad, &err)) {
+        weir__job_fail (stage->job, &err);
+        return WEIR__SINK_ABORT;
+    }
+    return 0;
+}
+
+int weir__path_reject (weir__worker *w, const msgpack_object *record, const char *reason)
+{
+    weir__stage *stage = w->stage;
+    weir__err err;
+    weir__err_init (&err);
+    uint64_t epoch = weir__controller_epoch (stage->controller);
+    if (!stage->skip) {
+        weir__err_set (&err, WEIR_EPROCESSOR,
+                       "%s: a bad record: %s (epoch %" PRIu64 "; on-error=skip would skip it)", stage->name,
+                       reason, epoch);
+        weir__job_fail (stage->job, &err);
+        return -1;
+    }
+    s_count_bad (stage, "a record it rejected", reason);
+    if (stage->dead && weir__deadletter_record (stage->dead, epoch, record, reason, &err)) {
+        weir__job_fail (stage->job, &err);
+        return -1;
+    }
+    return 0;
 }
 
 int weir__path_sink_idle (weir__sink *sink)

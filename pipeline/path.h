@@ -53,4 +53,12 @@ int weir__path_sink_send (weir__sink *sink);
     stops or the epoch's time is up, and leaves when the job failed.  */
 int weir__path_sink_idle (weir__sink *sink);
 
+/*  The sink's reject: count the bad record, keep it in the stage's dead
+    letter.  */
+int weir__path_sink_reject (weir__sink *sink, const weir__bad *bad);
+
+/*  A processor rejected RECORD for REASON (weir_reject): with on-error=skip
+    count and keep it, 0; else fail the job, -1.  */
+int weir__path_reject (weir__worker *w, const msgpack_object *record, const char *reason);
+
 #endif

@@ -106,6 +106,17 @@ int weir_fail (weir_stage *st, const char *fmt, ...)
     return -1;
 }
 
+int weir_reject (weir_stage *st, const char *fmt, ...)
+{
+    assert (st && fmt);
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (st->reject_reason, sizeof st->reject_reason, fmt, ap);
+    va_end (ap);
+    st->rejecting = 1;
+    return WEIR_REJECTED;
+}
+
 void *weir_blob (weir_stage *st, const char *name, size_t size)
 {
     assert (st && name);

@@ -10,6 +10,7 @@
 #include "checkpoint/resume.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/store.h"
+#include "pipeline/deadletter.h"
 
 struct weir__recovery {
     const weir__options *options;
@@ -95,7 +96,8 @@ int weir__recovery_new (const weir__options *options, weir__stages *stages, cons
     self->finished = weir__resume_finished (r);
     self->base_wall = weir__resume_wall_seconds (r);
     for (size_t i = 0; i < stages->count; i++)
-        weir__resume_records (r, i, &stages->items[i]->base_records_in, &stages->items[i]->base_records_out);
+        weir__resume_records (r, i, &stages->items[i]->base_records_in, &stages->items[i]->base_records_out,
+                              &stages->items[i]->base_rejected);
     weir__job_log (job, WEIR_LOG_INFO, "resuming from checkpoint %" PRIu64 " of '%s'", epoch,
                    options->checkpoint_dir);
     return 0;
@@ -167,12 +169,27 @@ int weir__recovery_writer (weir__recovery *self, weir__stage *stage, const char 
     return rc;
 }
 
-//  Every writer makes its output durable and says what it committed.
+int weir__recovery_dead_letter (weir__recovery *self, weir__stage *stage, const char **resume, weir__err *err)
+{
+    *resume = NULL;
+    if (!self->resume)
+        return 0;
+    int rc = weir__resume_dead_letter (self->resume, stage->index, stage->name, stage->dead_committed,
+                                       sizeof stage->dead_committed, err);
+    if (!rc)
+        *resume = stage->dead_committed;
+    return rc;
+}
+
+//  Every writer and dead letter makes its output durable and says what it
+//  committed.
 static int s_commit_writers (weir__recovery *self, weir__err *err)
 {
     for (size_t i = 0; i < self->stages->count; i++) {
         weir__stage *stage = self->stages->items[i];
         if (stage->writer && stage->writer->commit (stage->writer_state, stage->committed, err))
+            return err->code;
+        if (stage->dead && weir__deadletter_commit (stage->dead, stage->dead_committed, err))
             return err->code;
     }
     return 0;
@@ -195,6 +212,8 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         items[i].records_in = stage->base_records_in + in;
         items[i].records_out = stage->base_records_out + atomic_load (&stage->records_out);
         items[i].writer_state = stage->writer ? stage->committed : NULL;
+        items[i].rejected = stage->base_rejected + atomic_load (&stage->rejected);
+        items[i].dead_state = stage->dead ? stage->dead_committed : NULL;
     }
     weir__stage *reader = stages->items[0];
     weir__snapshot s = {

@@ -50,6 +50,10 @@ int weir__recovery_reader (weir__recovery *self, weir__stage *stage, weir__err *
  *RESUME (NULL on a fresh start).  */
 int weir__recovery_writer (weir__recovery *self, weir__stage *stage, const char **resume, weir__err *err);
 
+/*  The same for the dead letter of STAGE.  */
+int weir__recovery_dead_letter (weir__recovery *self, weir__stage *stage, const char **resume,
+                                weir__err *err);
+
 /*  Once every stage opened (and init ran): start saving checkpoints, the
     first (epoch 0) on a fresh start, after the writers committed their
     empty outputs.  */

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "lib/clock.h"
+#include "pipeline/deadletter.h"
 #include "pipeline/elements.h"
 #include "pipeline/guard.h"
 #include "pipeline/path.h"
@@ -51,6 +52,12 @@ static int s_callback_error (weir__stage *stage, const char *callback, weir__err
 
 static int s_open_stage (weir__stage *stage, weir__recovery *recovery, weir__err *err)
 {
+    if (stage->dead_path) {
+        const char *resume;
+        int rc = weir__recovery_dead_letter (recovery, stage, &resume, err);
+        if (rc || (rc = weir__deadletter_open (stage->name, stage->dead_path, resume, &stage->dead, err)))
+            return rc;
+    }
     //  The reader opened first of all (s_open_reader)
     if (stage->reader)
         return weir__recovery_reader (recovery, stage, err);
@@ -88,6 +95,8 @@ static void s_close_stage (weir__stage *stage)
 {
     weir__err err;
     weir__err_init (&err);
+    if (stage->dead && weir__deadletter_close (&stage->dead, &err))
+        weir__job_fail (stage->job, &err);
     if (stage->reader && stage->reader_state) {
         stage->reader->close (stage->reader_state);
         stage->reader_state = NULL;
@@ -116,7 +125,7 @@ static void s_warn_unread (weir__job *job, weir__stages *stages)
         for (size_t k = 0; k < stage->props.count; k++) {
             weir__prop *p = &stage->props.items[k];
             int common = 0;
-            for (const weir_property_info *c = weir__common_props; c->name; c++)
+            for (const weir_property_info *c = weir__processor_common_props; c->name; c++)
                 common |= strcmp (c->name, p->key) == 0;
             if (!common && !atomic_load (&p->used))
                 weir__job_warn (job, "%s: property '%s' was never read by the processor (a typo?)",
@@ -141,6 +150,8 @@ static int s_build (const weir__run *run, weir__recovery *recovery, weir__queue_
             for (unsigned t = 0; t < stage->threads; t++) {
                 stage->workers[t].sink.send = weir__path_sink_send;
                 stage->workers[t].sink.idle = weir__path_sink_idle;
+                stage->workers[t].sink.skip = stage->skip;
+                stage->workers[t].sink.reject = weir__path_sink_reject;
             }
         if (i == 0)
             continue;

@@ -150,4 +150,5 @@ void weir__stage_stats (weir__stage *self, weir_stage_stats *stats)
     stats->queue_capacity = self->in ? weir__queue_capacity (self->in) : 0;
     stats->input_total = self->input_total;
     stats->input_done = self->kind == WEIR_ELEMENT_READER ? atomic_load (&self->input_done) : 0;
+    stats->records_rejected = atomic_load_explicit (&self->rejected, memory_order_relaxed);
 }

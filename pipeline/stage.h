@@ -42,7 +42,9 @@ struct weir_stage {
     uint64_t seen;           //  its value when last counted into the stage's input_done
     size_t packed_from;      //  where the record being packed began
     void *tstate;            //  a processor's thread state
-    weir__records decoder;   //  incoming records
+    int rejecting;           //  weir_reject was called for the record in process
+    char reject_reason[256];
+    weir__records decoder;  //  incoming records
     int decoder_ready;
     unsigned eos;       //  end-of-stream markers received, one per producer
     unsigned barriers;  //  barriers received in this epoch
@@ -82,6 +84,14 @@ struct weir__stage {
     void *proc_state;
     int proc_opened;
     int proc_opened_once;  //  its properties had a chance to be read
+
+    //  Bad records (on-error=, dead-letter=): readers and processors
+    int skip;                                     //  on-error=skip
+    const char *dead_path;                        //  dead-letter=, or NULL
+    struct weir__deadletter *dead;                //  open while it runs
+    char dead_committed[WEIR__WRITER_STATE_MAX];  //  its state at the last commit
+    _Atomic uint64_t rejected;                    //  skipped in this run
+    uint64_t base_rejected;                       //  from the resumed checkpoint
 
     //  Where it runs (the runtime)
     weir__job *job;

@@ -124,7 +124,12 @@ static void s_processor (weir__worker *w)
         //  A failed (or aborted) job leaves the batch at once: behind a slow
         //  callback, the rest of it could take long
         while ((more = weir__records_next (&w->decoder, &obj)) == 1) {
-            if (proc->process (w, w->tstate, &obj)) {
+            int rc = proc->process (w, w->tstate, &obj);
+            if (rc == WEIR_REJECTED && w->rejecting) {
+                w->rejecting = 0;
+                rc = weir__path_reject (w, &obj, w->reject_reason);
+            }
+            if (rc) {
                 weir__worker_callback_failed (w, "process");
                 break;
             }

@@ -286,8 +286,9 @@ int weir__files_plan_lines (const char *element, const char *path, uint64_t spli
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
     if (S_ISDIR (st.st_mode))
         return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path, strerror (EISDIR));
-    if (!S_ISREG (st.st_mode)) {
-        //  A pipe or device: one shard, read to its end
+    if (!S_ISREG (st.st_mode) || weir__files_is_stdin (path)) {
+        //  A pipe or device: one shard, read to its end.  So is standard
+        //  input even when it is a file: its descriptors share one offset
         if (weir__shards_add (shards, path, 0, UINT64_MAX))
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
         return 0;
@@ -338,6 +339,82 @@ int weir__window_line (weir__window *w, const char *element, const char **line, 
         if (rc)
             return rc;
     }
+}
+
+int weir__window_skip_line (weir__window *w, const char *element, uint64_t *skipped, weir__err *err)
+{
+    //  The skip is one step: a pause in the middle of it would leave the
+    //  offset and a kept window apart
+    weir__sink *sink = w->sink;
+    w->sink = NULL;
+    *skipped = 0;
+    int rc = 0;
+    for (;;) {
+        char *start = w->buf + w->lo;
+        char *nl = memchr (start, '\n', w->hi - w->lo);
+        if (nl) {
+            *skipped += (uint64_t) (nl - start) + 1;
+            w->lo += (size_t) (nl - start) + 1;
+            break;
+        }
+        *skipped += w->hi - w->lo;
+        w->lo = w->hi;
+        if (w->eof)
+            break;
+        if ((rc = weir__window_fill (w, element, err)))
+            break;
+    }
+    w->sink = sink;
+    return rc;
+}
+
+//  Skip to the end of the range.  As weir__window_skip_line.
+static int s_skip_rest (weir__window *w, const char *element, uint64_t *skipped, weir__err *err)
+{
+    weir__sink *sink = w->sink;
+    w->sink = NULL;
+    *skipped = 0;
+    int rc = 0;
+    for (;;) {
+        *skipped += w->hi - w->lo;
+        w->lo = w->hi;
+        if (w->eof || (rc = weir__window_fill (w, element, err)))
+            break;
+    }
+    w->sink = sink;
+    return rc;
+}
+
+//  Give the bad record at buf[lo] to the sink, after SKIP passed over it.
+static int s_reject (weir__window *w, const char *element, const char *reason, uint64_t *offset,
+                     int (*skip) (weir__window *, const char *, uint64_t *, weir__err *), weir__err *err)
+{
+    //  What the dead letter keeps of it (it keeps no more)
+    size_t keep = w->hi - w->lo < 65536 ? w->hi - w->lo : 65536;
+    char *head = malloc (keep ? keep : 1);
+    if (!head)
+        return weir__err_set (err, WEIR_ENOMEM, "%s: out of memory", element);
+    memcpy (head, w->buf + w->lo, keep);
+    weir__bad bad = {w->path, weir__window_offset (w, w->lo), head, keep, 0, reason};
+    int rc = skip (w, element, &bad.size, err);
+    if (!rc) {
+        *offset = weir__window_offset (w, w->lo);
+        rc = w->sink->reject (w->sink, &bad);
+    }
+    free (head);
+    return rc;
+}
+
+int weir__window_reject_line (weir__window *w, const char *element, const char *reason, uint64_t *offset,
+                              weir__err *err)
+{
+    return s_reject (w, element, reason, offset, weir__window_skip_line, err);
+}
+
+int weir__window_reject_rest (weir__window *w, const char *element, const char *reason, uint64_t *offset,
+                              weir__err *err)
+{
+    return s_reject (w, element, reason, offset, s_skip_rest, err);
 }
 
 int weir__files_count_lines (const char *element, const char *path, uint64_t end, uint64_t *lines,

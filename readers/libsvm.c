@@ -312,11 +312,30 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
         if (rc == WEIR__WINDOW_FULL) {
             char problem[64];
             snprintf (problem, sizeof problem, "line longer than max-line=%zu bytes", self->max_line - 1);
+            if (sink->skip) {
+                if ((rc = weir__window_reject_line (&w, "libsvm", problem, offset, err)))
+                    break;
+                lines++;
+                continue;
+            }
             rc = s_fail (shard, first, lines, weir__window_offset (&w, w.lo), err, problem);
         }
         if (rc || !line)
             break;
         rc = s_parse (&ex, line, n);
+        if (rc == S_MALFORMED && sink->skip) {
+            //  The whole line goes, newline included
+            uint64_t at = weir__window_offset (&w, (size_t) (line - w.buf));
+            char reason[320];
+            snprintf (reason, sizeof reason, "%s (at byte %llu of the line)", ex.problem,
+                      (unsigned long long) ex.where);
+            weir__bad bad = {shard->path, at, line, n, weir__window_offset (&w, w.lo) - at, reason};
+            *offset = weir__window_offset (&w, w.lo);
+            lines++;
+            if ((rc = sink->reject (sink, &bad)))
+                break;
+            continue;
+        }
         if (rc == S_MALFORMED) {
             uint64_t at = weir__window_offset (&w, (size_t) (line - w.buf)) + ex.where;
             rc = s_fail (shard, first, lines, at, err, ex.problem);

@@ -6,6 +6,7 @@
     The newline is dropped; a final line without one is still a line.  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,13 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
         const char *line;
         size_t n;
         rc = weir__window_line (&w, "lines", &line, &n, err);
+        if (rc == WEIR__WINDOW_FULL && sink->skip) {
+            char reason[64];
+            snprintf (reason, sizeof reason, "line longer than max-line=%zu bytes", self->max_line - 1);
+            if ((rc = weir__window_reject_line (&w, "lines", reason, offset, err)))
+                break;
+            continue;
+        }
         if (rc == WEIR__WINDOW_FULL)
             rc = weir__err_set (err, WEIR_ECORRUPT,
                                 "lines: '%s' at byte %llu: line longer than max-line=%zu bytes", shard->path,

@@ -9,6 +9,7 @@
     from the middle of a file.  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lib/scan.h"
@@ -80,6 +81,18 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
                 break;
             continue;
         }
+        if (r != WEIR__SCAN_INCOMPLETE && sink->skip) {
+            char reason[128];
+            if (r == WEIR__SCAN_TOO_LARGE)
+                snprintf (reason, sizeof reason, "record too large: more than max-elements=%llu objects",
+                          (unsigned long long) self->max_elements);
+            else
+                snprintf (reason, sizeof reason, "%s at byte %llu of the record", weir__scan_strerror (r),
+                          (unsigned long long) where);
+            if ((rc = weir__window_reject_rest (&w, "msgpack", reason, offset, err)))
+                break;
+            continue;
+        }
         if (r == WEIR__SCAN_TOO_LARGE) {
             rc = weir__err_set (
                 err, WEIR_ECORRUPT,
@@ -94,6 +107,12 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
                                 weir__scan_strerror (r));
             break;
         }
+        if (w.eof && w.hi > w.lo && sink->skip) {
+            if ((rc = weir__window_reject_rest (&w, "msgpack", "truncated record (the file ends inside it)",
+                                                offset, err)))
+                break;
+            continue;
+        }
         if (w.eof) {
             if (w.hi > w.lo)
                 rc = weir__err_set (err, WEIR_ECORRUPT,
@@ -103,6 +122,13 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
             break;
         }
         rc = weir__window_fill (&w, "msgpack", err);
+        if (rc == WEIR__WINDOW_FULL && sink->skip) {
+            char reason[96];
+            snprintf (reason, sizeof reason, "record larger than max-record=%zu bytes", self->max_record);
+            if ((rc = weir__window_reject_rest (&w, "msgpack", reason, offset, err)))
+                break;
+            continue;
+        }
         if (rc == WEIR__WINDOW_FULL) {
             rc = weir__err_set (
                 err, WEIR_ECORRUPT, "msgpack: '%s' at byte %llu: record larger than max-record=%zu bytes",

@@ -48,6 +48,17 @@ int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint
     full, and read() must return at once (its offset already says where to
     go on from).  The engine implements it (pipeline/path.c).  */
 typedef struct weir__sink weir__sink;
+
+/*  A bad record of the input, as a reader met it.  */
+typedef struct weir__bad {
+    const char *path;    //  the file, or NULL
+    uint64_t offset;     //  the byte it starts at
+    const char *bytes;   //  its bytes as read: perhaps only the first ones
+    size_t len;          //  of them
+    uint64_t size;       //  its length in bytes
+    const char *reason;  //  what is wrong with it
+} weir__bad;
+
 struct weir__sink {
     weir__batch batch;
     uint32_t limit;                  //  records per batch
@@ -58,6 +69,12 @@ struct weir__sink {
     //  WEIR__SINK_PAUSE (a stop, the epoch's time is up) or
     //  WEIR__SINK_ABORT, which read() returns.  May be NULL.
     int (*idle) (weir__sink *sink);
+    //  on-error=skip: a bad record is given to reject(), which keeps it in
+    //  the dead letter, and skipped; the reader moves its offset past it
+    //  and goes on.  Otherwise (0) the reader fails, naming it.  reject()
+    //  returns 0, or WEIR__SINK_ABORT, which read() returns.
+    int skip;
+    int (*reject) (weir__sink *sink, const weir__bad *bad);
 };
 
 #define WEIR__SINK_PAUSE 1  //  the epoch is full: return, go on next epoch
@@ -163,6 +180,26 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err);
     WEIR__WINDOW_IDLE; or WEIR_EIO / WEIR_ENOMEM.  *LINE
     is valid until the next call.  */
 int weir__window_line (weir__window *w, const char *element, const char **line, size_t *len, weir__err *err);
+
+/*  Read on past the next newline, for a line longer than the buffer may
+    hold: buf[lo] is just after it (or at the end of the range), and
+    *SKIPPED counts the bytes passed over, newline included.  0 or
+    WEIR_EIO; a wait for input is not cut short.  */
+int weir__window_skip_line (weir__window *w, const char *element, uint64_t *skipped, weir__err *err);
+
+/*  With sink->skip: everything from buf[lo] to the end of the range is
+    bad for REASON (a stream of records without boundaries cannot be
+    resynchronised): give it to reject() (its first bytes), skip it and
+    move *OFFSET to the end.  Results as weir__window_reject_line.  */
+int weir__window_reject_rest (weir__window *w, const char *element, const char *reason, uint64_t *offset,
+                              weir__err *err);
+
+/*  With sink->skip: the line at buf[lo], too long for the buffer, is bad
+    for REASON: give it to the sink's reject() (its first bytes), skip it
+    and move *OFFSET past it.  0, WEIR__SINK_ABORT, WEIR_EIO or
+    WEIR_ENOMEM.  */
+int weir__window_reject_line (weir__window *w, const char *element, const char *reason, uint64_t *offset,
+                              weir__err *err);
 
 /*  File offset of buf[i].  */
 static inline uint64_t weir__window_offset (const weir__window *w, size_t i)

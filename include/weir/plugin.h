@@ -141,6 +141,16 @@ WEIR_EXPORT void weir_stop (weir_stage *st);
     first error of a job wins.  */
 WEIR_EXPORT int weir_fail (weir_stage *st, const char *fmt, ...) WEIR_PRINTF (2, 3);
 
+/*  In process: the record is bad, for a reason (printf-style), as distinct
+    from a failure of the job: return weir_reject (st, "no label");  It
+    returns WEIR_REJECTED, which process returns.  With the stage's
+    on-error=skip the engine counts the record, keeps it with the reason in
+    the stage's dead letter (dead-letter=PATH) and goes on; with
+    on-error=fail, the default, the job fails naming it.  What process
+    emitted for the record before stays emitted.  */
+#define WEIR_REJECTED 1
+WEIR_EXPORT int weir_reject (weir_stage *st, const char *fmt, ...) WEIR_PRINTF (2, 3);
+
 /*  This runtime thread's index (0 .. count-1) and the stage's thread
     count.  */
 WEIR_EXPORT unsigned weir_thread_index (const weir_stage *st);

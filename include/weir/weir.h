@@ -114,6 +114,11 @@ WEIR_EXPORT const weir_element_info *weir_elements (void);
     a NULL name.  */
 WEIR_EXPORT const weir_property_info *weir_common_properties (void);
 
+/*  Properties every element of KIND takes: the common ones, plus passes,
+    on-error and dead-letter for readers, on-error and dead-letter for
+    processors.  Terminated by a NULL name.  */
+WEIR_EXPORT const weir_property_info *weir_kind_properties (weir_element_kind kind);
+
 /*  ---------------------------------------------------------------------
     The pipe.  */
 
@@ -209,7 +214,8 @@ WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
 typedef enum weir_checkpoint_section {
     WEIR_CHECKPOINT_META = 'm',    /*  metadata, decimal or text values named WEIR_META_*  */
     WEIR_CHECKPOINT_OFFSETS = 'o', /*  where reading goes on, per shard of the input  */
-    WEIR_CHECKPOINT_WRITERS = 'w', /*  each writer's committed state ("INDEX:ELEMENT")  */
+    WEIR_CHECKPOINT_WRITERS = 'w', /*  each writer's committed state ("INDEX:ELEMENT"), and each
+                                      dead letter's ("INDEX:ELEMENT:dead-letter")  */
     WEIR_CHECKPOINT_BLOBS = 'b'    /*  the workspace blobs, raw bytes  */
 } weir_checkpoint_section;
 
@@ -225,6 +231,7 @@ typedef enum weir_checkpoint_section {
 #define WEIR_META_VERSION "version"           /*  the weir that wrote it  */
 #define WEIR_META_RECORDS_IN "records_in:"
 #define WEIR_META_RECORDS_OUT "records_out:"
+#define WEIR_META_REJECTED "rejected:" /*  bad records skipped, per stage, over all runs  */
 
 WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
 WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
@@ -307,13 +314,17 @@ typedef struct weir_stage_stats {
         for the other stages.  */
     uint64_t input_done;
     uint64_t input_total;
+    /*  Bad records skipped (on-error=skip): malformed input for a reader,
+        records weir_reject refused for a processor.  This run's, like the
+        other counts.  */
+    uint64_t records_rejected;
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
     the struct.  */
 #define WEIR_STAGE_STATS_INIT                                                                                \
     {                                                                                                        \
-        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0                    \
+        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0                 \
     }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);

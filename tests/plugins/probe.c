@@ -2,7 +2,8 @@
 
     Properties: log=PATH (required) where each callback appends one line;
     fail=CALLBACK makes that callback fail (open, init, thread_open,
-    process, epoch_end); scale=N multiplies integer records by N.
+    process, epoch_end); scale=N multiplies integer records by N;
+    reject=N rejects (weir_reject) integer records divisible by N.
 
     PROBE_SLEEP_US=N in the environment sleeps N microseconds on each
     record: a slow stage, outside the description so that a resume of the
@@ -22,6 +23,7 @@ typedef struct {
     const char *fail;
     int64_t scale;
     long sleep_us;
+    uint64_t reject;
 } probe_state;
 
 typedef struct {
@@ -51,6 +53,7 @@ static int probe_open (weir_stage *st, void **state)
     }
     self->fail = weir_prop (st, "fail", "");
     self->scale = atoll (weir_prop (st, "scale", "1"));
+    self->reject = (uint64_t) atoll (weir_prop (st, "reject", "0"));
     const char *sleep_us = getenv ("PROBE_SLEEP_US");
     self->sleep_us = sleep_us ? atol (sleep_us) : 0;
     say (self, "open %u%llu\n", 0, 0);
@@ -94,6 +97,10 @@ static int probe_process (weir_stage *st, void *tstate, const msgpack_object *re
     }
     if (++t->processed == 100 && strcmp (t->stage->fail, "process") == 0)
         return weir_fail (st, "process fails as asked at record %llu", (unsigned long long) rec->via.u64);
+    if (rec->type == MSGPACK_OBJECT_POSITIVE_INTEGER && t->stage->reject
+        && rec->via.u64 % t->stage->reject == 0)
+        return weir_reject (st, "%llu is divisible by %llu", (unsigned long long) rec->via.u64,
+                            (unsigned long long) t->stage->reject);
     if (rec->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
         msgpack_pack_uint64 (weir_packer (st), rec->via.u64 * (uint64_t) t->stage->scale);
         return weir_emit_packed (st);
