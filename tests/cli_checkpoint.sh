@@ -78,7 +78,11 @@ for e in 0 1 2 3 4; do got="$got $(total "$T/ck4" $e)"; done
 [ "$got" = " $expected" ] && ok || fail "async totals: $got"
 
 # --load-blobs: another job starts from a trained model
-"$WEIR" run -q --load-blobs "$T/ck4:2" "range count=0 ! $T/acc.so ! null" 2>"$T/err" || fail "load-blobs run: $(cat "$T/err")"
+"$WEIR" run -q --load-blobs "$T/ck4:2" --checkpoint "$T/ck6" "range count=0 ! $T/acc.so ! null" 2>"$T/err" \
+    || fail "load-blobs run: $(cat "$T/err")"
+# The blob came in whole: the checkpoint after init holds epoch 2's total
+[ "$(total "$T/ck6" 0)" = "$(total "$T/ck4" 2)" ] && ok \
+    || fail "load-blobs: total $(total "$T/ck6" 0), wanted epoch 2's $(total "$T/ck4" 2)"
 "$WEIR" run -q --checkpoint "$T/ck5" --load-blobs "$T/ck4:2" "range count=1 start=1000 ! $T/acc.so ! null" || fail "load-blobs checkpoint"
 [ "$(total "$T/ck5" 1)" = 1115 ] && ok || fail "load-blobs: total $(total "$T/ck5" 1), wanted 115 + 1000"
 
@@ -89,8 +93,11 @@ for f in "$T"/bad/*.log "$T"/bad/*.ldb; do
     size=$(wc -c < "$f")
     printf 'XXXXXXXXXXXXXXXX' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 done
-expect_exit 1 "checkpoint" -- "$WEIR" run --checkpoint "$T/bad" --resume "$job"
-expect_exit 1 "" -- "$WEIR" checkpoints "$T/bad" --epoch 4
+damaged="the checkpoints of '$T/bad' are damaged \\(Corruption: [^)]*\\): restore the directory from a copy, or move it away to start the job again"
+cp "$T/out.txt" "$T/out.before"
+expect_exit 1 "^weir: $damaged\$" -- "$WEIR" run --checkpoint "$T/bad" --resume "$job"
+same "$T/out.txt" "$T/out.before" "a refused resume left the output alone"
+expect_exit 1 "$damaged" -- "$WEIR" checkpoints "$T/bad" --epoch 4
 
 # Inspecting: a missing blob, a missing epoch
 expect_exit 1 "has no blob 'nope'" -- "$WEIR" checkpoints "$T/ck" --epoch 1 --blob nope

@@ -18,6 +18,14 @@ expect_exit 2 "unknown element 'rnage'" -- "$WEIR" run 'rnage count=3 ! null'
 expect_exit 2 "unknown property 'cuont'.*known: count, start" -- "$WEIR" run 'range cuont=3 ! null'
 expect_exit 2 "range: property 'count': 'ten' is not an integer" -- "$WEIR" run 'range count=ten ! null'
 expect_exit 2 "identity: property 'threads': 0 is out of range" -- "$WEIR" run 'range count=3 ! identity threads=0 ! null'
+# The limits of every stage property, at both ends
+expect_exit 2 "null: property 'threads': 257 is out of range \\[1, 256\\]" -- "$WEIR" run 'range count=3 ! null threads=257'
+expect_exit 2 "identity: property 'capacity': 0 is out of range \\[1, 1048576\\]" -- \
+    "$WEIR" run 'range count=3 ! identity capacity=0 ! null'
+expect_exit 2 "range: property 'batch': 0 is out of range \\[1, 1048576\\]" -- "$WEIR" run 'range count=3 batch=0 ! null'
+expect_exit 2 "range: property 'batch': 1048577 is out of range" -- "$WEIR" run 'range count=3 batch=1048577 ! null'
+expect_exit 2 "range: property 'passes': 0 is out of range" -- "$WEIR" run 'range count=3 passes=0 ! null'
+expect_exit 0 "" -- "$WEIR" run -q 'range count=3 threads=256 batch=1 capacity=1 ! null threads=256'
 expect_exit 2 "property 'count' is required" -- "$WEIR" run 'range ! null'
 expect_exit 2 "property 'path' is required" -- "$WEIR" run 'range count=3 ! lines'
 expect_exit 2 "'null' is a writer, but the first element must be a reader" -- "$WEIR" run 'null ! null'
@@ -91,5 +99,26 @@ expect_exit 1 "leveldb: cannot open '$T/no/db' for writing: No such file or dire
 expect_exit 1 "msgpack: '$T/nils.mp' at byte 1: record too large: more than max-elements=8000000 objects" -- \
     "$WEIR" run "msgpack path=$T/nils.mp ! lines path=$T/nils.txt"
 "$WEIR" run -q "msgpack path=$T/nils.mp max-elements=10M ! null" && ok || fail "max-elements=10M refused 9 M nils"
+
+# --- Errors past the reader's first 1 MiB window ------------------------
+# 4-byte records (fixstr "abc") after one 5-byte record: the record at byte
+# 1,500,001 is the invalid 0xc1
+printf '\243abc' > "$T/unit"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19; do cat "$T/unit" "$T/unit" > "$T/unit2"; mv "$T/unit2" "$T/unit"; done
+{ printf '\244abcd'; head -c 1499996 "$T/unit"; printf '\301'; head -c 4000 "$T/unit"; } > "$T/far.mp"
+expect_exit 1 "msgpack: '$T/far.mp' at byte 1500001: " -- "$WEIR" run "msgpack path=$T/far.mp ! null"
+# The same after a resume, which starts reading in the middle of the file
+"$WEIR" run -q --checkpoint "$T/far.ck" --epoch-records 100k --epochs 2 "msgpack path=$T/far.mp ! null" \
+    && ok || fail "the first 200k records of far.mp"
+expect_exit 1 "msgpack: '$T/far.mp' at byte 1500001: " -- \
+    "$WEIR" run --checkpoint "$T/far.ck" --resume --epoch-records 100k "msgpack path=$T/far.mp ! null"
+# And a line-oriented reader: the line number counts the lines before the
+# resumed offset too
+awk 'BEGIN { for (i = 0; i < 200000; i++) printf "%d 1:0.5\n", i % 2; print "1 x:1" }' > "$T/far.svm"
+expect_exit 1 "libsvm: '$T/far.svm' line 200001 \\(byte 1600002\\): index" -- "$WEIR" run "libsvm path=$T/far.svm ! null"
+"$WEIR" run -q --checkpoint "$T/svm.ck" --epoch-records 100k --epochs 1 "libsvm path=$T/far.svm ! null" \
+    && ok || fail "the first 100k lines of far.svm"
+expect_exit 1 "libsvm: '$T/far.svm' line 200001 \\(byte 1600002\\): index" -- \
+    "$WEIR" run --checkpoint "$T/svm.ck" --resume "libsvm path=$T/far.svm ! null"
 
 finish

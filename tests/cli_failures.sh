@@ -56,4 +56,43 @@ same "$T/out.txt" "$T/expected" "resume after async failure"
 epochs=$("$WEIR" checkpoints "$T/ck4" | awk 'END {print $1}')
 [ "$epochs" -ge 2 ] && ok || fail "--epoch-seconds 0.2 over a slow pipe made only $epochs epochs"
 
+# The job's last checkpoint failing asynchronously is a failure too, never
+# swallowed: only the final checkpoint is large here
+limited_small () {
+    (
+        trap '' XFSZ
+        ulimit -f 16000
+        "$@"
+    )
+}
+PROBE="$PLUGINS_DIR/probe.so"
+final="range count=1000 ! $PROBE log=$T/log final-blob=30000000 ! lines path=$T/final.txt"
+for mode in "" --async-checkpoint; do
+    rm -rf "$T/ck5"
+    limited_small "$WEIR" run -q --checkpoint "$T/ck5" $mode --epoch-records 100 "$final" 2>"$T/err"
+    rc=$?
+    [ "$rc" -eq 1 ] && ok || fail "last checkpoint failing ($mode): exit $rc, wanted 1"
+    grep -Eq "(checkpoint 11 failed|the last checkpoint failed: .*checkpoint 11): .*File too large" "$T/err" && ok || fail "last checkpoint failing ($mode): $(cat "$T/err")"
+    "$WEIR" checkpoints "$T/ck5" | grep -q "^10 .*(latest)$" && ok \
+        || fail "last checkpoint failing ($mode): the latest is not epoch 10, unfinished"
+    "$WEIR" run -q --checkpoint "$T/ck5" --resume $mode --epoch-records 100 "$final" || fail "resume after the last checkpoint failed"
+    "$WEIR" checkpoints "$T/ck5" | grep -q "^11 .*(latest)  finished$" && ok \
+        || fail "resume after the last checkpoint failed ($mode): no finished epoch 11"
+    seq 0 999 > "$T/final.want"
+    same "$T/final.txt" "$T/final.want" "resume after the last checkpoint failed ($mode)"
+done
+
+# An asynchronous checkpoint holds the state of its epoch's end, copied
+# before the pipe goes on: with an 8 MB model written while the next epoch
+# updates it, a borrowed live blob would hold later records too
+"$WEIR" run -q --checkpoint "$T/ck6" --async-checkpoint --epoch-records 100k \
+    "range count=400k ! $T/acc.so blob=total slots=1000000 ! null" || fail "async run with an 8 MB model"
+for e in 1 2 3 4; do
+    n=$("$WEIR" checkpoints "$T/ck6" | awk -v e=$e '$1 == e { print $3 }')
+    sum=$("$WEIR" checkpoints "$T/ck6" --epoch $e --blob total | od -An -v -t d8 \
+        | awk '{ for (i = 1; i <= NF; i++) s += $i } END { printf "%.0f", s }')
+    [ "$sum" = "$(awk -v n="$n" 'BEGIN { printf "%.0f", n * (n - 1) / 2 }')" ] && ok \
+        || fail "async checkpoint $e: the model sums to $sum, but its $n records sum to $((n * (n - 1) / 2))"
+done
+
 finish

@@ -3,7 +3,9 @@
     Properties: log=PATH (required) where each callback appends one line;
     fail=CALLBACK makes that callback fail (open, init, thread_open,
     process, epoch_end); scale=N multiplies integer records by N;
-    reject=N rejects (weir_reject) integer records divisible by N.
+    reject=N rejects (weir_reject) integer records divisible by N;
+    final-blob=BYTES makes a blob of that size, filled, at the end of the
+    last epoch (so that only the job's final checkpoint is large).
 
     PROBE_SLEEP_US=N in the environment sleeps N microseconds on each
     record: a slow stage, outside the description so that a resume of the
@@ -24,6 +26,7 @@ typedef struct {
     int64_t scale;
     long sleep_us;
     uint64_t reject;
+    size_t final_blob;
 } probe_state;
 
 typedef struct {
@@ -54,6 +57,7 @@ static int probe_open (weir_stage *st, void **state)
     self->fail = weir_prop (st, "fail", "");
     self->scale = atoll (weir_prop (st, "scale", "1"));
     self->reject = (uint64_t) atoll (weir_prop (st, "reject", "0"));
+    self->final_blob = (size_t) atoll (weir_prop (st, "final-blob", "0"));
     const char *sleep_us = getenv ("PROBE_SLEEP_US");
     self->sleep_us = sleep_us ? atol (sleep_us) : 0;
     say (self, "open %u%llu\n", 0, 0);
@@ -114,6 +118,12 @@ static int probe_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
     say (t->stage, "epoch_end %u %llu\n", weir_thread_index (st), (unsigned long long) epoch);
     if (strcmp (t->stage->fail, "epoch_end") == 0)
         return weir_fail (st, "epoch_end fails as asked");
+    if (t->stage->final_blob && weir_last_epoch (st) && weir_thread_index (st) == 0) {
+        char *blob = weir_blob (st, "final", t->stage->final_blob);
+        if (!blob)
+            return -1;
+        memset (blob, 'F', t->stage->final_blob);
+    }
     return 0;
 }
 
