@@ -341,6 +341,12 @@ int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind
 int weir__queue_recv (weir__queue *self, unsigned consumer, weir__batch_header *hdr, const char **payload,
                       size_t *len, uint64_t *wait_ns)
 {
+    return weir__queue_recv_within (self, consumer, hdr, payload, len, -1, wait_ns);
+}
+
+int weir__queue_recv_within (weir__queue *self, unsigned consumer, weir__batch_header *hdr,
+                             const char **payload, size_t *len, int timeout_ms, uint64_t *wait_ns)
+{
     void *s = self->in[consumer];
     zmq_msg_t *msg = &self->held[consumer];
     //  Receiving into the held message releases what it held
@@ -359,6 +365,18 @@ int weir__queue_recv (weir__queue *self, unsigned consumer, weir__batch_header *
             return WEIR__QUEUE_CLOSED;
         uint64_t start = weir__now_ns ();
         int rc;
+        if (timeout_ms >= 0) {
+            zmq_pollitem_t item = {s, 0, ZMQ_POLLIN, 0};
+            while ((rc = zmq_poll (&item, 1, timeout_ms)) < 0 && zmq_errno () == EINTR)
+                ;
+            if (wait_ns)
+                *wait_ns += weir__now_ns () - start;
+            if (rc == 0)
+                return WEIR__QUEUE_TIMEOUT;
+            if (rc < 0)
+                return WEIR__QUEUE_CLOSED;
+            start = weir__now_ns ();
+        }
         while ((rc = zmq_msg_recv (msg, s, 0)) < 0 && zmq_errno () == EINTR)
             ;
         if (wait_ns)

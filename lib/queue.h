@@ -45,6 +45,9 @@
     the first error of the job says what happened.  */
 #define WEIR__QUEUE_CLOSED 1
 
+/*  What weir__queue_recv_within returns when nothing came in time.  */
+#define WEIR__QUEUE_TIMEOUT 2
+
 /*  The ZeroMQ context of a job: created once, before its queues, and
     terminated once they are all destroyed.  */
 typedef struct weir__queue_ctx weir__queue_ctx;
@@ -88,6 +91,11 @@ int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind
     header.  */
 int weir__queue_recv (weir__queue *self, unsigned consumer, weir__batch_header *hdr, const char **payload,
                       size_t *len, uint64_t *wait_ns);
+
+/*  The same, waiting at most TIMEOUT_MS milliseconds (-1: as long as it
+    takes): WEIR__QUEUE_TIMEOUT when nothing came.  */
+int weir__queue_recv_within (weir__queue *self, unsigned consumer, weir__batch_header *hdr,
+                             const char **payload, size_t *len, int timeout_ms, uint64_t *wait_ns);
 
 /*  Pass the batch CONSUMER received last on to OUT, as producer PRODUCER
     of OUT, untouched.  0 or WEIR__QUEUE_CLOSED.  */

@@ -171,6 +171,11 @@ static int s_policy (weir__stage *stage, weir_element_kind want, weir__err *err)
                              "%s: dead-letter= keeps skipped records, but on-error=fail skips none; use "
                              "on-error=skip, or drop one of them",
                              stage->name);
+    int64_t linger;
+    int rc = weir__props_int (&stage->props, stage->name, "linger", 5, 0, 60000, &linger, err);
+    if (rc)
+        return rc;
+    stage->linger_ms = (unsigned) linger;
     stage->skip = dead || (on_error && !strcmp (on_error->value, "skip"));
     stage->dead_path = dead ? dead->value : NULL;
     return 0;
@@ -277,7 +282,9 @@ char *weir__build_shape (const weir__stages *stages)
             }
         for (size_t k = 0; k < n; k++) {
             const char *key = sorted[k]->key;
-            if (!strcmp (key, "threads") || !strcmp (key, "capacity") || !strcmp (key, "batch"))
+            //  How the stage runs, not what it computes: free to change on resume
+            if (!strcmp (key, "threads") || !strcmp (key, "capacity") || !strcmp (key, "batch")
+                || !strcmp (key, "linger"))
                 continue;
             used += (size_t) snprintf (out + used, size - used, " %s=%s", key, sorted[k]->value);
         }

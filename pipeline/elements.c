@@ -21,6 +21,12 @@ const weir_property_info weir__common_props[] = {
             "fail: a bad record fails the job, naming it; skip: it is counted, kept in the dead letter and " \
             "skipped"                                                                                        \
     }
+#define S_LINGER                                                                                             \
+    {                                                                                                        \
+        "linger", "5",                                                                                       \
+            "milliseconds a partial batch waits for more records when the input is idle before it is sent "  \
+            "on"                                                                                             \
+    }
 #define S_DEAD_LETTER                                                                                        \
     {                                                                                                        \
         "dead-letter", NULL,                                                                                 \
@@ -36,6 +42,7 @@ const weir_property_info weir__reader_common_props[] = {
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
     {"passes", "1", "read the input this many times; each pass ends an epoch"},
+    S_LINGER,
     S_ON_ERROR,
     S_DEAD_LETTER,
     {NULL, NULL, NULL},
@@ -45,6 +52,7 @@ const weir_property_info weir__processor_common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
+    S_LINGER,
     S_ON_ERROR,
     S_DEAD_LETTER,
     {NULL, NULL, NULL},

@@ -34,6 +34,7 @@ int weir__path_send (weir__worker *w)
     }
     if (rc)
         return WEIR__SINK_ABORT;
+    w->sink.first_ns = 0;
     atomic_fetch_add_explicit (&stage->records_out, count, memory_order_relaxed);
     return 0;
 }
@@ -55,7 +56,24 @@ int weir__path_recv (weir__worker *w, weir__batch_header *hdr, const char **payl
 {
     weir__stage *stage = w->stage;
     uint64_t wait = 0;
-    int rc = weir__queue_recv (stage->in, w->index, hdr, payload, len, &wait);
+    int rc;
+    if (w->sink.batch.count > 0 && stage->out) {
+        //  A partial batch waits for more records only linger= ms from its
+        //  first record: a trickle must not be held back until a batch fills
+        uint64_t age = w->sink.first_ns ? weir__now_ns () - w->sink.first_ns : 0;
+        uint64_t linger = (uint64_t) stage->linger_ms * 1000000u;
+        int left = age < linger ? (int) ((linger - age + 999999u) / 1000000u) : 0;
+        rc = weir__queue_recv_within (stage->in, w->index, hdr, payload, len, left, &wait);
+        if (rc == WEIR__QUEUE_TIMEOUT) {
+            s_wait (w, wait);
+            wait = 0;
+            if (weir__path_send (w))
+                return -1;
+            rc = weir__queue_recv (stage->in, w->index, hdr, payload, len, &wait);
+        }
+    }
+    else
+        rc = weir__queue_recv (stage->in, w->index, hdr, payload, len, &wait);
     s_wait (w, wait);
     if (rc == WEIR_ESYSTEM) {
         weir__err err;
@@ -167,6 +185,11 @@ int weir__path_sink_idle (weir__sink *sink)
     if (weir__job_stopping (stage->job)
         || weir__budget_expired (weir__controller_budget (stage->controller), weir__now_ns ()))
         return WEIR__SINK_PAUSE;
+    //  Records in hand since linger= ms: send them on
+    uint64_t now = weir__now_ns ();
+    if (sink->batch.count > 0 && sink->first_ns
+        && now - sink->first_ns >= (uint64_t) sink->linger_ms * 1000000u && weir__path_send (w))
+        return WEIR__SINK_ABORT;
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/pack.h"
 #include "lib/scan.h"
 #include "pipeline/controller.h"
@@ -42,7 +43,10 @@ static int s_added (weir__worker *w)
         weir__job_fail (w->stage->job, &err);
         return -1;
     }
-    if (++b->count >= w->sink.limit && weir__path_send (w))
+    //  linger= counts from a batch's first record
+    if (++b->count == 1)
+        w->sink.first_ns = weir__now_ns ();
+    if (b->count >= w->sink.limit && weir__path_send (w))
         return -1;
     w->packed_from = b->len;
     return 0;

@@ -152,6 +152,7 @@ static int s_build (const weir__run *run, weir__recovery *recovery, weir__queue_
                 stage->workers[t].sink.idle = weir__path_sink_idle;
                 stage->workers[t].sink.skip = stage->skip;
                 stage->workers[t].sink.reject = weir__path_sink_reject;
+                stage->workers[t].sink.linger_ms = stage->linger_ms;
             }
         if (i == 0)
             continue;

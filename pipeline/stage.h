@@ -61,6 +61,7 @@ struct weir__stage {
     weir_element_kind kind;
     weir__props props;
     unsigned threads, capacity, batch;
+    unsigned linger_ms;  //  how long a partial batch waits for more when the input is idle
 
     //  What it is (the builder)
     const weir__reader_class *reader;

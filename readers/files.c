@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "readers/reader.h"
 
 //  How long a read waits for a pipe before asking the sink again
@@ -228,20 +229,41 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err)
     }
     //  A pipe or terminal may have nothing for a long time: wait in short
     //  slices, asking the sink in between whether the epoch must end
+    //  Records in hand wait at most linger= ms, counted from the read that
+    //  brought the first of them (as Kafka's linger.ms counts from a
+    //  batch's first record): a steady trickle must not wait for a batch
+    //  to fill
     while (w->stream && w->sink && w->sink->idle) {
+        weir__sink *sink = w->sink;
+        int slice = S_IDLE_MS;
+        if (sink->batch.count > 0) {
+            if (!sink->first_ns)
+                sink->first_ns = w->read_ns;
+            uint64_t age = weir__now_ns () - sink->first_ns, linger = (uint64_t) sink->linger_ms * 1000000u;
+            if (age < linger) {
+                uint64_t left = (linger - age + 999999u) / 1000000u;
+                slice = left < (uint64_t) slice ? (int) left : slice;
+            }
+            else
+                slice = 0;
+        }
         struct pollfd ready = {w->fd, POLLIN, 0};
-        if (poll (&ready, 1, S_IDLE_MS) != 0)
+        if (slice > 0 && poll (&ready, 1, slice) != 0)
             break;  //  data, the end, an error or a signal: read() says which
-        int said = w->sink->idle (w->sink);
+        int said = sink->idle (sink);
         if (said) {
             w->idle = said;
             return WEIR__WINDOW_IDLE;
         }
+        if (slice == 0 && poll (&ready, 1, 0) != 0)
+            break;
     }
     ssize_t n;
     do
         n = read (w->fd, w->buf + w->hi, want);
     while (n < 0 && errno == EINTR);
+    if (w->stream)
+        w->read_ns = weir__now_ns ();
     if (n < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element, w->path,
                               (unsigned long long) at, strerror (errno));

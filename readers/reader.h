@@ -65,7 +65,9 @@ struct weir__sink {
     uint64_t quota;                  //  records this thread may still read this epoch
     int (*send) (weir__sink *sink);  //  0, WEIR__SINK_PAUSE, or WEIR__SINK_ABORT
     //  Called every few tens of milliseconds while a read waits for input
-    //  that has not come (a pipe, a terminal): 0 to wait on, or
+    //  that has not come (a pipe, a terminal), the first time after
+    //  linger_ms when the batch holds records, which it then sends on.
+    //  0 to wait on, or
     //  WEIR__SINK_PAUSE (a stop, the epoch's time is up) or
     //  WEIR__SINK_ABORT, which read() returns.  May be NULL.
     int (*idle) (weir__sink *sink);
@@ -75,6 +77,10 @@ struct weir__sink {
     //  returns 0, or WEIR__SINK_ABORT, which read() returns.
     int skip;
     int (*reject) (weir__sink *sink, const weir__bad *bad);
+    //  linger=: how long a read waiting for input holds a partial batch
+    //  before idle() sends it on
+    unsigned linger_ms;
+    uint64_t first_ns;  //  when the batch's first record came (0: not known yet)
 };
 
 #define WEIR__SINK_PAUSE 1  //  the epoch is full: return, go on next epoch
@@ -153,6 +159,7 @@ typedef struct weir__window {
     int stream;        //  a pipe, socket or device: reads may wait, no seeking back
     weir__sink *sink;  //  asked, while a read waits, whether to go on waiting
     int idle;          //  what the sink said when it ended a wait
+    uint64_t read_ns;  //  when a stream's last read returned
 } weir__window;
 
 #define WEIR__WINDOW_FULL 1  //  the buffer is at its maximum, full of one record

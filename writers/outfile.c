@@ -129,7 +129,8 @@ static int s_write (weir__outfile *of, weir__buf *b, weir__err *err)
 int weir__outfile_spill (weir__outfile *of, unsigned thread, weir__err *err)
 {
     weir__buf *b = &of->pending[thread];
-    return b->len >= S_FLUSH_AT ? s_write (of, b, err) : 0;
+    //  Whoever reads a pipe or a terminal is waiting for each batch
+    return b->len >= S_FLUSH_AT || (of->stream && b->len) ? s_write (of, b, err) : 0;
 }
 
 int weir__outfile_flush (weir__outfile *of, unsigned thread, weir__err *err)
