@@ -13,13 +13,18 @@
                committed state (a file's length); "INDEX:ELEMENT:dead-letter"
                the same for a stage's dead letter
       blobs    the workspace blob of that name, raw
+      files    "PATH" per followed file (follow=1): "DEV INO FPLEN FPHASH
+               GONE", which file the offset of the shard of PATH is in: its
+               device and inode, a hash of its first FPLEN bytes (hex), and
+               1 when it was deleted once read to its end
 
     Keys of the store, one LevelDB per checkpoint directory (EPOCH is 20
     decimal digits, so that keys sort by epoch):
       latest                  the newest complete epoch, decimal
-      e/EPOCH/m  e/EPOCH/o  e/EPOCH/w
-                              the meta, offsets and writers sections, each
-                              packed into one value
+      e/EPOCH/m  e/EPOCH/o  e/EPOCH/w  e/EPOCH/f
+                              the meta, offsets, writers and files sections,
+                              each packed into one value (files only when
+                              there are some)
       e/EPOCH/b/NAME          blob NAME's size, decimal
       e/EPOCH/c/NAME#CHUNK    its bytes, in chunks of WEIR__STORE_CHUNK
                               (CHUNK is 8 decimal digits)
@@ -31,6 +36,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <weir/weir.h>
 
 #include "readers/reader.h"
@@ -40,6 +46,7 @@
 #define WEIR__SECTION_OFFSETS ((char) WEIR_CHECKPOINT_OFFSETS)
 #define WEIR__SECTION_WRITERS ((char) WEIR_CHECKPOINT_WRITERS)
 #define WEIR__SECTION_BLOBS ((char) WEIR_CHECKPOINT_BLOBS)
+#define WEIR__SECTION_FILES ((char) WEIR_CHECKPOINT_FILES)
 #define WEIR__SECTION_CHUNKS 'c'
 
 /*  Room for any item name these functions build from a path.  */
@@ -63,6 +70,31 @@ static inline void weir__key_writer (size_t stage, const char *element, char *ou
 static inline void weir__key_dead_letter (size_t stage, const char *element, char *out, size_t size)
 {
     snprintf (out, size, "%zu:%s:dead-letter", stage, element);
+}
+
+/*  A followed file's identity, as the files section holds it.  */
+static inline void weir__identity_format (const weir__identity *id, int gone, char *out, size_t size)
+{
+    snprintf (out, size, "%" PRIu64 " %" PRIu64 " %" PRIu32 " %016" PRIx64 " %d", id->dev, id->ino,
+              id->fp_len, id->fp_hash, gone);
+}
+
+/*  0, or -1 for text that is no identity.  */
+static inline int weir__identity_parse (const char *text, size_t len, weir__identity *id, int *gone)
+{
+    char buf[128];
+    if (len >= sizeof buf)
+        return -1;
+    memcpy (buf, text, len);
+    buf[len] = '\0';
+    int n = 0;
+    if (sscanf (buf, "%" SCNu64 " %" SCNu64 " %" SCNu32 " %" SCNx64 " %d%n", &id->dev, &id->ino, &id->fp_len,
+                &id->fp_hash, gone, &n)
+            != 5
+        || (size_t) n != len || id->fp_len > WEIR__FINGERPRINT)
+        return -1;
+    id->known = 1;
+    return 0;
 }
 
 /*  WHICH is WEIR_META_RECORDS_IN, WEIR_META_RECORDS_OUT or

@@ -191,3 +191,45 @@ int weir__resume_dead_letter (const weir__resume *self, size_t stage, const char
     weir__key_dead_letter (stage, element, key, sizeof key);
     return s_output (self, key, "dead letter", state, size, err);
 }
+
+int weir__resume_follow (const weir__resume *self, const char *element, weir__shards *shards, weir__err *err)
+{
+    uint64_t epoch = weir__ckpt_epoch (self->ckpt);
+    size_t n = weir__ckpt_count (self->ckpt, WEIR__SECTION_FILES);
+    //  A file the checkpoint followed that is not in the glob now (renamed
+    //  by a rotation, deleted) is still a shard: where its records went is
+    //  looked for, or said
+    for (size_t k = 0; k < n; k++) {
+        const char *path = weir__ckpt_item (self->ckpt, WEIR__SECTION_FILES, k, NULL, NULL);
+        int known = 0;
+        for (size_t i = 0; i < shards->count && !known; i++)
+            known = shards->items[i].path && strcmp (shards->items[i].path, path) == 0;
+        if (!known && weir__shards_add (shards, path, 0, UINT64_MAX))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < shards->count; i++) {
+        weir__shard *shard = &shards->items[i];
+        size_t len;
+        const char *text = weir__ckpt_get (self->ckpt, WEIR__SECTION_FILES, shard->path, &len);
+        if (!text)
+            continue;  //  a new file: from its start
+        if (weir__identity_parse (text, len, &shard->id, &shard->gone))
+            return weir__err_set (err, WEIR_ECORRUPT,
+                                  "%s: checkpoint %" PRIu64 " holds a malformed identity for '%s'", element,
+                                  epoch, shard->path);
+        shard->check = 1;
+    }
+    return 0;
+}
+
+int weir__resume_follow_offsets (const weir__resume *self, const weir__shards *shards, uint64_t *offsets)
+{
+    char key[WEIR__KEY_MAX];
+    for (size_t i = 0; i < shards->count; i++) {
+        weir__key_shard (&shards->items[i], key, sizeof key);
+        uint64_t offset;
+        if (weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_OFFSETS, key, &offset) == 0)
+            offsets[i] = offset;
+    }
+    return 0;
+}

@@ -51,6 +51,17 @@ int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err
 int weir__resume_offsets (const weir__resume *self, const char *element, const weir__shards *shards,
                           uint64_t *offsets, weir__err *err);
 
+/*  A reader that follows its files: add to SHARDS the files the
+    checkpoint followed that are not among them now (rotated away,
+    deleted), and give each shard the identity of the file its offset is
+    in, to be checked when it is opened.  WEIR_ECORRUPT for a malformed
+    identity.  */
+int weir__resume_follow (const weir__resume *self, const char *element, weir__shards *shards, weir__err *err);
+
+/*  Then the offsets of those of SHARDS the checkpoint knew (the others,
+    new files, keep theirs: their start).  */
+int weir__resume_follow_offsets (const weir__resume *self, const weir__shards *shards, uint64_t *offsets);
+
 /*  The committed state of writer stage STAGE, into STATE (SIZE bytes).
     WEIR_ECORRUPT when the checkpoint has none.  */
 int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state,

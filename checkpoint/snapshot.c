@@ -120,8 +120,14 @@ weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging
         }
     }
     for (size_t i = 0; i < s->shards->count; i++) {
-        weir__key_shard (&s->shards->items[i], key, sizeof key);
+        const weir__shard *shard = &s->shards->items[i];
+        weir__key_shard (shard, key, sizeof key);
         rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_OFFSETS, key, s->offsets[i]);
+        if (s->shards->follow && shard->id.known && shard->path) {
+            char id[128];
+            weir__identity_format (&shard->id, shard->gone, id, sizeof id);
+            rc |= weir__ckpt_put_text (ck, WEIR__SECTION_FILES, shard->path, id);
+        }
     }
     size_t n = weir__workspace_count (s->workspace);
     if (staging && s_reserve (staging, n))

@@ -584,18 +584,22 @@ static int s_batch_put (s_batch *b, const char *value, size_t vlen, char *own, c
 static int s_batch_fill (s_batch *b, const weir__ckpt *ckpt, const char *prefix)
 {
     size_t nblobs = weir__ckpt_count (ckpt, WEIR__SECTION_BLOBS);
-    b->cap = 3 + nblobs;
+    b->cap = 4 + nblobs;
     for (size_t i = 0; i < nblobs; i++) {
         size_t len;
         weir__ckpt_item (ckpt, WEIR__SECTION_BLOBS, i, NULL, &len);
         b->cap += len / S_CHUNK + 1;
     }
     b->kvs = calloc (b->cap, sizeof *b->kvs);
-    b->owned = calloc (3 + nblobs, sizeof *b->owned);
+    b->owned = calloc (4 + nblobs, sizeof *b->owned);
     if (!b->kvs || !b->owned)
         return WEIR_ENOMEM;
-    static const char small[] = {WEIR__SECTION_META, WEIR__SECTION_OFFSETS, WEIR__SECTION_WRITERS};
+    static const char small[] = {WEIR__SECTION_META, WEIR__SECTION_OFFSETS, WEIR__SECTION_WRITERS,
+                                 WEIR__SECTION_FILES};
     for (size_t k = 0; k < sizeof small; k++) {
+        //  Only followed files have a files section
+        if (small[k] == WEIR__SECTION_FILES && weir__ckpt_count (ckpt, WEIR__SECTION_FILES) == 0)
+            continue;
         size_t len;
         char *packed = s_pack_section (ckpt, small[k], &len);
         if (!packed || s_batch_put (b, packed, len, packed, "%s%c", prefix, small[k]))

@@ -59,10 +59,12 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
         cmd_json_string (out, st.name);
         fprintf (out,
                  ", \"kind\": \"%s\", \"threads\": %u, \"records_in\": %llu, \"records_out\": %llu, "
-                 "\"records_rejected\": %llu, \"batches_in\": %llu, \"busy_seconds\": %.6f",
+                 "\"records_rejected\": %llu, \"files_truncated\": %llu, \"batches_in\": %llu, "
+                 "\"busy_seconds\": %.6f",
                  cmd_kind_name (st.kind), st.threads, (unsigned long long) st.records_in,
                  (unsigned long long) st.records_out, (unsigned long long) st.records_rejected,
-                 (unsigned long long) st.batches_in, st.busy_seconds);
+                 (unsigned long long) st.files_truncated, (unsigned long long) st.batches_in,
+                 st.busy_seconds);
         s_metrics (out, pipe, i);
         fputc ('}', out);
     }

@@ -82,6 +82,12 @@ void weir__controller_start (weir__controller *self, uint64_t first, unsigned pa
     weir__budget_reset (&self->budget, self->rules.records, self->rules.seconds);
 }
 
+void weir__controller_default_seconds (weir__controller *self, double seconds)
+{
+    if (!self->rules.records && !(self->rules.seconds > 0))
+        self->rules.seconds = seconds;
+}
+
 weir__budget *weir__controller_budget (weir__controller *self)
 {
     return &self->budget;

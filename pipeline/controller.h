@@ -63,6 +63,10 @@ void weir__controller_start (weir__controller *self, uint64_t first, unsigned pa
 /*  The budget reader threads claim from.  */
 weir__budget *weir__controller_budget (weir__controller *self);
 
+/*  Epochs of SECONDS when neither records nor seconds were asked for (an
+    input that never ends).  Before weir__controller_start.  */
+void weir__controller_default_seconds (weir__controller *self, double seconds);
+
 /*  A thread reached the barrier of the current epoch (EXHAUSTED: a reader
     with no more input): wait for the controller.  WEIR__GO, STOP or ABORT.
     *NEW_PASS, when given, is set when the next epoch starts a new pass.  */

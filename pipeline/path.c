@@ -176,6 +176,18 @@ int weir__path_reject (weir__worker *w, const msgpack_object *record, const char
     return 0;
 }
 
+void weir__path_sink_warn (weir__sink *sink, const char *message)
+{
+    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__job_log (w->stage->job, WEIR_LOG_WARNING, "%s: %s", w->stage->name, message);
+}
+
+void weir__path_sink_truncated (weir__sink *sink)
+{
+    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    atomic_fetch_add_explicit (&w->stage->truncations, 1, memory_order_relaxed);
+}
+
 int weir__path_sink_idle (weir__sink *sink)
 {
     weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));

@@ -53,6 +53,11 @@ int weir__path_sink_send (weir__sink *sink);
     stops or the epoch's time is up, and leaves when the job failed.  */
 int weir__path_sink_idle (weir__sink *sink);
 
+/*  The sink's warn (a warning in the job's log, naming the stage) and
+    truncated (counted in the stage's statistics).  */
+void weir__path_sink_warn (weir__sink *sink, const char *message);
+void weir__path_sink_truncated (weir__sink *sink);
+
 /*  The sink's reject: count the bad record, keep it in the stage's dead
     letter.  */
 int weir__path_sink_reject (weir__sink *sink, const weir__bad *bad);

@@ -143,15 +143,18 @@ int weir__recovery_finished (const weir__recovery *self)
 
 int weir__recovery_reader (weir__recovery *self, weir__stage *stage, weir__err *err)
 {
+    int follow = stage->shards.follow;
+    if (follow && self->resume && weir__resume_follow (self->resume, stage->name, &stage->shards, err))
+        return err->code;
     size_t n = stage->shards.count;
     stage->offsets = calloc (n ? n : 1, sizeof *stage->offsets);
     if (!stage->offsets)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         stage->offsets[i] = stage->shards.items[i].start;
-    int rc = self->resume
-                 ? weir__resume_offsets (self->resume, stage->name, &stage->shards, stage->offsets, err)
-                 : 0;
+    int rc = !self->resume ? 0
+             : follow      ? weir__resume_follow_offsets (self->resume, &stage->shards, stage->offsets)
+                      : weir__resume_offsets (self->resume, stage->name, &stage->shards, stage->offsets, err);
     if (!rc)
         weir__stage_input_plan (stage, self->pass);
     return rc;

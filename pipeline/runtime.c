@@ -86,6 +86,22 @@ static int s_open_reader (const weir__run *run, weir__err *err)
 {
     weir__stage *reader = run->stages->items[0];
     int rc = reader->reader->open (&reader->props, &reader->reader_state, &reader->shards, err);
+    if (!rc && reader->shards.follow) {
+        //  Following is waiting, not work: one thread serves every file
+        const weir__prop *p = weir__props_find (&reader->props, "threads");
+        if (reader->threads > 1)
+            return weir__err_at (err, WEIR_EPROPERTY, p ? p->value_offset : reader->name_offset,
+                                 "%s: follow=1 reads its files with one thread, not threads=%u", reader->name,
+                                 reader->threads);
+        p = weir__props_find (&reader->props, "passes");
+        if (reader->passes > 1)
+            return weir__err_at (err, WEIR_EPROPERTY, p ? p->value_offset : reader->name_offset,
+                                 "%s: follow=1 never reaches the end of its input, so passes=%u cannot be",
+                                 reader->name, reader->passes);
+        //  An input without an end needs epochs that end: by time, unless
+        //  told otherwise
+        weir__controller_default_seconds (run->controller, 1.0);
+    }
     return rc ? rc : weir__guard_check (run->stages, run->options, err);
 }
 
@@ -153,6 +169,8 @@ static int s_build (const weir__run *run, weir__recovery *recovery, weir__queue_
                 stage->workers[t].sink.skip = stage->skip;
                 stage->workers[t].sink.reject = weir__path_sink_reject;
                 stage->workers[t].sink.linger_ms = stage->linger_ms;
+                stage->workers[t].sink.warn = weir__path_sink_warn;
+                stage->workers[t].sink.truncated = weir__path_sink_truncated;
             }
         if (i == 0)
             continue;

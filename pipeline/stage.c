@@ -151,4 +151,5 @@ void weir__stage_stats (weir__stage *self, weir_stage_stats *stats)
     stats->input_total = self->input_total;
     stats->input_done = self->kind == WEIR_ELEMENT_READER ? atomic_load (&self->input_done) : 0;
     stats->records_rejected = atomic_load_explicit (&self->rejected, memory_order_relaxed);
+    stats->files_truncated = atomic_load_explicit (&self->truncations, memory_order_relaxed);
 }

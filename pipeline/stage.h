@@ -92,6 +92,7 @@ struct weir__stage {
     struct weir__deadletter *dead;                //  open while it runs
     char dead_committed[WEIR__WRITER_STATE_MAX];  //  its state at the last commit
     _Atomic uint64_t rejected;                    //  skipped in this run
+    _Atomic uint64_t truncations;                 //  followed files found truncated in place
     uint64_t base_rejected;                       //  from the resumed checkpoint
 
     //  Where it runs (the runtime)

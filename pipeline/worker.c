@@ -83,6 +83,73 @@ static void s_reader (weir__worker *w)
     }
 }
 
+//  New followed files become shards, starting from their beginning.
+//  Between epochs: the snapshot has read the offsets, and nothing else
+//  holds a pointer into them.
+static int s_follow_discover (weir__stage *stage, weir__err *err)
+{
+    size_t had = stage->shards.count;
+    int rc = stage->reader->discover (stage->reader_state, &stage->shards, err);
+    if (rc || stage->shards.count == had)
+        return rc;
+    uint64_t *offsets = realloc (stage->offsets, stage->shards.count * sizeof *offsets);
+    if (!offsets)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (size_t i = had; i < stage->shards.count; i++)
+        offsets[i] = stage->shards.items[i].start;
+    stage->offsets = offsets;
+    return 0;
+}
+
+//  A reader that follows its files (follow=1), with one thread: read each
+//  file to its end for now in turn, and when none has more, wait for the
+//  folder to change.  Its input never runs out: epochs end by time or
+//  record count, and the job ends with a stop.
+static void s_follower (weir__worker *w)
+{
+    weir__stage *stage = w->stage;
+    weir__budget *budget = weir__controller_budget (stage->controller);
+    weir__err err;
+    weir__err_init (&err);
+    size_t next = 0;  //  the file read first, in turn
+    for (;;) {
+        int rc = s_follow_discover (stage, &err);
+        w->sink.quota = rc ? 0 : weir__budget_claim (budget, stage->batch);
+        while (!rc && w->sink.quota > 0) {
+            size_t n = stage->shards.count, dry = 0;
+            for (size_t k = 0; k < n && !rc; k++) {
+                size_t i = (next + k) % n;
+                w->offset = &stage->offsets[i];
+                w->seen = stage->offsets[i];
+                rc = stage->reader->read (stage->reader_state, &stage->shards.items[i], &stage->offsets[i],
+                                          &w->sink, &err);
+                weir__stage_input_count (w);
+                if (rc == WEIR__READ_DRY || rc == 0) {
+                    dry++;
+                    rc = 0;
+                }
+                else
+                    next = i;  //  paused in this one: it goes first next time
+            }
+            w->offset = NULL;
+            if (!rc && dry == n)
+                rc = stage->reader->wait (stage->reader_state, &w->sink);
+        }
+        if (rc < 0)
+            weir__job_fail (stage->job, &err);
+        if (rc < 0 || rc == WEIR__SINK_ABORT)
+            break;
+        if (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, 0))
+            break;
+        int release = weir__controller_arrive (stage->controller, 0, NULL);
+        if (release == WEIR__GO)
+            continue;
+        if (release == WEIR__STOP)
+            weir__path_marker (w, WEIR__BATCH_EOS, 0);
+        break;
+    }
+}
+
 static int s_processor_epoch_end (weir__worker *w)
 {
     const weir_processor *proc = w->stage->proc;
@@ -198,7 +265,12 @@ void *weir__worker_main (void *arg)
 {
     weir__worker *w = arg;
     switch (w->stage->kind) {
-    case WEIR_ELEMENT_READER: s_reader (w); break;
+    case WEIR_ELEMENT_READER:
+        if (w->stage->shards.follow)
+            s_follower (w);
+        else
+            s_reader (w);
+        break;
     case WEIR_ELEMENT_PROCESSOR: s_processor (w); break;
     case WEIR_ELEMENT_WRITER: s_writer (w); break;
     }

@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <poll.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "readers/follow.h"
 #include "readers/reader.h"
 
 //  How long a read waits for a pipe before asking the sink again
@@ -21,6 +24,7 @@ void weir__shards_init (weir__shards *self)
 {
     self->items = NULL;
     self->count = 0;
+    self->follow = 0;
 }
 
 void weir__shards_release (weir__shards *self)
@@ -42,12 +46,11 @@ int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint
     if (!items)
         return WEIR_ENOMEM;
     self->items = items;
-    items[self->count].path = NULL;
+    memset (&items[self->count], 0, sizeof items[self->count]);
     if (path && !(items[self->count].path = strdup (path)))
         return WEIR_ENOMEM;
     items[self->count].start = start;
     items[self->count].end = end;
-    items[self->count].kept = NULL;
     self->count++;
     return 0;
 }
@@ -125,9 +128,84 @@ void weir__files_free (char **paths, size_t count)
     free (paths);
 }
 
-int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t start, size_t max,
-                       weir__sink *sink, weir__err *err)
+static void s_warn (weir__window *w, const char *fmt, ...) WEIR_PRINTF (2, 3);
+
+static void s_warn (weir__window *w, const char *fmt, ...)
 {
+    if (!w->sink || !w->sink->warn)
+        return;
+    char message[900];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (message, sizeof message, fmt, ap);
+    va_end (ap);
+    w->sink->warn (w->sink, message);
+}
+
+//  Which file a followed shard's *OFFSET is in, opened: the file at its
+//  path, or after a resume the one the checkpoint was in wherever a
+//  rotation put it.  -1 (errno set) when there is none for now.
+static int s_follow_open (weir__window *w, weir__shard *shard, uint64_t *offset)
+{
+    int fd = open (shard->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int e = errno;
+    if (fd >= 0 && fstat (fd, &st)) {
+        e = errno;
+        close (fd);
+        fd = -1;
+    }
+    int same = fd >= 0 && weir__identity_is (fd, &st, &shard->id);
+    if (shard->id.known && !same && !shard->gone && shard->check) {
+        //  Resumed, and the path holds another file, or none: the
+        //  checkpoint's file was rotated while weir was not running
+        int old = weir__identity_find (shard->path, &shard->id);
+        if (old >= 0) {
+            if (fd >= 0)
+                close (fd);
+            fd = old;
+            same = fstat (fd, &st) == 0;
+        }
+        else if (*offset > 0)
+            s_warn (w,
+                    "'%s' is not the file checkpointed at byte %llu (inode %llu), which is nowhere in its "
+                    "folder: what was written to it after that byte is lost; reading '%s' from its start",
+                    shard->path, (unsigned long long) *offset, (unsigned long long) shard->id.ino,
+                    shard->path);
+    }
+    shard->check = 0;
+    if (fd < 0) {
+        errno = e;
+        return -1;
+    }
+    if (!same) {
+        //  A new file: from its start
+        *offset = 0;
+        shard->gone = 0;
+        weir__identity_of (fd, &st, &shard->id);
+    }
+    else if ((uint64_t) st.st_size < *offset) {
+        s_warn (w,
+                "'%s' is shorter (%llu bytes) than where reading it stopped (byte %llu): it was truncated; "
+                "reading it again from its start",
+                shard->path, (unsigned long long) st.st_size, (unsigned long long) *offset);
+        if (w->sink && w->sink->truncated)
+            w->sink->truncated (w->sink);
+        *offset = 0;
+    }
+    if (shard->gone) {
+        //  Read to its end and deleted; its name not taken again yet
+        close (fd);
+        errno = ENOENT;
+        return -1;
+    }
+    return fd;
+}
+
+int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t *offset, size_t max,
+                       const weir__follow *follow, weir__sink *sink, weir__err *err)
+{
+    uint64_t start = *offset;
     weir__window *kept = shard->kept;
     if (kept) {
         shard->kept = NULL;
@@ -138,20 +216,35 @@ int weir__window_open (weir__window *w, const char *element, weir__shard *shard,
             weir__window_close (kept);
         free (kept);
         if (same) {
+            //  The shards may have moved since (new files were added)
             w->sink = sink;
+            w->offset = offset;
+            w->shard = shard;
             return 0;
         }
     }
     const char *path = shard->path;
     memset (w, 0, sizeof *w);
     w->fd = -1;
+    w->next_fd = -1;
     w->path = path;
     w->max = max;
     w->cap = max < (1u << 20) ? max : (1u << 20);
-    w->base = start;
     w->end = shard->end;
     w->sink = sink;
-    w->fd = weir__files_open (path);
+    w->follow = follow != NULL;
+    w->rotate_wait_ms = follow ? weir__follow_rotate_wait (follow) : 0;
+    w->shard = shard;
+    w->offset = offset;
+    if (follow) {
+        w->fd = s_follow_open (w, shard, offset);
+        if (w->fd < 0 && errno == ENOENT)
+            return WEIR__WINDOW_DRY;
+        start = *offset;
+    }
+    else
+        w->fd = weir__files_open (path);
+    w->base = start;
     if (w->fd < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
     struct stat st;
@@ -176,9 +269,69 @@ int weir__window_open (weir__window *w, const char *element, weir__shard *shard,
     return 0;
 }
 
+//  A followed file's end for now: has it been truncated, rotated or
+//  deleted?  0 (read again, or the end: eof set), or WEIR__WINDOW_DRY.
+static int s_follow_end (weir__window *w)
+{
+    struct stat here, now;
+    if (fstat (w->fd, &here))
+        return WEIR__WINDOW_DRY;
+    if ((uint64_t) here.st_size < w->base + w->hi) {
+        //  Truncated in place (copytruncate): what is in it now is new
+        s_warn (w,
+                "'%s' shrank to %llu bytes below byte %llu, where reading had got: it was truncated; "
+                "reading it again from its start",
+                w->path, (unsigned long long) here.st_size, (unsigned long long) (w->base + w->hi));
+        if (w->sink && w->sink->truncated)
+            w->sink->truncated (w->sink);
+        if (lseek (w->fd, 0, SEEK_SET) < 0)
+            return WEIR__WINDOW_DRY;
+        w->base = 0;
+        w->lo = w->hi = 0;
+        *w->offset = 0;
+        weir__identity_of (w->fd, &here, &w->shard->id);
+        return 0;
+    }
+    if (stat (w->path, &now) == 0) {
+        if (now.st_dev == here.st_dev && now.st_ino == here.st_ino)
+            return WEIR__WINDOW_DRY;
+        //  The writer may not have moved to the new file yet: the old one
+        //  must have been quiet for rotate-wait= ms before it is left
+        uint64_t t = weir__now_ns ();
+        if (!w->rotated_ns || (uint64_t) here.st_size != w->rotated_size) {
+            w->rotated_ns = t;
+            w->rotated_size = (uint64_t) here.st_size;
+        }
+        if (t - w->rotated_ns < (uint64_t) w->rotate_wait_ms * 1000000u)
+            return WEIR__WINDOW_DRY;
+        //  Rotated: the name holds a new file, and this one is read to its
+        //  end.  A last record without its end is still one (eof); the new
+        //  file comes after it (weir__window_next_file).
+        int fd = open (w->path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return WEIR__WINDOW_DRY;
+        w->next_fd = fd;
+        if (w->hi > w->lo) {
+            w->eof = 1;
+            return 0;
+        }
+        weir__window_next_file (w);
+        return 0;
+    }
+    if (errno == ENOENT && here.st_nlink == 0) {
+        //  Deleted, and read to its end: finished, until the name is taken
+        //  again by a new file
+        w->eof = 1;
+        w->shard->gone = 1;
+        return 0;
+    }
+    //  Renamed away, no new file yet: more may still come to this one
+    return WEIR__WINDOW_DRY;
+}
+
 void weir__window_leave (weir__window *w, weir__shard *shard)
 {
-    if (w->stream && w->fd >= 0 && !(w->eof && w->lo == w->hi)) {
+    if ((w->stream || w->follow) && w->fd >= 0 && !(w->eof && w->lo == w->hi)) {
         //  Without memory for it, the next read fails to seek, saying so
         weir__window *kept = malloc (sizeof *kept);
         if (kept) {
@@ -195,6 +348,9 @@ void weir__window_close (weir__window *w)
 {
     if (w->fd >= 0)
         close (w->fd);
+    if (w->next_fd >= 0)
+        close (w->next_fd);
+    w->next_fd = -1;
     free (w->buf);
     w->fd = -1;
     w->buf = NULL;
@@ -267,10 +423,36 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err)
     if (n < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element, w->path,
                               (unsigned long long) at, strerror (errno));
+    if (n == 0 && w->follow)
+        return s_follow_end (w);
     if (n == 0)
         w->eof = 1;
     w->hi += (size_t) n;
+    if (w->follow && w->shard->id.fp_len < WEIR__FINGERPRINT && w->base + w->hi > w->shard->id.fp_len) {
+        //  The fingerprint grows with a young file, up to its full length
+        struct stat st;
+        if (fstat (w->fd, &st) == 0)
+            weir__identity_of (w->fd, &st, &w->shard->id);
+    }
     return 0;
+}
+
+int weir__window_next_file (weir__window *w)
+{
+    if (w->next_fd < 0)
+        return 0;
+    close (w->fd);
+    w->fd = w->next_fd;
+    w->next_fd = -1;
+    w->base = 0;
+    w->lo = w->hi = 0;
+    w->eof = 0;
+    w->rotated_ns = 0;
+    *w->offset = 0;
+    struct stat st;
+    if (fstat (w->fd, &st) == 0)
+        weir__identity_of (w->fd, &st, &w->shard->id);
+    return 1;
 }
 
 //  The offset just after the first newline at or after AT, or SIZE.
@@ -348,6 +530,10 @@ int weir__window_line (weir__window *w, const char *element, const char **line, 
             *len = (size_t) (nl - start);
             w->lo += *len + 1;
             return 0;
+        }
+        if (w->eof && w->hi == w->lo && weir__window_next_file (w)) {
+            searched = 0;
+            continue;
         }
         if (w->eof) {
             //  A last line without its newline is still a line

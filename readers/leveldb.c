@@ -101,6 +101,8 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
 }
 
 const weir__reader_class weir__reader_leveldb = {
-    "leveldb", "every entry of a LevelDB database as [key, value], in key order", s_props, s_open, s_read,
-    s_close,
+    "leveldb", "every entry of a LevelDB database as [key, value], in key order",
+    s_props,   s_open,
+    s_read,    s_close,
+    NULL,      NULL,
 };

@@ -298,7 +298,7 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
 {
     const s_libsvm *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "libsvm", shard, *offset, self->max_line, sink, err);
+    int rc = weir__window_open (&w, "libsvm", shard, offset, self->max_line, NULL, sink, err);
     if (rc)
         return rc;
     const uint64_t first = *offset;
@@ -370,4 +370,5 @@ const weir__reader_class weir__reader_libsvm = {
     "libsvm", "libsvm / liblinear text files: each line `label index:value ...` as [label, {index: value}]",
     s_props,  s_open,
     s_read,   s_close,
+    NULL,     NULL,
 };

@@ -11,16 +11,23 @@
 #include <string.h>
 
 #include "lib/pack.h"
+#include "readers/follow.h"
 #include "readers/reader.h"
 
 typedef struct {
     size_t max_line;
+    weir__follow *follow;  //  follow=1, else NULL
 } s_lines;
 
 static const weir_property_info s_props[] = {
     {"path", NULL, "file or glob of files to read (required); each file is a shard"},
     {"split", "64M", "cut files larger than this many bytes into shards at line boundaries"},
     {"max-line", "64M", "refuse lines longer than this many bytes"},
+    {"follow", "0",
+     "1: like tail -F, wait for the files to grow, pick up new files, follow rotations and truncations "
+     "(one thread; split is ignored)"},
+    {"rotate-wait", "1000",
+     "with follow=1: ms a rotated file must be quiet before it is left for the new one"},
     {NULL, NULL, NULL},
 };
 
@@ -33,22 +40,28 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     int rc = weir__props_int (props, "lines", "split", 64000000, 1, INT64_MAX, &split, err);
     if (!rc)
         rc = weir__props_int (props, "lines", "max-line", 64000000, 1, SIZE_MAX / 4, &max_line, err);
-    if (rc)
+    weir__follow *follow = NULL;
+    if (rc || (rc = weir__follow_open ("lines", props, pattern, shards, &follow, err)))
         return rc;
-    char **paths;
-    size_t count;
-    if ((rc = weir__files_glob ("lines", pattern, &paths, &count, err)))
-        return rc;
-    for (size_t i = 0; i < count && !rc; i++)
-        rc = weir__files_plan_lines ("lines", paths[i], (uint64_t) split, shards, err);
-    weir__files_free (paths, count);
-    if (rc)
-        return rc;
+    if (!follow) {
+        char **paths;
+        size_t count;
+        if ((rc = weir__files_glob ("lines", pattern, &paths, &count, err)))
+            return rc;
+        for (size_t i = 0; i < count && !rc; i++)
+            rc = weir__files_plan_lines ("lines", paths[i], (uint64_t) split, shards, err);
+        weir__files_free (paths, count);
+        if (rc)
+            return rc;
+    }
     s_lines *self = malloc (sizeof *self);
-    if (!self)
+    if (!self) {
+        weir__follow_destroy (&follow);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
     //  One more byte for the newline that ends the longest line
     self->max_line = (size_t) max_line + 1;
+    self->follow = follow;
     *state = self;
     return 0;
 }
@@ -57,7 +70,9 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
 {
     const s_lines *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "lines", shard, *offset, self->max_line, sink, err);
+    int rc = weir__window_open (&w, "lines", shard, offset, self->max_line, self->follow, sink, err);
+    if (rc == WEIR__WINDOW_DRY)
+        return WEIR__READ_DRY;
     if (rc)
         return rc;
     for (;;) {
@@ -91,16 +106,35 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
         weir__err_set (err, rc, "lines: out of memory");
     if (rc == WEIR__WINDOW_IDLE)
         rc = w.idle;
+    //  A followed file's end is only its end for now
+    if (self->follow && (rc == 0 || rc == WEIR__WINDOW_DRY))
+        rc = WEIR__READ_DRY;
     weir__window_leave (&w, shard);
     return rc;
 }
 
 static void s_close (void *state)
 {
-    free (state);
+    s_lines *self = state;
+    weir__follow_destroy (&self->follow);
+    free (self);
+}
+
+static int s_discover (void *state, weir__shards *shards, weir__err *err)
+{
+    s_lines *self = state;
+    return self->follow ? weir__follow_discover (self->follow, shards, err) : 0;
+}
+
+static int s_wait (void *state, weir__sink *sink)
+{
+    s_lines *self = state;
+    return weir__follow_wait (self->follow, sink);
 }
 
 const weir__reader_class weir__reader_lines = {
-    "lines", "each line of text files as a msgpack string, without its newline", s_props, s_open, s_read,
-    s_close,
+    "lines",    "each line of text files as a msgpack string, without its newline",
+    s_props,    s_open,
+    s_read,     s_close,
+    s_discover, s_wait,
 };

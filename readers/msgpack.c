@@ -13,17 +13,24 @@
 #include <stdlib.h>
 
 #include "lib/scan.h"
+#include "readers/follow.h"
 #include "readers/reader.h"
 
 typedef struct {
     size_t max_record;
     uint64_t max_elements;
+    weir__follow *follow;  //  follow=1, else NULL
 } s_msgpack;
 
 static const weir_property_info s_props[] = {
     {"path", NULL, "file or glob of msgpack stream files (required); each file is a shard"},
     {"max-record", "64M", "refuse records larger than this many bytes"},
     {"max-elements", "8M", "refuse records of more objects than this (decoded, each costs about 24 bytes)"},
+    {"follow", "0",
+     "1: like tail -F, wait for the files to grow (a record cut at the end is waited for), pick up new "
+     "files, follow rotations and truncations (one thread)"},
+    {"rotate-wait", "1000",
+     "with follow=1: ms a rotated file must be quiet before it is left for the new one"},
     {NULL, NULL, NULL},
 };
 
@@ -37,23 +44,29 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     int rc = weir__props_int (props, "msgpack", "max-record", 64000000, 1, SIZE_MAX / 4, &max_record, err);
     if (!rc)
         rc = weir__props_int (props, "msgpack", "max-elements", 8000000, 1, INT64_MAX, &max_elements, err);
-    if (rc)
+    weir__follow *follow = NULL;
+    if (rc || (rc = weir__follow_open ("msgpack", props, pattern, shards, &follow, err)))
         return rc;
-    char **paths;
-    size_t count;
-    if ((rc = weir__files_glob ("msgpack", pattern, &paths, &count, err)))
-        return rc;
-    for (size_t i = 0; i < count && !rc; i++)
-        if (weir__shards_add (shards, paths[i], 0, UINT64_MAX))
-            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    weir__files_free (paths, count);
-    if (rc)
-        return rc;
+    if (!follow) {
+        char **paths;
+        size_t count;
+        if ((rc = weir__files_glob ("msgpack", pattern, &paths, &count, err)))
+            return rc;
+        for (size_t i = 0; i < count && !rc; i++)
+            if (weir__shards_add (shards, paths[i], 0, UINT64_MAX))
+                rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        weir__files_free (paths, count);
+        if (rc)
+            return rc;
+    }
     s_msgpack *self = malloc (sizeof *self);
-    if (!self)
+    if (!self) {
+        weir__follow_destroy (&follow);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
     self->max_record = (size_t) max_record;
     self->max_elements = (uint64_t) max_elements;
+    self->follow = follow;
     *state = self;
     return 0;
 }
@@ -62,7 +75,9 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
 {
     const s_msgpack *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "msgpack", shard, *offset, self->max_record, sink, err);
+    int rc = weir__window_open (&w, "msgpack", shard, offset, self->max_record, self->follow, sink, err);
+    if (rc == WEIR__WINDOW_DRY)
+        return WEIR__READ_DRY;
     if (rc)
         return rc;
     for (;;) {
@@ -113,6 +128,8 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
                 break;
             continue;
         }
+        if (w.eof && w.hi == w.lo && weir__window_next_file (&w))
+            continue;
         if (w.eof) {
             if (w.hi > w.lo)
                 rc = weir__err_set (err, WEIR_ECORRUPT,
@@ -140,15 +157,32 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
     }
     if (rc == WEIR__WINDOW_IDLE)
         rc = w.idle;
+    //  A followed file's end is only its end for now
+    if (self->follow && (rc == 0 || rc == WEIR__WINDOW_DRY))
+        rc = WEIR__READ_DRY;
     weir__window_leave (&w, shard);
     return rc;
 }
 
 static void s_close (void *state)
 {
-    free (state);
+    s_msgpack *self = state;
+    weir__follow_destroy (&self->follow);
+    free (self);
+}
+
+static int s_discover (void *state, weir__shards *shards, weir__err *err)
+{
+    s_msgpack *self = state;
+    return self->follow ? weir__follow_discover (self->follow, shards, err) : 0;
+}
+
+static int s_wait (void *state, weir__sink *sink)
+{
+    s_msgpack *self = state;
+    return weir__follow_wait (self->follow, sink);
 }
 
 const weir__reader_class weir__reader_msgpack = {
-    "msgpack", "each msgpack object of stream files", s_props, s_open, s_read, s_close,
+    "msgpack", "each msgpack object of stream files", s_props, s_open, s_read, s_close, s_discover, s_wait,
 };

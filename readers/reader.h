@@ -18,6 +18,18 @@
 
 struct weir__window;
 
+/*  Which file a followed shard's offset is in: a path may name another
+    file after a rotation, and an inode may be reused, so the first bytes
+    are compared too.  */
+typedef struct weir__identity {
+    int known;
+    uint64_t dev, ino;
+    uint32_t fp_len;   //  bytes fingerprinted (up to WEIR__FINGERPRINT)
+    uint64_t fp_hash;  //  of the first fp_len bytes
+} weir__identity;
+
+#define WEIR__FINGERPRINT 64
+
 typedef struct weir__shard {
     char *path;      //  NULL for inputs that are not files
     uint64_t start;  //  byte offset, or first integer
@@ -26,11 +38,18 @@ typedef struct weir__shard {
     //  read-ahead included, is kept here when a read pauses, and the next
     //  read of the shard goes on from it
     struct weir__window *kept;
+    //  Followed files (follow=1): the file the offset is in, whether it
+    //  must be looked for (a resume: it may have been rotated meanwhile),
+    //  and whether it is gone (deleted once read to its end)
+    weir__identity id;
+    int check;
+    int gone;
 } weir__shard;
 
 typedef struct weir__shards {
     weir__shard *items;
     size_t count;
+    int follow;  //  follow=1: the files grow and come and go
 } weir__shards;
 
 void weir__shards_init (weir__shards *self);
@@ -77,6 +96,10 @@ struct weir__sink {
     //  returns 0, or WEIR__SINK_ABORT, which read() returns.
     int skip;
     int (*reject) (weir__sink *sink, const weir__bad *bad);
+    //  Something the job's log should say (a followed file truncated,
+    //  records that cannot be found after a rotation)
+    void (*warn) (weir__sink *sink, const char *message);
+    void (*truncated) (weir__sink *sink);  //  counts a followed file truncated in place
     //  linger=: how long a read waiting for input holds a partial batch
     //  before idle() sends it on
     unsigned linger_ms;
@@ -85,6 +108,7 @@ struct weir__sink {
 
 #define WEIR__SINK_PAUSE 1  //  the epoch is full: return, go on next epoch
 #define WEIR__SINK_ABORT 2  //  the job is being torn down
+#define WEIR__READ_DRY 3    //  follow=1: nothing more in this file for now
 
 /*  The record just appended is added: count it, send the batch on when it
     is full, claim more quota when it runs out.  A non-zero result must be
@@ -109,6 +133,13 @@ typedef struct weir__reader_class {
         concurrently from several threads on different shards.  */
     int (*read) (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err);
     void (*close) (void *state);
+    /*  Readers that follow files (shards->follow): add the files that
+        match now and are not shards yet; and wait until a file may have
+        more, asking the sink's idle() meanwhile (0, or what idle said).
+        read() then returns WEIR__READ_DRY at the end of a file for now,
+        and 0 only once the file is gone.  */
+    int (*discover) (void *state, weir__shards *shards, weir__err *err);
+    int (*wait) (void *state, weir__sink *sink);
 } weir__reader_class;
 
 extern const weir__reader_class weir__reader_range;
@@ -151,12 +182,19 @@ typedef struct weir__window {
     int fd;
     const char *path;
     char *buf;
-    size_t cap, max;   //  current and largest buffer
-    size_t lo, hi;     //  unconsumed bytes are buf[lo, hi)
-    uint64_t base;     //  file offset of buf[0]
-    uint64_t end;      //  stop reading here
-    int eof;           //  nothing more to read
-    int stream;        //  a pipe, socket or device: reads may wait, no seeking back
+    size_t cap, max;          //  current and largest buffer
+    size_t lo, hi;            //  unconsumed bytes are buf[lo, hi)
+    uint64_t base;            //  file offset of buf[0]
+    uint64_t end;             //  stop reading here
+    int eof;                  //  nothing more to read
+    int stream;               //  a pipe, socket or device: reads may wait, no seeking back
+    int follow;               //  a followed file: its end is only where it ends for now
+    int next_fd;              //  a followed file's successor after a rotation, or -1
+    unsigned rotate_wait_ms;  //  how long a rotated file must be quiet before it is left
+    uint64_t rotated_ns;      //  when it was seen rotated (0: it was not)
+    uint64_t rotated_size;    //  its size then
+    weir__shard *shard;
+    uint64_t *offset;  //  the reader's, reset when a followed file starts over
     weir__sink *sink;  //  asked, while a read waits, whether to go on waiting
     int idle;          //  what the sink said when it ended a wait
     uint64_t read_ns;  //  when a stream's last read returned
@@ -164,11 +202,19 @@ typedef struct weir__window {
 
 #define WEIR__WINDOW_FULL 1  //  the buffer is at its maximum, full of one record
 #define WEIR__WINDOW_IDLE 2  //  a wait for input was ended by the sink (see idle)
+#define WEIR__WINDOW_DRY 3   //  a followed file has nothing more for now
 
-/*  Open SHARD for reading from byte START, or take back the window its
-    last read left at START.  SINK (or NULL) is asked while reads wait.  */
-int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t start, size_t max,
-                       weir__sink *sink, weir__err *err);
+/*  Open SHARD for reading from byte *OFFSET, or take back the window its
+    last read left there.  SINK (or NULL) is asked while reads wait.  A
+    followed file (shards->follow) keeps *OFFSET right when it starts over
+    (rotated, truncated); FOLLOW is its reader's weir__follow, or NULL.  */
+struct weir__follow;
+int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t *offset, size_t max,
+                       const struct weir__follow *follow, weir__sink *sink, weir__err *err);
+
+/*  At the end (eof) of a followed file that was rotated: go on with the
+    new file under its name, from its start.  1 if so, else 0.  */
+int weir__window_next_file (weir__window *w);
 
 /*  Done reading SHARD for now: keep a stream's window in the shard when
     there is more to read, else close it.  */

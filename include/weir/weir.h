@@ -216,7 +216,9 @@ typedef enum weir_checkpoint_section {
     WEIR_CHECKPOINT_OFFSETS = 'o', /*  where reading goes on, per shard of the input  */
     WEIR_CHECKPOINT_WRITERS = 'w', /*  each writer's committed state ("INDEX:ELEMENT"), and each
                                       dead letter's ("INDEX:ELEMENT:dead-letter")  */
-    WEIR_CHECKPOINT_BLOBS = 'b'    /*  the workspace blobs, raw bytes  */
+    WEIR_CHECKPOINT_BLOBS = 'b',   /*  the workspace blobs, raw bytes  */
+    WEIR_CHECKPOINT_FILES = 'f'    /*  follow=1: which file each path's offset is in ("PATH":
+                                      "DEVICE INODE FINGERPRINT_BYTES FINGERPRINT GONE")  */
 } weir_checkpoint_section;
 
 /*  Metadata items.  Record counts are per stage: the name is followed by
@@ -318,13 +320,16 @@ typedef struct weir_stage_stats {
         records weir_reject refused for a processor.  This run's, like the
         other counts.  */
     uint64_t records_rejected;
+    /*  A reader with follow=1: files found truncated in place
+        (copytruncate) and read again from their start.  */
+    uint64_t files_truncated;
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
     the struct.  */
 #define WEIR_STAGE_STATS_INIT                                                                                \
     {                                                                                                        \
-        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0                 \
+        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0              \
     }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);

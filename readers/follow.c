@@ -1,0 +1,199 @@
+/*  readers/follow.c - following growing files: the folder watched, file
+    identities.  */
+#include "config.h"
+#include "readers/follow.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <libgen.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "lib/hash.h"
+
+//  How long a wait sleeps between looks at the sink, and how long at most
+//  before every file is looked at again whatever inotify said
+#define S_SLICE_MS 20
+#define S_RESCAN_MS 1000
+
+struct weir__follow {
+    char *pattern;
+    int inotify;
+    unsigned rotate_wait_ms;
+};
+
+unsigned weir__follow_rotate_wait (const weir__follow *self)
+{
+    return self->rotate_wait_ms;
+}
+
+int weir__follow_new (const char *element, const char *pattern, weir__follow **out, weir__err *err)
+{
+    *out = NULL;
+    char *copy = strdup (pattern);
+    weir__follow *self = calloc (1, sizeof *self);
+    if (!copy || !self || !(self->pattern = strdup (pattern))) {
+        free (copy);
+        free (self);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    const char *dir = dirname (copy);
+    int rc = 0;
+    if (strpbrk (dir, "*?["))
+        rc = weir__err_set (err, WEIR_EPROPERTY,
+                            "%s: follow=1 watches one folder: wildcards may only be in the file name, not in "
+                            "'%s'",
+                            element, dir);
+    else if ((self->inotify = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC)) < 0)
+        rc = weir__err_set (err, WEIR_ESYSTEM, "%s: cannot watch '%s': %s", element, dir, strerror (errno));
+    else if (inotify_add_watch (self->inotify, dir,
+                                IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB
+                                    | IN_CLOSE_WRITE)
+             < 0)
+        rc = weir__err_set (err, WEIR_EIO, "%s: cannot watch the folder '%s': %s", element, dir,
+                            strerror (errno));
+    free (copy);
+    if (rc) {
+        weir__follow_destroy (&self);
+        return rc;
+    }
+    *out = self;
+    return 0;
+}
+
+int weir__follow_open (const char *element, weir__props *props, const char *pattern, weir__shards *shards,
+                       weir__follow **out, weir__err *err)
+{
+    *out = NULL;
+    int64_t follow, wait;
+    int rc = weir__props_int (props, element, "follow", 0, 0, 1, &follow, err);
+    if (!rc)
+        rc = weir__props_int (props, element, "rotate-wait", 1000, 0, 3600000, &wait, err);
+    if (rc)
+        return rc;
+    if (!follow) {
+        weir__prop *p = weir__props_find (props, "rotate-wait");
+        return p ? weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "%s: rotate-wait= applies with follow=1",
+                                 element)
+                 : 0;
+    }
+    if (strcmp (pattern, "-") == 0)
+        return weir__err_set (err, WEIR_EPROPERTY,
+                              "%s: follow=1 follows files, and standard input is no file: it is read to its "
+                              "end (or until a stop) without follow",
+                              element);
+    if ((rc = weir__follow_new (element, pattern, out, err)))
+        return rc;
+    (*out)->rotate_wait_ms = (unsigned) wait;
+    shards->follow = 1;
+    if ((rc = weir__follow_discover (*out, shards, err)))
+        weir__follow_destroy (out);
+    return rc;
+}
+
+void weir__follow_destroy (weir__follow **self_p)
+{
+    weir__follow *self = *self_p;
+    if (!self)
+        return;
+    if (self->inotify > 0)
+        close (self->inotify);
+    free (self->pattern);
+    free (self);
+    *self_p = NULL;
+}
+
+int weir__follow_discover (weir__follow *self, weir__shards *shards, weir__err *err)
+{
+    glob_t g;
+    int rc = glob (self->pattern, 0, NULL, &g);
+    if (rc == GLOB_NOMATCH)
+        return 0;
+    if (rc)
+        return 0;  //  the folder is watched: a passing failure is tried again
+    for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
+        struct stat st;
+        if (stat (g.gl_pathv[i], &st) || S_ISDIR (st.st_mode))
+            continue;
+        int known = 0;
+        for (size_t k = 0; k < shards->count && !known; k++)
+            known = shards->items[k].path && strcmp (shards->items[k].path, g.gl_pathv[i]) == 0;
+        if (!known && weir__shards_add (shards, g.gl_pathv[i], 0, UINT64_MAX))
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    globfree (&g);
+    return rc;
+}
+
+int weir__follow_wait (weir__follow *self, weir__sink *sink)
+{
+    for (int waited = 0; waited < S_RESCAN_MS; waited += S_SLICE_MS) {
+        struct pollfd ready = {self->inotify, POLLIN, 0};
+        int n = poll (&ready, 1, S_SLICE_MS);
+        if (n > 0) {
+            //  Drain the events: they only say that something changed
+            char events[4096] __attribute__ ((aligned (__alignof__(struct inotify_event))));
+            while (read (self->inotify, events, sizeof events) > 0)
+                ;
+            return 0;
+        }
+        int said = sink->idle ? sink->idle (sink) : 0;
+        if (said)
+            return said;
+    }
+    return 0;
+}
+
+void weir__identity_of (int fd, const struct stat *st, weir__identity *id)
+{
+    char head[WEIR__FINGERPRINT];
+    ssize_t n = pread (fd, head, sizeof head, 0);
+    id->known = 1;
+    id->dev = (uint64_t) st->st_dev;
+    id->ino = (uint64_t) st->st_ino;
+    id->fp_len = n > 0 ? (uint32_t) n : 0;
+    id->fp_hash = weir__hash64 (0, head, id->fp_len);
+}
+
+int weir__identity_is (int fd, const struct stat *st, const weir__identity *id)
+{
+    if (!id->known || (uint64_t) st->st_dev != id->dev || (uint64_t) st->st_ino != id->ino)
+        return 0;
+    char head[WEIR__FINGERPRINT];
+    ssize_t n = id->fp_len ? pread (fd, head, id->fp_len, 0) : 0;
+    return n == (ssize_t) id->fp_len && weir__hash64 (0, head, id->fp_len) == id->fp_hash;
+}
+
+int weir__identity_find (const char *path, const weir__identity *id)
+{
+    char *copy = strdup (path);
+    if (!copy)
+        return -1;
+    const char *dir = dirname (copy);
+    DIR *d = opendir (dir);
+    int found = -1;
+    struct dirent *e;
+    while (d && found < 0 && (e = readdir (d))) {
+        if (e->d_ino != (ino_t) id->ino)
+            continue;
+        char *other = NULL;
+        if (asprintf (&other, "%s/%s", dir, e->d_name) < 0)
+            break;
+        int fd = strcmp (other, path) ? open (other, O_RDONLY | O_CLOEXEC) : -1;
+        struct stat st;
+        if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && weir__identity_is (fd, &st, id))
+            found = fd;
+        else if (fd >= 0)
+            close (fd);
+        free (other);
+    }
+    if (d)
+        closedir (d);
+    free (copy);
+    return found;
+}

@@ -1,0 +1,187 @@
+#!/bin/sh
+# tests/cli_follow.sh - follow=1: tail -F that neither loses nor repeats.
+#
+# Appends, rotation by rename and create, copytruncate, deletion, new
+# files; a kill loop while another process appends and rotates; a
+# rotation while weir is not running; a waiting job's CPU; msgpack
+# records cut at the end of a growing file.
+. "$(dirname "$0")/lib.sh"
+
+now_ms () {
+    echo $(($(date +%s%N) / 1000000))
+}
+
+# wait_lines FILE N: wait (up to 20 s) until FILE has N lines
+wait_lines () {
+    limit=$(($(now_ms) + 20000))
+    while [ "$(cat "$1" 2>/dev/null | wc -l)" -lt "$2" ]; do
+        [ "$(now_ms)" -lt "$limit" ] || return 1
+        sleep 0.05
+    done
+}
+
+# stop PID: SIGTERM, and the exit code must be 143
+stop () {
+    kill -TERM "$1"
+    wait "$1" 2>/dev/null
+    rc=$?
+    [ $rc -eq 143 ] && ok || fail "a follow job ended with $rc on SIGTERM, wanted 143"
+}
+
+# --- what tail -F does ---------------------------------------------------
+L="$T/logs"
+mkdir "$L"
+seq 1 5 > "$L/a.log"
+"$WEIR" run -q --stats "$T/a.json" --checkpoint "$T/a.ck" \
+    "lines path=$L/*.log follow=1 rotate-wait=300 ! lines path=$T/a.out" 2>"$T/a.err" &
+pid=$!
+wait_lines "$T/a.out" 5 || fail "the lines already there were not read"
+seq 6 8 >> "$L/a.log"
+wait_lines "$T/a.out" 8 || fail "appended lines were not read"
+# Rotation: renamed, a new file under the name, and one late line for the
+# old file, which is read within rotate-wait
+mv "$L/a.log" "$L/a.log.1"
+seq 100 102 > "$L/a.log"
+echo 9 >> "$L/a.log.1"
+wait_lines "$T/a.out" 12 || fail "a rotation was not followed"
+# A new file in the folder
+seq 200 201 > "$L/b.log"
+wait_lines "$T/a.out" 14 || fail "a new file was not picked up"
+# copytruncate: emptied in place, then written again
+sleep 0.3
+: > "$L/b.log"
+sleep 0.3
+echo 300 >> "$L/b.log"
+wait_lines "$T/a.out" 15 || fail "a truncated file was not read again"
+# Deleted: finished; the name taken again later is a new file
+rm "$L/b.log"
+sleep 0.3
+echo 400 > "$L/b.log"
+wait_lines "$T/a.out" 16 || fail "a file created again under a deleted one's name was not read"
+stop $pid
+printf '%s\n' 1 2 3 4 5 6 7 8 9 100 101 102 200 201 300 400 > "$T/a.want"
+sort -n "$T/a.out" > "$T/a.got"
+same "$T/a.got" "$T/a.want" "tail -F semantics"
+grep -q "b.log' shrank to 0 bytes below byte 8, where reading had got: it was truncated" "$T/a.err" && ok \
+    || { fail "no warning for the truncated file"; cat "$T/a.err" >&2; }
+grep -q '"files_truncated": 1,' "$T/a.json" && ok || fail "--stats does not count the truncation"
+# Each file in order with one thread
+grep -x -e 9 -e 100 "$T/a.out" | tr '\n' ' ' | grep -q "^9 100 $" && ok || fail "the old file's last line came after the new file's"
+"$WEIR" checkpoints "$T/a.ck" --epoch "$("$WEIR" checkpoints "$T/a.ck" | awk '/latest/ { print $1 }')" \
+    | grep -q "^  $L/a.log: [0-9]* [0-9]* 12 [0-9a-f]* 0$" && ok || fail "the checkpoint lacks a.log's identity"
+
+# --- a kill loop while another process appends and rotates --------------
+K="$T/k"
+mkdir "$K"
+(
+    n=1
+    for r in 1 2 3 4 5 6; do
+        i=0
+        while [ $i -lt 150 ]; do
+            echo "$n" >> "$K/app.log"
+            n=$((n + 1))
+            i=$((i + 1))
+            [ $((i % 10)) -eq 0 ] && sleep 0.05
+        done
+        mv "$K/app.log" "$K/app.log.$r"
+    done
+    echo "$((n - 1))" > "$T/k.total"
+) &
+appender=$!
+desc="lines path=$K/*.log follow=1 rotate-wait=200 ! lines path=$T/k.out"
+kills=0
+while kill -0 $appender 2>/dev/null; do
+    "$WEIR" run -q --checkpoint "$T/k.ck" --resume --epoch-seconds 0.1 "$desc" 2>>"$T/k.err" &
+    pid=$!
+    sleep "0.$(awk -v s=$kills 'BEGIN { srand (s + 7); printf "%d", 2 + rand () * 6 }')"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    kills=$((kills + 1))
+done
+wait $appender
+total=$(cat "$T/k.total")
+"$WEIR" run -q --checkpoint "$T/k.ck" --resume --epoch-seconds 0.1 "$desc" 2>>"$T/k.err" &
+pid=$!
+# The last rotated file is found by its inode, read to its end: all lines
+wait_lines "$T/k.out" "$total" || fail "after $kills kills the output has $(wc -l < "$T/k.out") of $total lines"
+sleep 0.5
+stop $pid
+[ $kills -ge 3 ] && ok || fail "only $kills kills landed while the appender ran"
+seq 1 "$total" > "$T/k.want"
+sort -n "$T/k.out" > "$T/k.got"
+same "$T/k.got" "$T/k.want" "$kills kills while appending and rotating: every line exactly once"
+if grep -q "is lost" "$T/k.err"; then fail "a gap was reported: $(cat "$T/k.err")"; else ok; fi
+
+# --- a rotation while weir is not running, and a file that vanished ------
+R="$T/r"
+mkdir "$R"
+seq 1 3 > "$R/x.log"
+seq 1 3 > "$R/y.log"
+"$WEIR" run -q --checkpoint "$T/r.ck" "lines path=$R/*.log follow=1 ! lines path=$T/r.out" 2>/dev/null &
+pid=$!
+wait_lines "$T/r.out" 6 || fail "x.log and y.log were not read"
+sleep 1.2  # an epoch (1 s by default) commits them
+stop $pid
+seq 4 5 >> "$R/x.log"
+mv "$R/x.log" "$R/x.log.old"
+echo 6 > "$R/x.log"
+seq 4 5 >> "$R/y.log"
+rm "$R/y.log"
+echo 10 > "$R/y.log"
+"$WEIR" run -q --checkpoint "$T/r.ck" --resume "lines path=$R/*.log follow=1 ! lines path=$T/r.out" 2>"$T/r.err" &
+pid=$!
+wait_lines "$T/r.out" 10 || fail "after a rotation while down: $(wc -l < "$T/r.out") lines"
+stop $pid
+sort -n "$T/r.out" | tr '\n' ' ' > "$T/r.got"
+[ "$(cat "$T/r.got")" = "1 1 2 2 3 3 4 5 6 10 " ] && ok || fail "rotation while down: $(cat "$T/r.got")"
+grep -q "y.log' is not the file checkpointed at byte 6 (inode [0-9]*), which is nowhere in its folder: what was written to it after that byte is lost" "$T/r.err" \
+    && ok || { fail "the gap of the vanished y.log was not reported"; cat "$T/r.err" >&2; }
+
+# --- a waiting job costs next to nothing --------------------------------
+I="$T/i"
+mkdir "$I"
+echo a > "$I/q.log"
+"$WEIR" run -q "lines path=$I/*.log follow=1 ! lines path=$T/i.out" 2>/dev/null &
+pid=$!
+wait_lines "$T/i.out" 1 || fail "the idle job read nothing"
+# The process itself: the command may be a libtool wrapper that execs it
+proc=$pid
+[ -r "/proc/$proc/stat" ] || fail "no /proc/$proc/stat"
+before=$(awk '{ print $14 + $15 }' "/proc/$proc/stat")
+sleep 3
+after=$(awk '{ print $14 + $15 }' "/proc/$proc/stat")
+hz=$(getconf CLK_TCK)
+# Under 1% of a core: fewer than 3 s x hz / 100 ticks
+[ $((after - before)) -lt $((3 * hz / 100)) ] && ok \
+    || fail "a waiting follow job used $((after - before)) CPU ticks in 3 s (hz $hz)"
+stop $pid
+
+# --- msgpack: a record cut at the end of a growing file is waited for ----
+M="$T/m"
+mkdir "$M"
+"$MKMSGPACK" ints 3 "$M/s.mp"
+"$WEIR" run -q "msgpack path=$M/*.mp follow=1 ! lines path=$T/m.out" 2>"$T/m.err" &
+pid=$!
+wait_lines "$T/m.out" 3 || fail "msgpack follow: the first records"
+# A fixarray of two, in two writes
+printf '\222\001' >> "$M/s.mp"
+sleep 0.5
+printf '\002' >> "$M/s.mp"
+wait_lines "$T/m.out" 4 || { fail "msgpack follow: the record written in two pieces"; cat "$T/m.err" >&2; }
+stop $pid
+tail -1 "$T/m.out" | grep -qx '\[1,2\]' && ok || fail "msgpack follow: the last record is $(tail -1 "$T/m.out")"
+
+# --- refusals -------------------------------------------------------------
+expect_exit 2 "lines: follow=1 reads its files with one thread, not threads=2" -- \
+    "$WEIR" run "lines path=$L/*.log follow=1 threads=2 ! null"
+expect_exit 2 "lines: follow=1 never reaches the end of its input, so passes=2 cannot be" -- \
+    "$WEIR" run "lines path=$L/*.log follow=1 passes=2 ! null"
+expect_exit 2 "lines: follow=1 follows files, and standard input is no file" -- \
+    "$WEIR" run "lines path=- follow=1 ! null"
+expect_exit 2 "follow=1 watches one folder: wildcards may only be in the file name" -- \
+    "$WEIR" run "lines path=$T/*/a.log follow=1 ! null"
+expect_exit 2 "lines: rotate-wait= applies with follow=1" -- "$WEIR" run "lines path=$L/a.log rotate-wait=5 ! null"
+expect_exit 1 "lines: cannot watch the folder '$T/nowhere': No such file or directory" -- \
+    "$WEIR" run "lines path=$T/nowhere/*.log follow=1 ! null"
+
+finish
