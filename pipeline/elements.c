@@ -36,7 +36,8 @@ const weir_property_info weir__common_props[] = {
     }
 
 //  Readers also take passes=P: read the input P times, each pass an epoch
-//  of its own at least
+//  of its own at least.  The common ones come first, in the same order,
+//  in each kind's table.
 const weir_property_info weir__reader_common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},

@@ -444,6 +444,21 @@ START_TEST (test_elements_are_documented)
     ck_assert_int_eq (processors, 1);
     ck_assert_int_eq (writers, 5);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
+    //  What each kind takes: the common properties first, then its own
+    const char *reader[] = {"threads", "capacity", "batch", "passes", "linger", "on-error", "dead-letter", NULL};
+    const char *processor[] = {"threads", "capacity", "batch", "linger", "on-error", "dead-letter", NULL};
+    const char *writer[] = {"threads", "capacity", "batch", NULL};
+    const char **want[] = {reader, processor, writer};
+    const weir_element_kind kinds[] = {WEIR_ELEMENT_READER, WEIR_ELEMENT_PROCESSOR, WEIR_ELEMENT_WRITER};
+    for (size_t k = 0; k < 3; k++) {
+        const weir_property_info *got = weir_kind_properties (kinds[k]);
+        size_t i = 0;
+        for (; want[k][i]; i++)
+            ck_assert_str_eq (got[i].name, want[k][i]);
+        ck_assert_ptr_null (got[i].name);
+    }
+    for (const weir_property_info *c = weir_common_properties (); c->name; c++)
+        ck_assert_str_ne (c->name, "passes");
     ck_assert_str_eq (weir_strerror (WEIR_ECORRUPT), "corrupt input");
     ck_assert_str_eq (weir_strerror (12345), "unknown error code");
 }
