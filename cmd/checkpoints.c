@@ -8,16 +8,30 @@
 #include <string.h>
 #include <time.h>
 
-const char cmd_checkpoints_help[] =
-    "usage: weir checkpoints DIR                 one line per checkpoint, the latest marked\n"
-    "       weir checkpoints DIR --epoch E       everything in checkpoint E\n"
-    "       weir checkpoints DIR --epoch E --blob NAME   the blob's raw bytes on stdout\n";
+static int s_checkpoints (int argc, char **argv);
 
-static const struct option s_long_options[] = {
-    {"epoch", required_argument, NULL, 'e'},
-    {"blob", required_argument, NULL, 'b'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+//  --epoch and --blob have no short forms
+enum { S_EPOCH = 256, S_BLOB };
+
+static const cmd_option s_options[] = {
+    {"epoch", S_EPOCH, "E", CMD_VALUE_ANY, NULL, "show everything in checkpoint E",
+     "Its metadata, every shard's offset, every writer's committed state and every blob with its size."},
+    {"blob", S_BLOB, "NAME", CMD_VALUE_ANY, NULL, "with --epoch: write blob NAME's raw bytes to stdout",
+     NULL},
+    {"help", 'h', NULL, CMD_VALUE_ANY, NULL, "print this help", NULL},
+    {NULL, 0, NULL, CMD_VALUE_ANY, NULL, NULL, NULL},
+};
+
+const cmd_command cmd_checkpoints_command = {
+    .name = "checkpoints",
+    .main = s_checkpoints,
+    .usage = "DIR [--epoch E [--blob NAME]]",
+    .summary = "list and inspect the checkpoints of a job",
+    .description = "Without --epoch, list the checkpoints in DIR, one line each: the epoch, when it was "
+                   "taken, the records read, the blobs and their bytes, the latest marked.  A checkpoint "
+                   "that cannot be read is listed with the reason.",
+    .options = s_options,
+    .notes = "Keep the checkpoint you inspect: with --keep K, only the newest K checkpoints are in DIR.",
 };
 
 static const struct {
@@ -118,15 +132,17 @@ static void s_show (const weir_checkpoint *ck, const char *dir)
     }
 }
 
-int cmd_checkpoints (int argc, char **argv)
+static int s_checkpoints (int argc, char **argv)
 {
     const char *blob = NULL;
     int64_t epoch = -1;
+    cmd_getopt g;
+    cmd_getopt_init (&g, &cmd_checkpoints_command);
     int c;
     optind = 1;
-    while ((c = getopt_long (argc, argv, "h", s_long_options, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, g.shorts, g.longs, NULL)) != -1) {
         switch (c) {
-        case 'e': {
+        case S_EPOCH: {
             char *end;
             epoch = (int64_t) strtoll (optarg, &end, 10);
             if (*end || end == optarg || epoch < 0) {
@@ -135,13 +151,13 @@ int cmd_checkpoints (int argc, char **argv)
             }
             break;
         }
-        case 'b': blob = optarg; break;
-        case 'h': fputs (cmd_checkpoints_help, stdout); return CMD_EXIT_OK;
+        case S_BLOB: blob = optarg; break;
+        case 'h': cmd_help_print (&cmd_checkpoints_command, stdout); return CMD_EXIT_OK;
         default: return CMD_EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
-        fputs (cmd_checkpoints_help, stderr);
+        cmd_help_print (&cmd_checkpoints_command, stderr);
         return CMD_EXIT_USAGE;
     }
     const char *dir = argv[optind];

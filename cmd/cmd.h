@@ -2,11 +2,13 @@
 
     The command is a client of <weir/weir.h> and nothing else: whatever it
     needs of the engine is public API.  Library code never prints; this is
-    where messages reach the user.  Exit codes: 0 success, 1 runtime
-    failure, 2 usage error.  */
+    where messages reach the user, each after "weir COMMAND: ".  Exit
+    codes: 0 success, 1 runtime failure, 2 usage error (cmd_exit_codes
+    says what gives each).  */
 #ifndef WEIR_CMD_H_INCLUDED
 #define WEIR_CMD_H_INCLUDED
 
+#include <getopt.h>
 #include <stdio.h>
 #include <weir/weir.h>
 
@@ -14,20 +16,95 @@
 #define CMD_EXIT_FAILURE 1
 #define CMD_EXIT_USAGE 2
 
-/*  The subcommands: ARGV[0] is the subcommand's name.  */
-int cmd_run (int argc, char **argv);
-int cmd_elements (int argc, char **argv);
-int cmd_plugin (int argc, char **argv);
-int cmd_checkpoints (int argc, char **argv);
+/*  What completes an option's argument (see cmd/complete.c).  */
+typedef enum { CMD_VALUE_ANY, CMD_VALUE_FILE, CMD_VALUE_DIR } cmd_value_kind;
 
-/*  Each subcommand's help text.  */
-extern const char cmd_run_help[];
-extern const char cmd_elements_help[];
-extern const char cmd_plugin_help[];
-extern const char cmd_checkpoints_help[];
+/*  One option of a subcommand, named and described in this one place:
+    getopt's long options, the --help text, the man page and the bash
+    completion are all made from the tables (cmd/options.c), so none of
+    them can miss an option or disagree about it.  A table ends with a
+    NULL name.  */
+typedef struct cmd_option {
+    const char *name;      //  the long name, without "--"
+    int key;               //  getopt's value: the short letter, or >= 256 for none
+    const char *arg;       //  the argument's name ("FILE"), NULL for a flag
+    cmd_value_kind value;  //  what completes the argument
+    const char *group;     //  the heading it is listed under, NULL for the first group
+    const char *summary;   //  what it does, one sentence or two, for --help
+    const char *details;   //  what the man page adds to the summary, or NULL
+} cmd_option;
+
+/*  A subcommand: how it is called, what it does, its options.  Texts are
+    paragraphs separated by blank lines; --help wraps them to the terminal's
+    80 columns and the man page lets roff fill them.  A paragraph whose
+    lines start with two blanks is shown as it is (examples).  */
+typedef struct cmd_command {
+    const char *name;                     //  "run"
+    int (*main) (int argc, char **argv);  //  ARGV[0] is the subcommand's name
+    const char *usage;                    //  the arguments after "weir NAME", one line per form
+    const char *summary;                  //  one line for the overview
+    const char *description;              //  before the options
+    const cmd_option *options;
+    const char *notes;  //  after the options, or NULL
+    int in_order;       //  options end at the first operand, which may start with '-'
+    int hidden;         //  an internal command, for the completion script only
+} cmd_command;
+
+/*  The subcommands in the order of the overview, NULL-terminated
+    (cmd/main.c).  */
+extern const cmd_command *const cmd_commands[];
+extern const cmd_command cmd_run_command;
+extern const cmd_command cmd_elements_command;
+extern const cmd_command cmd_plugin_command;
+extern const cmd_command cmd_checkpoints_command;
+extern const cmd_command cmd_help_command;
+extern const cmd_command cmd_complete_command;
+
+/*  The subcommand called NAME, hidden ones included, or NULL.  */
+const cmd_command *cmd_command_find (const char *name);
+
+/*  The exit codes and what each means, for the help and the man page,
+    ended by a NULL meaning (cmd/help.c).  */
+typedef struct {
+    int code;
+    const char *name;     //  "usage error"; NULL ends the table
+    const char *meaning;  //  what gives it, or NULL
+} cmd_exit_code;
+extern const cmd_exit_code cmd_exit_codes[];
+
+/*  The overview of the subcommands (cmd/help.c) and the manual page as
+    roff (cmd/manual.c) into OUT.  */
+void cmd_overview_print (FILE *out);
+void cmd_manual_print (FILE *out);
+
+/*  getopt_long's arguments for COMMAND's table (cmd/options.c).  */
+#define CMD_MAX_OPTIONS 32
+typedef struct {
+    struct option longs[CMD_MAX_OPTIONS + 1];
+    char shorts[2 * CMD_MAX_OPTIONS + 2];
+} cmd_getopt;
+void cmd_getopt_init (cmd_getopt *self, const cmd_command *command);
+
+/*  COMMAND's --help text into OUT.  */
+void cmd_help_print (const cmd_command *command, FILE *out);
+
+/*  "weir COMMAND: " and the message on stderr, with a newline.  */
+void cmd_error (const char *command, const char *format, ...) WEIR_PRINTF (2, 3);
+
+/*  TEXT's words into OUT from COLUMN, where the cursor is, lines going on
+    at column INDENT and none past column 79; ends the last line.  */
+void cmd_fill (FILE *out, const char *text, int column, int indent);
+
+/*  TEXT's paragraphs into OUT, each line starting at column INDENT and
+    none past column 79 (cmd/options.c).  */
+void cmd_wrap (FILE *out, const char *text, int indent);
 
 /*  "reader", "processor" or "writer".  */
 const char *cmd_kind_name (weir_element_kind kind);
+
+/*  The properties every element of KIND takes beyond the common ones
+    (passes, linger, on-error, dead-letter), terminated by a NULL name.  */
+const weir_property_info *cmd_kind_extra (weir_element_kind kind);
 
 /*  The progress line on stderr (cmd/progress.c), for weir_pipe_set_progress.
     TTY: redraw one line in place.  */

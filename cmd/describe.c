@@ -5,21 +5,46 @@
 #include <stdlib.h>
 #include <weir/plugin.h>
 
-const char cmd_plugin_help[] = "usage: weir plugin PATH|NAME\n"
-                               "\n"
-                               "Load a processor plugin as 'weir run' would and describe it: its name,\n"
-                               "description, ABI, path and callbacks.  A NAME without '/' is looked up\n"
-                               "as NAME.so in $WEIR_PLUGIN_PATH, then in the installed plugin folder.\n";
+static int s_plugin (int argc, char **argv);
 
-int cmd_plugin (int argc, char **argv)
+static const cmd_option s_options[] = {
+    {"help", 'h', NULL, CMD_VALUE_ANY, NULL, "print this help", NULL},
+    {NULL, 0, NULL, CMD_VALUE_ANY, NULL, NULL, NULL},
+};
+
+const cmd_command cmd_plugin_command = {
+    .name = "plugin",
+    .main = s_plugin,
+    .usage = "PATH|NAME",
+    .summary = "describe a processor plugin",
+    .description = "Load a processor plugin as 'weir run' would and describe it: its name, description, "
+                   "ABI, path and callbacks.  A NAME without '/' is looked up as NAME.so in "
+                   "$WEIR_PLUGIN_PATH, then in the installed plugin folder.",
+    .options = s_options,
+};
+
+static int s_plugin (int argc, char **argv)
 {
-    if (argc != 2) {
-        fputs (cmd_plugin_help, stderr);
+    cmd_getopt g;
+    cmd_getopt_init (&g, &cmd_plugin_command);
+    int c;
+    optind = 1;
+    while ((c = getopt_long (argc, argv, g.shorts, g.longs, NULL)) != -1) {
+        if (c != 'h') {
+            fprintf (stderr, "Try 'weir plugin --help'.\n");
+            return CMD_EXIT_USAGE;
+        }
+        cmd_help_print (&cmd_plugin_command, stdout);
+        return CMD_EXIT_OK;
+    }
+    if (optind != argc - 1) {
+        cmd_help_print (&cmd_plugin_command, stderr);
         return CMD_EXIT_USAGE;
     }
+    const char *name = argv[optind];
     char *error = NULL;
     weir_plugin *plugin;
-    if (weir_plugin_new (argv[1], &plugin, &error)) {
+    if (weir_plugin_new (name, &plugin, &error)) {
         fprintf (stderr, "weir: %s\n", error ? error : "out of memory");
         free (error);
         return CMD_EXIT_FAILURE;

@@ -8,66 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char cmd_run_help[] =
-    "usage: weir run [OPTIONS] 'READER [key=value ...] ! PROCESSOR ... ! WRITER [key=value ...]'\n"
-    "\n"
-    "Run a pipe: the first element reads records, the last writes them, those\n"
-    "between process them.  Each element takes key=value properties; quote a\n"
-    "value with '...' or \"...\" to put blanks or '!' in it.  The description may\n"
-    "be one argument or several (they are joined with blanks).\n"
-    "\n"
-    "Options:\n"
-    "  --progress        a live line on stderr: records/s of each stage and the\n"
-    "                    fill of the queue that feeds it (default when stderr\n"
-    "                    is a terminal)\n"
-    "  --no-progress     no progress line\n"
-    "  --progress-interval MS\n"
-    "                    time between progress lines (default 500)\n"
-    "  --stats FILE      write statistics as JSON to FILE at exit ('-' for stdout):\n"
-    "                    records in and out and busy time per stage, wall time,\n"
-    "                    records/s\n"
-    "  -q, --quiet       print nothing but errors and warnings\n"
-    "\n"
-    "Epochs and checkpoints:\n"
-    "  --epoch-records N end an epoch after exactly N records read (all reader\n"
-    "                    threads together; k, M, G suffixes allowed)\n"
-    "                    the end of each pass also ends one\n"
-    "  --epoch-seconds T end an epoch after T seconds of wall time\n"
-    "  --epochs N        stop after epoch N\n"
-    "  --checkpoint DIR  checkpoint into the LevelDB at DIR after init (epoch 0)\n"
-    "                    and after every epoch: reader offsets, writer lengths,\n"
-    "                    blobs, in one atomic synced write\n"
-    "  --resume          go on from the latest checkpoint in DIR, or start fresh\n"
-    "                    when it has none (safe in a restart loop)\n"
-    "  --resume-from E   go on from checkpoint E\n"
-    "  --keep K          keep the newest K checkpoints (default: all)\n"
-    "  --async-checkpoint  copy the blobs and write the checkpoint on a\n"
-    "                    background thread while the pipe runs on\n"
-    "  --checkpoint-failures N  go on through N consecutive failed\n"
-    "                    checkpoints (each reported) before failing the job\n"
-    "  --load-blobs DIR[:E]  before init, load the blobs of checkpoint E\n"
-    "                    (default: latest) of another job's directory\n"
-    "Without --resume or --resume-from, a directory that holds checkpoints is\n"
-    "refused.  Only threads=, capacity= and batch= may change on resume.\n"
-    "  -h, --help        this help\n"
-    "  -V, --version     print the version\n"
-    "\n"
-    "Ctrl-C (SIGINT) or SIGTERM ends the current epoch at once: what was read\n"
-    "flows out, a checkpoint is written (with --checkpoint) and weir exits\n"
-    "128+signal (130, 143); --resume goes on exactly.  A second signal aborts\n"
-    "at once without a new checkpoint; the last one stays valid.\n"
-    "  --stop-timeout S  abort a stop that takes longer than S seconds to drain\n"
-    "                    (default 5; 0: wait as long as it takes)\n"
-    "\n"
-    "Exit codes: 0 success, 1 runtime failure (input, output, a processor),\n"
-    "2 usage error (options, description, unknown element or property).\n"
-    "\n"
-    "An element that contains '/' or ends in .so is a processor plugin (a shared\n"
-    "object); a name that is no builtin is looked up as NAME.so in the folders of\n"
-    "$WEIR_PLUGIN_PATH (colon-separated), then in the installed plugin folder.\n"
-    "\n"
-    "Run 'weir elements' for the builtin elements.\n";
-
 //  The options of 'weir run'.
 typedef struct {
     int progress, quiet;
@@ -101,26 +41,86 @@ enum {
     S_STOP_TIMEOUT,
 };
 
-static const struct option s_long_options[] = {
-    {"progress", no_argument, NULL, S_PROGRESS},
-    {"no-progress", no_argument, NULL, S_NO_PROGRESS},
-    {"stats", required_argument, NULL, S_STATS},
-    {"progress-interval", required_argument, NULL, S_INTERVAL},
-    {"epoch-records", required_argument, NULL, S_EPOCH_RECORDS},
-    {"epoch-seconds", required_argument, NULL, S_EPOCH_SECONDS},
-    {"epochs", required_argument, NULL, S_EPOCHS},
-    {"checkpoint", required_argument, NULL, S_CHECKPOINT},
-    {"resume", no_argument, NULL, S_RESUME},
-    {"resume-from", required_argument, NULL, S_RESUME_FROM},
-    {"keep", required_argument, NULL, S_KEEP},
-    {"async-checkpoint", no_argument, NULL, S_ASYNC},
-    {"checkpoint-failures", required_argument, NULL, S_FAILURES},
-    {"load-blobs", required_argument, NULL, S_LOAD_BLOBS},
-    {"stop-timeout", required_argument, NULL, S_STOP_TIMEOUT},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+#define S_CHECKPOINTS "Epochs and checkpoints"
+
+static const cmd_option s_options_table[] = {
+    {"progress", S_PROGRESS, NULL, CMD_VALUE_ANY, NULL,
+     "a live line on stderr: records/s of each stage and the fill of the queue that feeds it (default when "
+     "stderr is a terminal)",
+     "With checkpoints or epochs the line also shows the epoch, and processors' metrics (a running loss) "
+     "follow the stages."},
+    {"no-progress", S_NO_PROGRESS, NULL, CMD_VALUE_ANY, NULL, "no progress line", NULL},
+    {"progress-interval", S_INTERVAL, "MS", CMD_VALUE_ANY, NULL, "time between progress lines (default 500)",
+     "From 1 to 3600000 milliseconds."},
+    {"stats", S_STATS, "FILE", CMD_VALUE_FILE, NULL,
+     "write statistics as JSON to FILE at exit ('-' for stdout): records in and out and busy time per stage, "
+     "wall time, records/s",
+     "The file is written for a failed job too, with its error and exit code, and holds the metrics the "
+     "processors published."},
+    {"quiet", 'q', NULL, CMD_VALUE_ANY, NULL, "print nothing but errors and warnings", NULL},
+    {"help", 'h', NULL, CMD_VALUE_ANY, NULL, "print this help", NULL},
+    {"version", 'V', NULL, CMD_VALUE_ANY, NULL, "print the version", NULL},
+    {"epoch-records", S_EPOCH_RECORDS, "N", CMD_VALUE_ANY, S_CHECKPOINTS,
+     "end an epoch after exactly N records read (all reader threads together; k, M, G suffixes allowed); the "
+     "end of each pass also ends one",
+     "The last epoch may be shorter."},
+    {"epoch-seconds", S_EPOCH_SECONDS, "T", CMD_VALUE_ANY, S_CHECKPOINTS,
+     "end an epoch after T seconds of wall time", NULL},
+    {"epochs", S_EPOCHS, "N", CMD_VALUE_ANY, S_CHECKPOINTS, "stop after epoch N",
+     "A job stopped so goes on with --resume."},
+    {"checkpoint", S_CHECKPOINT, "DIR", CMD_VALUE_DIR, S_CHECKPOINTS,
+     "checkpoint into the LevelDB at DIR after init (epoch 0) and after every epoch: reader offsets, writer "
+     "lengths, blobs, in one atomic synced write",
+     "A job killed at any instant resumes from its latest checkpoint with nothing lost and nothing written "
+     "twice."},
+    {"resume", S_RESUME, NULL, CMD_VALUE_ANY, S_CHECKPOINTS,
+     "go on from the latest checkpoint in DIR, or start fresh when it has none (safe in a restart loop)",
+     "A finished job does nothing.  On resume the blobs are restored, every shard is sought, every file "
+     "writer is truncated to its committed length, and the job goes on with the next epoch without running "
+     "init."},
+    {"resume-from", S_RESUME_FROM, "E", CMD_VALUE_ANY, S_CHECKPOINTS, "go on from checkpoint E", NULL},
+    {"keep", S_KEEP, "K", CMD_VALUE_ANY, S_CHECKPOINTS, "keep the newest K checkpoints (default: all)", NULL},
+    {"async-checkpoint", S_ASYNC, NULL, CMD_VALUE_ANY, S_CHECKPOINTS,
+     "copy the blobs and write the checkpoint on a background thread while the pipe runs on",
+     "One write is in flight at a time; a failed write is reported at the next checkpoint or at exit."},
+    {"checkpoint-failures", S_FAILURES, "N", CMD_VALUE_ANY, S_CHECKPOINTS,
+     "go on through N consecutive failed checkpoints (each reported) before failing the job", NULL},
+    {"load-blobs", S_LOAD_BLOBS, "DIR[:E]", CMD_VALUE_DIR, S_CHECKPOINTS,
+     "before init, load the blobs of checkpoint E (default: latest) of another job's directory",
+     "To evaluate a trained model, for instance."},
+    {"stop-timeout", S_STOP_TIMEOUT, "S", CMD_VALUE_ANY, S_CHECKPOINTS,
+     "abort a stop (Ctrl-C, SIGTERM) whose drain takes longer than S seconds (default 5; 0: wait as long as "
+     "it takes)",
+     "The abort writes no new checkpoint: the last one stays valid."},
+    {NULL, 0, NULL, CMD_VALUE_ANY, NULL, NULL, NULL},
+};
+
+static int s_run (int argc, char **argv);
+
+const cmd_command cmd_run_command = {
+    .name = "run",
+    .main = s_run,
+    .usage = "[OPTIONS] 'READER [key=value ...] ! PROCESSOR ... ! WRITER [key=value ...]'",
+    .summary = "run a pipe: read records, process them, write them",
+    .description =
+        "Run a pipe: the first element reads records, the last writes them, those between process them.  "
+        "Each element takes key=value properties; quote a value with '...' or \"...\" to put blanks or '!' "
+        "in it.  The description may be one argument or several (they are joined with blanks).",
+    .options = s_options_table,
+    .notes = "Without --resume or --resume-from, a directory that holds checkpoints is refused.  Only "
+             "threads=, capacity= and batch= may change on resume.\n"
+             "\n"
+             "Ctrl-C (SIGINT) or SIGTERM ends the current epoch at once: what was read flows out, a "
+             "checkpoint is written (with --checkpoint) and weir exits 128+signal (130, 143); --resume goes "
+             "on exactly.  A second signal of either kind aborts at once without a new checkpoint; the last "
+             "one stays valid.  A third ends the process as the signal would.\n"
+             "\n"
+             "An element that contains '/' or ends in .so is a processor plugin (a shared object); a name "
+             "that is no builtin is looked up as NAME.so in the folders of $WEIR_PLUGIN_PATH "
+             "(colon-separated), then in the installed plugin folder.\n"
+             "\n"
+             "Run 'weir elements' for the builtin elements.",
+    .in_order = 1,
 };
 
 //  The pipe that signals stop, the signal that stopped it, and how many
@@ -379,7 +379,7 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int c
     return exit_code;
 }
 
-int cmd_run (int argc, char **argv)
+static int s_run (int argc, char **argv)
 {
     s_options o;
     memset (&o, 0, sizeof o);
@@ -387,11 +387,13 @@ int cmd_run (int argc, char **argv)
     o.interval_ms = 500;
     o.load_epoch = -1;
     o.stop_timeout = 5;
+    cmd_getopt g;
+    cmd_getopt_init (&g, &cmd_run_command);
     int c;
     optind = 1;
-    while ((c = getopt_long (argc, argv, "+qhV", s_long_options, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, g.shorts, g.longs, NULL)) != -1) {
         if (c == 'h') {
-            fputs (cmd_run_help, stdout);
+            cmd_help_print (&cmd_run_command, stdout);
             free (o.load);
             return CMD_EXIT_OK;
         }

@@ -65,6 +65,23 @@ expect_exit 0 "" -- "$WEIR" run --help
 grep -q -- "--stats FILE" "$T/out" && ok || fail "run --help does not document --stats"
 expect_exit 0 "" -- "$WEIR" --version
 grep -Eq "^weir [0-9]+\.[0-9]+\.[0-9]+$" "$T/out" && ok || fail "--version output: $(cat "$T/out")"
+# Every subcommand has its help, on stdout, and 'weir --help' the overview
+for c in run elements plugin checkpoints help; do
+    expect_exit 0 "" -- "$WEIR" "$c" --help
+    grep -q "^usage: weir $c" "$T/out" && [ ! -s "$T/err" ] && ok || fail "weir $c --help: $(cat "$T/out" "$T/err")"
+    expect_exit 0 "" -- "$WEIR" help "$c"
+    grep -q "^usage: weir $c" "$T/out" && ok || fail "weir help $c: $(cat "$T/out")"
+done
+for h in --help -h help; do
+    expect_exit 0 "" -- "$WEIR" $h
+    grep -q "^Commands:" "$T/out" && grep -q "^  checkpoints " "$T/out" && ok || fail "weir $h is no overview: $(cat "$T/out")"
+done
+expect_exit 2 "weir help: unknown command 'fly' \(commands: run, elements, plugin, checkpoints, help\)" -- "$WEIR" help fly
+expect_exit 2 "weir elements: unknown element 'fly' \(readers: range" -- "$WEIR" elements fly
+expect_exit 0 "" -- "$WEIR" elements range
+grep -q "^  count  *required " "$T/out" && grep -q "^  start  *0 " "$T/out" && grep -q "^  threads  *1 " "$T/out" \
+    && ok || fail "weir elements range: $(cat "$T/out")"
+
 expect_exit 0 "" -- "$WEIR" elements
 for e in range lines msgpack identity null; do
     grep -q "^  $e " "$T/out" && ok || fail "weir elements does not list $e"
