@@ -61,7 +61,7 @@ static int s_list (const char *dir)
     uint64_t *epochs;
     size_t count;
     if (weir_checkpoint_list (dir, &epochs, &count, &error)) {
-        fprintf (stderr, "weir: %s\n", error);
+        cmd_error ("checkpoints", "%s", error);
         free (error);
         return CMD_EXIT_FAILURE;
     }
@@ -101,12 +101,12 @@ static int s_blob (const weir_checkpoint *ck, const char *dir, const char *name)
     size_t size;
     const void *data = weir_checkpoint_get (ck, WEIR_CHECKPOINT_BLOBS, name, &size);
     if (!data) {
-        fprintf (stderr, "weir: checkpoint %llu of '%s' has no blob '%s'\n",
-                 (unsigned long long) weir_checkpoint_epoch (ck), dir, name);
+        cmd_error ("checkpoints", "checkpoint %llu of '%s' has no blob '%s'",
+                   (unsigned long long) weir_checkpoint_epoch (ck), dir, name);
         return CMD_EXIT_FAILURE;
     }
     if (fwrite (data, 1, size, stdout) != size || fflush (stdout)) {
-        fprintf (stderr, "weir: cannot write the blob to stdout: %s\n", strerror (errno));
+        cmd_error ("checkpoints", "cannot write the blob to stdout: %s", strerror (errno));
         return CMD_EXIT_FAILURE;
     }
     return CMD_EXIT_OK;
@@ -146,7 +146,7 @@ static int s_checkpoints (int argc, char **argv)
             char *end;
             epoch = (int64_t) strtoll (optarg, &end, 10);
             if (*end || end == optarg || epoch < 0) {
-                fprintf (stderr, "weir checkpoints: --epoch wants an epoch number, not '%s'\n", optarg);
+                cmd_error ("checkpoints", "--epoch wants an epoch number, not '%s'", optarg);
                 return CMD_EXIT_USAGE;
             }
             break;
@@ -163,7 +163,7 @@ static int s_checkpoints (int argc, char **argv)
     const char *dir = argv[optind];
     if (epoch < 0) {
         if (blob) {
-            fprintf (stderr, "weir checkpoints: --blob needs --epoch\n");
+            cmd_error ("checkpoints", "--blob needs --epoch");
             return CMD_EXIT_USAGE;
         }
         return s_list (dir);
@@ -171,7 +171,7 @@ static int s_checkpoints (int argc, char **argv)
     char *error = NULL;
     weir_checkpoint *ck;
     if (weir_checkpoint_new (dir, epoch, &ck, &error)) {
-        fprintf (stderr, "weir: %s\n", error);
+        cmd_error ("checkpoints", "%s", error);
         free (error);
         return CMD_EXIT_FAILURE;
     }

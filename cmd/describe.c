@@ -45,7 +45,7 @@ static int s_plugin (int argc, char **argv)
     char *error = NULL;
     weir_plugin *plugin;
     if (weir_plugin_new (name, &plugin, &error)) {
-        fprintf (stderr, "weir: %s\n", error ? error : "out of memory");
+        cmd_error ("plugin", "%s", error ? error : "out of memory");
         free (error);
         return CMD_EXIT_FAILURE;
     }

@@ -253,7 +253,7 @@ static void s_on_log (weir_pipe *pipe, void *arg, int level, const char *message
     (void) pipe;
     const s_options *o = arg;
     if (level == WEIR_LOG_WARNING)
-        fprintf (stderr, "weir: warning: %s\n", message);
+        cmd_error ("run", "warning: %s", message);
     else if (!o->quiet)
         fprintf (stderr, "weir: %s\n", message);
 }
@@ -331,9 +331,9 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int c
 {
     int exit_code = CMD_EXIT_OK;
     for (size_t i = 0; i < weir_pipe_warning_count (pipe); i++)
-        fprintf (stderr, "weir: warning: %s\n", weir_pipe_warning (pipe, i));
+        cmd_error ("run", "warning: %s", weir_pipe_warning (pipe, i));
     if (rc) {
-        fprintf (stderr, "weir: %s\n", weir_pipe_error (pipe));
+        cmd_error ("run", "%s", weir_pipe_error (pipe));
         if (weir_is_usage_error (rc))
             s_show_caret (text, weir_pipe_error_offset (pipe));
         exit_code = weir_is_usage_error (rc) ? CMD_EXIT_USAGE : CMD_EXIT_FAILURE;
@@ -426,7 +426,7 @@ static int s_run (int argc, char **argv)
     char *text = s_join (argc - optind, argv + optind);
     weir_pipe *pipe = text ? weir_pipe_new () : NULL;
     if (!pipe) {
-        fprintf (stderr, "weir: out of memory\n");
+        cmd_error ("run", "out of memory");
         free (text);
         free (o.load);
         return CMD_EXIT_FAILURE;

@@ -81,6 +81,10 @@ expect_exit 2 "weir elements: unknown element 'fly' \(readers: range" -- "$WEIR"
 expect_exit 0 "" -- "$WEIR" elements range
 grep -q "^  count  *required " "$T/out" && grep -q "^  start  *0 " "$T/out" && grep -q "^  threads  *1 " "$T/out" \
     && ok || fail "weir elements range: $(cat "$T/out")"
+# Messages of a subcommand name it
+expect_exit 1 "^weir plugin: plugin '$T/none.so' cannot be loaded" -- "$WEIR" plugin "$T/none.so"
+expect_exit 1 "^weir checkpoints: " -- "$WEIR" checkpoints "$T/no-such-dir" --epoch 1
+expect_exit 2 "^weir run: unknown element 'rnage'" -- "$WEIR" run 'rnage count=3 ! null'
 
 expect_exit 0 "" -- "$WEIR" elements
 for e in range lines msgpack identity null; do

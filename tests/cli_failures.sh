@@ -26,7 +26,7 @@ job="range count=1M ! $T/acc.so blob=model slots=1000000 ! lines"
 limited "$WEIR" run -q --checkpoint "$T/ck" --epoch-records 100k "$job path=$T/out.txt" 2>"$T/err"
 rc=$?
 [ "$rc" -eq 1 ] && ok || fail "full disk: exit $rc, wanted 1"
-failed=$(sed -n 's/^weir: checkpoint \([0-9]*\) failed: .*File too large.*/\1/p' "$T/err")
+failed=$(sed -n 's/^weir run: checkpoint \([0-9]*\) failed: .*File too large.*/\1/p' "$T/err")
 [ -n "$failed" ] && ok || fail "full disk: no 'checkpoint N failed' message: $(cat "$T/err")"
 latest=$("$WEIR" checkpoints "$T/ck" | awk 'END {print $1}')
 [ "$latest" = "$((failed - 1))" ] && ok || fail "full disk: latest checkpoint $latest, failed one $failed"
@@ -36,7 +36,7 @@ same "$T/out.txt" "$T/expected" "resume after full disk"
 # Allowed failures: each one reported, the job finishes
 limited "$WEIR" run -q --checkpoint "$T/ck2" --checkpoint-failures 20 --epoch-records 100k "$job path=$T/out.txt" 2>"$T/err" \
     || fail "allowed failures: the job failed: $(cat "$T/err")"
-n=$(grep -c '^weir: warning: checkpoint [0-9]* failed (.* consecutive failures allowed)' "$T/err")
+n=$(grep -c '^weir run: warning: checkpoint [0-9]* failed (.* consecutive failures allowed)' "$T/err")
 [ "$n" -ge 1 ] && ok || fail "allowed failures: not reported: $(cat "$T/err")"
 same "$T/out.txt" "$T/expected" "allowed failures: output"
 "$WEIR" run -q --checkpoint "$T/ck2" --resume --epoch-records 100k "$job path=$T/out.txt" || fail "resume after allowed failures"

@@ -56,7 +56,7 @@ for message in 'a record must be \[label, features\], not a string' \
                'the key 0 of the features is not an index' \
                'element 2 of the features is a boolean, not a finite number'; do
     "$MKMSGPACK" svmbad $i "$T/bad.mp"
-    expect_exit 1 "^weir: libsvm: '$T/out.txt': record 2 of a batch of 2 \(.*\): $message" -- \
+    expect_exit 1 "^weir run: libsvm: '$T/out.txt': record 2 of a batch of 2 \(.*\): $message" -- \
         "$WEIR" run -q "msgpack path=$T/bad.mp ! libsvm path=$T/out.txt"
     i=$((i + 1))
 done
@@ -64,7 +64,7 @@ done
 # Malformed lines: exit 1, naming the file, the line number and the byte
 check_bad () {
     printf '1 1:1\n2 2:2\n%s\n4 4:4\n' "$1" > "$T/bad.txt"
-    expect_exit 1 "^weir: libsvm: '$T/bad.txt' line 3 \(byte $2\): $3" -- "$WEIR" run -q "libsvm path=$T/bad.txt ! null"
+    expect_exit 1 "^weir run: libsvm: '$T/bad.txt' line 3 \(byte $2\): $3" -- "$WEIR" run -q "libsvm path=$T/bad.txt ! null"
 }
 check_bad '' 12 'the line is empty'
 check_bad '# comment' 12 "'#' comments are not part of the libsvm format"
