@@ -5,8 +5,13 @@
 #include <string.h>
 
 const cmd_command *const cmd_commands[] = {
-    &cmd_run_command,         &cmd_elements_command, &cmd_plugin_command,
-    &cmd_checkpoints_command, &cmd_help_command,     NULL,
+    &cmd_run_command,
+    &cmd_elements_command,
+    &cmd_plugin_command,
+    &cmd_checkpoints_command,
+    &cmd_help_command,
+    &cmd_complete_command,
+    NULL,
 };
 
 const cmd_command *cmd_command_find (const char *name)
