@@ -1,5 +1,5 @@
 /*  cmd/help.c - weir help: the overview of the subcommands, one
-    subcommand's help; and the exit codes they list.  */
+    subcommand's help, the manual page; and the exit codes they list.  */
 #include "config.h"
 #include "cmd.h"
 
@@ -20,7 +20,12 @@ const cmd_exit_code cmd_exit_codes[] = {
 
 static int s_help (int argc, char **argv);
 
+enum { S_MAN = 256 };
+
 static const cmd_option s_options[] = {
+    {"man", S_MAN, NULL, CMD_VALUE_ANY, NULL, "print the manual page, weir(1), as roff",
+     "The installed weir.1 is made so at build time: 'man weir' and 'weir help --man | man -l -' show the "
+     "same page."},
     {"help", 'h', NULL, CMD_VALUE_ANY, NULL, "print this help", NULL},
     {NULL, 0, NULL, CMD_VALUE_ANY, NULL, NULL, NULL},
 };
@@ -28,8 +33,8 @@ static const cmd_option s_options[] = {
 const cmd_command cmd_help_command = {
     .name = "help",
     .main = s_help,
-    .usage = "[COMMAND]",
-    .summary = "show the overview, or a command's help",
+    .usage = "[COMMAND | --man]",
+    .summary = "show the overview, a command's help, or the manual page",
     .description = "Without COMMAND, show the overview of the commands.  With COMMAND, show its help, as "
                    "'weir COMMAND --help' does.",
     .options = s_options,
@@ -54,7 +59,7 @@ void cmd_overview_print (FILE *out)
     fprintf (out, "\n");
     cmd_wrap (out,
               "Run 'weir help COMMAND' or 'weir COMMAND --help' for a command's options, 'weir elements' for "
-              "the builtin elements.",
+              "the builtin elements, and 'man weir' for the whole manual.",
               0);
     fprintf (out, "\n");
     cmd_wrap (out,
@@ -76,19 +81,26 @@ static int s_help (int argc, char **argv)
 {
     cmd_getopt g;
     cmd_getopt_init (&g, &cmd_help_command);
-    int c;
+    int c, man = 0;
     optind = 1;
     while ((c = getopt_long (argc, argv, g.shorts, g.longs, NULL)) != -1) {
         if (c == 'h') {
             cmd_help_print (&cmd_help_command, stdout);
             return CMD_EXIT_OK;
         }
-        fprintf (stderr, "Try 'weir help --help'.\n");
-        return CMD_EXIT_USAGE;
+        if (c != S_MAN) {
+            fprintf (stderr, "Try 'weir help --help'.\n");
+            return CMD_EXIT_USAGE;
+        }
+        man = 1;
     }
-    if (optind + 1 < argc) {
+    if (optind + 1 < argc || (man && optind < argc)) {
         cmd_help_print (&cmd_help_command, stderr);
         return CMD_EXIT_USAGE;
+    }
+    if (man) {
+        cmd_manual_print (stdout);
+        return fflush (stdout) ? CMD_EXIT_FAILURE : CMD_EXIT_OK;
     }
     if (optind == argc) {
         cmd_overview_print (stdout);
