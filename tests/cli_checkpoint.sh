@@ -1,5 +1,5 @@
 #!/bin/sh
-# Epochs and checkpoints: caffe2's checkpoint semantics, resume from every
+# Epochs and checkpoints: what each checkpoint holds, resume from every
 # epoch, other thread counts, refusals.
 . "$(dirname "$0")/lib.sh"
 : "${PLUGIN_CFLAGS:?PLUGIN_CFLAGS must hold the compile flags of <weir/plugin.h>}"
@@ -13,8 +13,9 @@ total () {
     "$WEIR" checkpoints "$1" --epoch "$2" --blob total | od -An -t d8 | tr -d ' '
 }
 
-# caffe2's semantics: a processor adds each record to 'total', set to 100
-# by init; range count=10 with 3-record epochs gives 4 epochs
+# Each checkpoint holds exactly the records of the epochs before it: a
+# processor adds each record to 'total', set to 100 by init (which runs
+# once); range count=10 with 3-record epochs gives 4 epochs
 job="range count=10 ! $T/acc.so init=100 ! lines path=$T/out.txt"
 "$WEIR" run -q --checkpoint "$T/ck" --epoch-records 3 "$job" || fail "caffe2 job failed"
 expected="100 103 115 136 145"
