@@ -268,7 +268,9 @@ static void s_description (s_list *out, const char *description, const char **to
         if (e)
             s_props (out, e->props, cur, &given);
         if (is_reader)
-            s_props (out, weir_reader_properties (), cur, &given);
+            s_props (out, cmd_kind_extra (WEIR_ELEMENT_READER), cur, &given);
+        else if (!e || e->kind == WEIR_ELEMENT_PROCESSOR)
+            s_props (out, cmd_kind_extra (WEIR_ELEMENT_PROCESSOR), cur, &given);
         s_props (out, weir_common_properties (), cur, &given);
         s_release (&given);
         if (!*cur)

@@ -80,7 +80,8 @@ static void s_list (void)
 static void s_show_props (const weir_property_info *p)
 {
     for (; p && p->name; p++) {
-        int column = printf ("  %-11s %-9s ", p->name, p->fallback ? p->fallback : "required");
+        const char *value = !p->fallback ? "required" : *p->fallback ? p->fallback : "(none)";
+        int column = printf ("  %-11s %-9s ", p->name, value);
         cmd_fill (stdout, p->description, column, 24);
     }
 }

@@ -163,7 +163,9 @@ static void s_property (FILE *out, const weir_property_info *p)
 {
     fputs (".TP\n\\fB", out);
     s_text (out, p->name);
-    if (p->fallback) {
+    if (p->fallback && !*p->fallback)
+        fputs ("\\fR (optional, no default)\n", out);
+    else if (p->fallback) {
         fputs ("\\fR=", out);
         s_text (out, p->fallback);
         fputs ("\n", out);
@@ -204,7 +206,10 @@ static void s_elements (FILE *out)
     for (const weir_property_info *p = weir_common_properties (); p->name; p++)
         s_property (out, p);
     fputs (".SS \"Properties of every reader\"\n", out);
-    for (const weir_property_info *p = weir_reader_properties (); p->name; p++)
+    for (const weir_property_info *p = cmd_kind_extra (WEIR_ELEMENT_READER); p->name; p++)
+        s_property (out, p);
+    fputs (".SS \"Properties of every processor\"\n", out);
+    for (const weir_property_info *p = cmd_kind_extra (WEIR_ELEMENT_PROCESSOR); p->name; p++)
         s_property (out, p);
 }
 

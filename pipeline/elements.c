@@ -29,7 +29,7 @@ const weir_property_info weir__common_props[] = {
     }
 #define S_DEAD_LETTER                                                                                        \
     {                                                                                                        \
-        "dead-letter", NULL,                                                                                 \
+        "dead-letter", "",                                                                                   \
             "msgpack file for the bad records skipped, each with its reason (implies on-error=skip; "        \
             "committed "                                                                                     \
             "with each epoch like an output)"                                                                \

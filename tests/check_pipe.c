@@ -445,7 +445,8 @@ START_TEST (test_elements_are_documented)
     ck_assert_int_eq (writers, 5);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
     //  What each kind takes: the common properties first, then its own
-    const char *reader[] = {"threads", "capacity", "batch", "passes", "linger", "on-error", "dead-letter", NULL};
+    const char *reader[] = {"threads", "capacity", "batch",       "passes",
+                            "linger",  "on-error", "dead-letter", NULL};
     const char *processor[] = {"threads", "capacity", "batch", "linger", "on-error", "dead-letter", NULL};
     const char *writer[] = {"threads", "capacity", "batch", NULL};
     const char **want[] = {reader, processor, writer};

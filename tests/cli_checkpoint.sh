@@ -96,7 +96,7 @@ for f in "$T"/bad/*.log "$T"/bad/*.ldb; do
 done
 damaged="the checkpoints of '$T/bad' are damaged \\(Corruption: [^)]*\\): restore the directory from a copy, or move it away to start the job again"
 cp "$T/out.txt" "$T/out.before"
-expect_exit 1 "^weir: $damaged\$" -- "$WEIR" run --checkpoint "$T/bad" --resume "$job"
+expect_exit 1 "^weir run: $damaged\$" -- "$WEIR" run --checkpoint "$T/bad" --resume "$job"
 same "$T/out.txt" "$T/out.before" "a refused resume left the output alone"
 expect_exit 1 "$damaged" -- "$WEIR" checkpoints "$T/bad" --epoch 4
 

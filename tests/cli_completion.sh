@@ -61,7 +61,7 @@ expect "passes= path=" "$W run lines p" "$W" run lines p
 expect "path=" "$W run range count=1 ! lines p" "$W" run range count = 1 ! lines p
 expect "! batch= capacity= threads=" "$W run range count=1 ! null " "$W" run range count = 1 ! null ""
 # ... but none given already
-expect "! batch= capacity= passes= start= threads=" "$W run range count=3 " "$W" run range count = 3 ""
+expect "! batch= capacity= dead-letter= linger= on-error= passes= start= threads=" "$W run range count=3 " "$W" run range count = 3 ""
 # A path after path=
 expect "$T/outdir/" "$W run range count=1 ! lines path=$T/out" "$W" run range count = 1 ! lines path = "$T/out"
 # A quoted description: readline replaces the text after the quote

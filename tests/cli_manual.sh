@@ -49,6 +49,7 @@ awk '
     /^readers:$/ {kind = "reader"} /^processors:$/ {kind = "processor"} /^writers:$/ {kind = "writer"}
     /^every element also takes:$/ {kind = "common"; element = "*"}
     /^readers also take:$/ {kind = "reader-common"; element = "*"}
+    /^processors also take:$/ {kind = "processor-common"; element = "*"}
     /^  [^ ]/ {element = $1; print kind, element}
     /^      [^ ]/ {eq = index($1, "="); print kind, element, substr($1, 1, eq - 1), substr($1, eq + 1)}
 ' "$T/elements" | sort > "$T/from-elements"
@@ -59,9 +60,11 @@ plain "$MANPAGE" | awk '
     /^\.SS Readers/ {kind = "reader"} /^\.SS Processors/ {kind = "processor"} /^\.SS Writers/ {kind = "writer"}
     /^\.SS "Properties of every element"/ {kind = "common"; element = "*"}
     /^\.SS "Properties of every reader"/ {kind = "reader-common"; element = "*"}
+    /^\.SS "Properties of every processor"/ {kind = "processor-common"; element = "*"}
     /^\.TP/ {tag = 1; next}
     tag && /^\.B / {element = $2; print kind, element; tag = 0; next}
     tag && / \(required\)$/ {print kind, element, $1, "..."; tag = 0; next}
+    tag && / \(optional, no default\)$/ {print kind, element, $1, ""; tag = 0; next}
     tag {eq = index($1, "="); print kind, element, substr($1, 1, eq - 1), substr($1, eq + 1); tag = 0}
 ' | sort > "$T/from-page"
 grep -q '^reader range count \.\.\.$' "$T/from-elements" && grep -q '^common \* threads 1$' "$T/from-elements" \

@@ -258,7 +258,8 @@ while read -r what a b c d; do
         property)
             # The element's own section of 'weir elements NAME'
             "$WEIR" elements "$a" 2>/dev/null | awk -v head="$a ($b)" '$0 == head {on = 1; next} /^[^ ]/ {on = 0} on' > "$T/one"
-            got=$(awk -v p="$c" '$1 == p {print $2}' "$T/one")
+            # Property lines are indented by two; deeper ones wrap a description
+            got=$(awk -v p="$c" '/^  [^ ]/ && $1 == p {print $2}' "$T/one")
             case $d in
                 [A-Z]*) want=required ;;
                 *) want=$d ;;
@@ -267,8 +268,9 @@ while read -r what a b c d; do
                 || fail "README.md shows $c=$d for the $b '$a'; weir has: ${got:-no such property}"
             ;;
         common)
-            got=$(awk -v p="$a" '/^(every element|readers) also take/ {on = 1; next} on && $1 ~ ("^" p "=") {sub(/^[^=]*=/, "", $1); print $1}' "$T/elements")
-            [ -n "$got" ] && [ "$got" = "$b" ] && ok || fail "README.md shows $a with default $b; weir has: ${got:-no such property}"
+            got=$(awk -v p="$a" '/^(every element|readers|processors) also take/ {on = 1; next} on && $1 ~ ("^" p "=") {sub(/^[^=]*=/, "", $1); print "=" $1; exit}' "$T/elements")
+            # "=" before the default: a property without one still shows
+            [ -n "$got" ] && [ "$got" = "=$b" ] && ok || fail "README.md shows $a with default '$b'; weir has: ${got:-no such property}"
             ;;
         softmax)
             grep -q "\"$a\"" "$TOP_SRCDIR/examples/hogwild/softmax.c" && ok || fail "README.md shows softmax's $a=, which softmax.c never reads"

@@ -96,7 +96,7 @@ typedef enum { WEIR_ELEMENT_READER, WEIR_ELEMENT_PROCESSOR, WEIR_ELEMENT_WRITER 
 
 typedef struct weir_property_info {
     const char *name;
-    const char *fallback; /*  default value as text, NULL if required  */
+    const char *fallback; /*  default value as text, NULL if required, "" if optional without one  */
     const char *description;
 } weir_property_info;
 
