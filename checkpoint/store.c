@@ -705,7 +705,7 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
     //  The synced write made the log durable, not its name: when LevelDB
     //  started a new log (or table, or manifest) since, the directory
     //  changed and is synced, or a power cut could take the checkpoint
-    else if (s_sync_dir (self))
+    if (!rc && s_sync_dir (self))
         rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot sync the directory: %s", self->dir,
                             strerror (errno));
 done:
