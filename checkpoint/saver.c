@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/killpoint.h"
+
 struct weir__saver {
     weir__store *store;
     unsigned keep;
@@ -176,6 +178,7 @@ int weir__saver_save (weir__saver *self, const weir__snapshot *s, weir__err *err
             weir__err_set (err, WEIR_ENOMEM, "out of memory staging checkpoint %" PRIu64, s->epoch);
             return s_failed (self, s->epoch, err);
         }
+        WEIR_KILL_POINT ("blobs-copied");
         pthread_mutex_lock (&self->lock);
         self->pending = ck;
         self->busy = 1;

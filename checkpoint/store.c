@@ -18,6 +18,7 @@
 #include "checkpoint/keys.h"
 #include "lib/hash.h"
 #include "lib/leveldb.h"
+#include "lib/killpoint.h"
 #include "lib/sync.h"
 
 #define S_CHUNK WEIR__STORE_CHUNK
@@ -684,7 +685,9 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
     leveldb_writebatch_put (batch, sum_key, strlen (sum_key), sum, strlen (sum));
     leveldb_writebatch_put (batch, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), latest, strlen (latest));
     char *msg = NULL;
+    WEIR_KILL_POINT ("before-leveldb-write");
     leveldb_write (self->db, self->write, batch, &msg);
+    WEIR_KILL_POINT ("after-leveldb-write");
     leveldb_writebatch_destroy (batch);
     if (msg) {
         char what[64];

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "lib/clock.h"
+#include "lib/killpoint.h"
 #include "lib/error.h"
 
 //  How often a wait for the threads looks at abort and the stop timeout
@@ -188,6 +189,7 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
         //  Quiescent: every thread waits for the release, so the fields
         //  below are the controller's alone until then
         uint64_t paused = weir__now_ns ();
+        WEIR_KILL_POINT ("pipe-drained");
         weir__boundary b = {0};
         b.epoch = self->epoch;
         int exhausted = self->exhausted == self->readers;
@@ -216,6 +218,7 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
         self->release = b.over ? WEIR__STOP : WEIR__GO;
         self->generation++;
         pthread_cond_broadcast (&self->release_cond);
+        WEIR_KILL_POINT ("readers-resumed");
         uint64_t pause = weir__now_ns () - paused;
         atomic_fetch_add (&self->pauses, 1);
         atomic_fetch_add (&self->pause_ns, pause);

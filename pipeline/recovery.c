@@ -11,6 +11,7 @@
 #include "checkpoint/saver.h"
 #include "checkpoint/store.h"
 #include "pipeline/deadletter.h"
+#include "lib/killpoint.h"
 
 struct weir__recovery {
     const weir__options *options;
@@ -270,6 +271,7 @@ int weir__recovery_commit (void *arg, const weir__boundary *b)
         weir__job_fail (self->job, &err);
         return 1;
     }
+    WEIR_KILL_POINT ("writers-synced");
     if (b->new_pass) {
         //  The next epoch reads the input again, from the start
         weir__stage *reader = self->stages->items[0];

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "lib/clock.h"
+#include "lib/killpoint.h"
 #include "pipeline/controller.h"
 #include "pipeline/path.h"
 
@@ -69,6 +70,7 @@ static void s_reader (weir__worker *w)
         if (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) exhausted))
             break;
         int new_pass = 0;
+        WEIR_KILL_POINT ("readers-stopped");
         int release = weir__controller_arrive (stage->controller, exhausted, &new_pass);
         if (new_pass) {
             //  The offsets went back to the start of each shard

@@ -1,0 +1,34 @@
+/*  lib/killpoint.h - named points of the checkpoint path where a test
+    build can kill the process.
+
+    In the library and the command that are installed, WEIR_KILL_POINT
+    is nothing at all.  The fault-injection suite builds the same sources
+    once more with -DWEIR_KILL_POINTS (tests/faults/weir-kp); there,
+    WEIR_KILL_AT=POINT:N in the environment sends SIGKILL to the process
+    at the N-th time any thread passes POINT.  A name that is no point
+    below is refused when the program starts (exit 2), so that a typo
+    cannot make a sweep pass without killing anything.
+
+    The points, in the order an epoch's end passes them:
+
+      readers-stopped       a reader thread sent its barrier and waits
+                            (the pipe downstream may still hold data)
+      pipe-drained          every thread waits at the barrier: quiescent
+      writers-synced        every writer committed (flushed and fsynced)
+      blobs-copied          --async-checkpoint: the blobs were copied to
+                            staging, the write is not yet handed over
+      before-leveldb-write  the checkpoint's batch is built, not written
+      after-leveldb-write   the synced LevelDB write returned
+      readers-resumed       the threads were released into the next epoch
+ */
+#ifndef WEIR_KILLPOINT_H_INCLUDED
+#define WEIR_KILLPOINT_H_INCLUDED
+
+#ifdef WEIR_KILL_POINTS
+void weir__kill_point (const char *name);
+#define WEIR_KILL_POINT(name) weir__kill_point (name)
+#else
+#define WEIR_KILL_POINT(name) ((void) 0)
+#endif
+
+#endif
