@@ -8,7 +8,9 @@
     model whose checkpointed value tests/faults/fcheck recomputes from the
     checkpoint's reader offsets.
 
-    Properties: blob=NAME (default sum), slots=N (default 4), out=int|pair.
+    Properties: blob=NAME (default sum), slots=N (default 4), out=int|pair,
+    pad=BYTES (default 0): a second blob, "pad", of that many bytes that
+    only makes every checkpoint that much larger.
 
     FAULTPROC_CRASH_AT=V in the environment raises SIGSEGV on the record
     whose value is V: a plugin that crashes mid-run.  It is outside the
@@ -52,7 +54,8 @@ static int fp_open (weir_stage *st, void **state)
     const char *sleep_us = getenv ("FAULTPROC_SLEEP_US");
     self->sleep_us = sleep_us ? atol (sleep_us) : 0;
     self->slots = weir_blob (st, weir_prop (st, "blob", "sum"), self->count * sizeof (int64_t));
-    if (!self->slots) {
+    uint64_t pad = strtoull (weir_prop (st, "pad", "0"), NULL, 10);
+    if (!self->slots || (pad && !weir_blob (st, "pad", pad))) {
         free (self);
         return -1;
     }
