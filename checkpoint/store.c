@@ -50,8 +50,9 @@ static int s_leveldb_error (weir__err *err, int code, const char *what, const ch
 //  help a user ("NotFound: /x/ck/LOCK"), and opened with create_if_missing
 //  on a directory whose CURRENT was lost, it makes a new empty store and
 //  deletes the old tables: a job would silently start again from zero.
-//  So a new store is made only in a directory that is missing or empty.
-//  0 with *MAKE set when it must be made.
+//  So a new store is made only in a directory that is missing, empty, or
+//  left by a job killed while LevelDB made the store (before it could
+//  hold a checkpoint).  0 with *MAKE set when it must be made.
 static int s_check_dir (const char *dir, int create, int *make, weir__err *err)
 {
     *make = 0;
@@ -73,7 +74,9 @@ static int s_check_dir (const char *dir, int create, int *make, weir__err *err)
     if (!d)
         return weir__err_set (err, WEIR_EIO, "cannot read checkpoint directory '%s': %s", dir,
                               strerror (errno));
-    int current = 0, leveldb = 0, other = 0;
+    //  OPENED: a file that only a store LevelDB finished making has (a
+    //  log, a table, a later manifest, weir's own files)
+    int current = 0, leveldb = 0, opened = 0, other = 0;
     struct dirent *e;
     while ((e = readdir (d))) {
         const char *n = e->d_name;
@@ -82,16 +85,25 @@ static int s_check_dir (const char *dir, int create, int *make, weir__err *err)
             continue;
         if (!strcmp (n, "CURRENT"))
             current = 1;
-        else if (!strncmp (n, "MANIFEST-", 9) || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
-                 || !strcmp (n, S_PID_FILE) || !strcmp (n, S_LATEST_FILE)
-                 || (len > 4 && (!strcmp (n + len - 4, ".ldb") || !strcmp (n + len - 4, ".log"))))
+        else if (!strcmp (n, "MANIFEST-000001") || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
+                 || (len > 6 && !strcmp (n + len - 6, ".dbtmp")))
             leveldb = 1;
+        else if (!strncmp (n, "MANIFEST-", 9) || !strcmp (n, S_PID_FILE) || !strcmp (n, S_LATEST_FILE)
+                 || (len > 4 && (!strcmp (n + len - 4, ".ldb") || !strcmp (n + len - 4, ".log"))))
+            leveldb = opened = 1;
         else
             other = 1;
     }
     closedir (d);
     if (current)
         return 0;
+    //  A job killed while LevelDB made the store (it writes its first
+    //  manifest, then CURRENT) left no checkpoint: nothing can be lost, and
+    //  LevelDB makes the store again over what it left
+    if (leveldb && !opened && !other && create) {
+        *make = 1;
+        return 0;
+    }
     if (leveldb)
         return weir__err_set (
             err, WEIR_ECORRUPT,
