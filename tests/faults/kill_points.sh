@@ -74,6 +74,53 @@ for writer in $WRITERS; do
     done
 done
 
+# --- Kills just before a file-system call -----------------------------
+# The shim tests/faults/faultfs.c kills the process just before the k-th
+# write, sync, create, rename or unlink under the job's folder: inside
+# LevelDB's own steps too (making the store, switching logs, CURRENT).
+# A run is first counted, then killed at each k (short: the first, the
+# last and one drawn between of each kind, for two writers).
+SHIM_ASAN="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+FS="$T/fs"
+mkdir -p "$FS" "$T/in1"
+awk 'BEGIN { for (i = 0; i < 600; i++) print i }' > "$T/in1/in-0.txt"
+fs_calls=0
+for writer in lines msgpack leveldb-flush leveldb-sync; do
+    long || [ $writer = lines ] || [ $writer = leveldb-sync ] || continue
+    IN="$T/in1" job $writer "$FS/out"
+    rm -rf "$FS"/* "$T/fs.journal"
+    FAULTFS_ROOT="$FS" FAULTFS_JOURNAL="$T/fs.journal" FAULTFS_COUNT=1 LD_PRELOAD="$SHIM" ASAN_OPTIONS="$SHIM_ASAN" \
+        "$WEIR_KP" run -q --checkpoint "$FS/ck" --epoch-records 200 "$JOB" || fail "$writer: counted run"
+    rm -rf "$T/fs.ref" && mv "$FS/out" "$T/fs.ref"
+    for kind in create rename unlink sync write; do
+        count=$(sed -n "s/^C .*$kind=\([0-9]*\).*/\1/p" "$T/fs.journal")
+        [ "${count:-0}" -gt 0 ] || { fail "$writer: no $kind call was seen"; continue; }
+        rand "$count"
+        if long; then ks=$(seq 1 "$count"); else ks=$(printf '1\n%s\n%s\n' $((R + 1)) "$count" | sort -nu); fi
+        for k in $ks; do
+            name="$writer: killed before $kind call $k of $count"
+            rm -rf "$FS"/*
+            FAULTFS_ROOT="$FS" FAULTFS_KILL=$kind:$k LD_PRELOAD="$SHIM" ASAN_OPTIONS="$SHIM_ASAN" \
+                timed 60 "$WEIR_KP" run -q --checkpoint "$FS/ck" --epoch-records 200 "$JOB" 2>"$T/err"
+            if [ $RC -ne 137 ] || ! grep -q "killed before $kind call $k\$" "$T/err"; then
+                fail "$name: exit $RC, wanted 137 at the call"
+                sed 's/^/    /' "$T/err" >&2
+                continue
+            fi
+            timed 60 "$WEIR_KP" run -q --checkpoint "$FS/ck" --resume --epoch-records 200 "$JOB" 2>"$T/err"
+            if [ $RC -ne 0 ]; then
+                [ $RC -ge 128 ] && crashes=$((crashes + 1))
+                fail "$name: resume exit $RC"
+                sed 's/^/    /' "$T/err" >&2
+                continue
+            fi
+            fs_calls=$((fs_calls + 1))
+            verify "$name" $writer "$T/fs.ref" "$FS/out" "$FS/ck"
+        done
+    done
+done
+echo "$PART: $fs_calls kills before a file-system call, each resumed"
+
 # The checker itself can fail: a record lost and one duplicated are
 # counted, and a checkpoint whose input changed under it is refused
 seq 1 10 > "$T/a.txt"

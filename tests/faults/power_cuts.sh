@@ -1,0 +1,142 @@
+#!/bin/sh
+# Part 3 of the fault-injection suite: power cuts.  weir runs under the
+# LD_PRELOAD shim tests/faults/faultfs.c, which journals each file's
+# length at every fsync and fdatasync and each folder's entries at every
+# sync of it.  After a SIGKILL, tests/faults/powercut puts the checkpoint
+# folder and the outputs back as a power cut would leave them under a
+# strict model (a name is durable only once its folder was synced; bytes
+# only up to the last sync), and the job resumes.  Asserted: a finished
+# checkpoint survives the cut, and in the end the output and every
+# checkpoint are exact.
+PART=power-cuts
+. "$(dirname "$0")/common.sh"
+: "${POWERCUT:?POWERCUT must point at tests/faults/powercut}"
+
+ROOT="$T/root"
+IN="$T/in"
+mkdir -p "$ROOT"
+export FAULTFS_ROOT="$ROOT" FAULTFS_JOURNAL="$T/journal" FAULTFS_GRAVES="$T/graves"
+
+if long; then
+    SWEEP="1 2 3 4 5 6 7 8 9 10 11 12"
+    CUTS=6
+    PER=3000
+else
+    SWEEP="4 5 6"
+    CUTS=2
+    PER=1500
+fi
+make_inputs "$IN" 2 $PER
+
+# latest DIR: the latest epoch, -1 when there is none
+latest () {
+    _e=$("$WEIR" checkpoints "$1" 2>/dev/null | awk '/latest/ { print $1 }')
+    echo "${_e:--1}"
+}
+
+# cut: put ROOT back as a power cut would leave it
+power_cut () {
+    if "$POWERCUT" restore "$ROOT" "$T/journal" "$T/graves" > "$T/cut.out"; then
+        ok
+    else
+        fail "$1: the power-cut model cannot put the files back"
+        sed 's/^/    /' "$T/cut.out" >&2
+    fi
+}
+
+# shimmed CMD...: run CMD under the shim, RC its exit
+shimmed () {
+    LD_PRELOAD="$SHIM" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" timed 120 "$@"
+}
+
+# --- A finished checkpoint survives a power cut -------------------------
+# A 16 MB blob in every checkpoint makes LevelDB start a new log every few
+# checkpoints (its memtable holds 64 MB): the checkpoint written to a new
+# log is durable only once the folder is synced.  Killed as the threads
+# go into epoch n+1, checkpoint n is finished and must survive.
+DESC_PAD="lines path='$IN/*.txt' ! $PROC slots=4 pad=16000000 ! lines path=$ROOT/out"
+for n in $SWEEP; do
+    rm -rf "$ROOT"/* && "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+    WEIR_KILL_AT=readers-resumed:$n shimmed "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --epoch-records 400 \
+        "$DESC_PAD" 2>"$T/err"
+    [ $RC -eq 137 ] && ok || { fail "pad $n: exit $RC, wanted 137"; sed 's/^/    /' "$T/err" >&2; }
+    power_cut "pad $n"
+    got=$(latest "$ROOT/ck")
+    [ "$got" -ge $n ] && ok || fail "pad $n: checkpoint $n was finished, a power cut left only up to $got"
+    timed 120 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 400 "$DESC_PAD" 2>"$T/err"
+    [ $RC -eq 0 ] && ok || { fail "pad $n: resume exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+    seq 0 $((2 * PER - 1)) > "$T/pad.ref"
+    verify "pad $n" lines "$T/pad.ref" "$ROOT/out" "$ROOT/ck"
+done
+
+# --- Cuts at kill points and at random instants, every writer ---------
+POINTS="readers-stopped pipe-drained writers-synced blobs-copied before-leveldb-write after-leveldb-write readers-resumed"
+for writer in lines msgpack leveldb-flush leveldb-sync; do
+    for mode in sync async; do
+        async=
+        [ $mode = async ] && async=--async-checkpoint
+        job $writer "$T/ref.out" 2 2 2
+        rm -rf "$T/ref.out" "$T/ref.ck"
+        start=$(now_ms)
+        "$WEIR" run -q --checkpoint "$T/ref.ck" --epoch-records 300 $async "$JOB" || fail "$writer $mode: reference"
+        took=$(($(now_ms) - start))
+        rm -rf "$ROOT"/* && "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+        i=0
+        while [ $i -lt $CUTS ]; do
+            i=$((i + 1))
+            rand 3
+            job $writer "$ROOT/out" $((R + 1)) 2 $((3 - R))
+            before=$(latest "$ROOT/ck")
+            rand 2
+            if [ $R -eq 0 ]; then
+                rand 7
+                point=$(echo $POINTS | cut -d' ' -f$((R + 1)))
+                [ $point = blobs-copied ] && [ $mode = sync ] && point=pipe-drained
+                rand 4
+                n=$((R + 1))
+                what="$point:$n"
+                WEIR_KILL_AT=$what shimmed "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --resume \
+                    --epoch-records 300 $async "$JOB" 2>"$T/err"
+            else
+                # A delay within the uninterrupted run's time
+                rand $((took + 1))
+                what="after ${R} ms"
+                point=
+                LD_PRELOAD="$SHIM" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+                    "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 $async "$JOB" \
+                    2>"$T/err" &
+                pid=$!
+                sleep "$(awk -v ms="$R" 'BEGIN { printf "%.3f", ms / 1000 }')"
+                kill -9 $pid 2>/dev/null
+                wait $pid
+                RC=$?
+            fi
+            name="$writer $mode cut $i ($what)"
+            case $RC in
+                0 | 137) ok ;;
+                *) [ $RC -gt 128 ] && crashes=$((crashes + 1))
+                   fail "$name: exit $RC"; sed 's/^/    /' "$T/err" >&2 ;;
+            esac
+            power_cut "$name"
+            # Which checkpoint was finished when the kill came: the one
+            # before the n-th write began; with sync checkpoints, the one of
+            # the epoch the threads were released from
+            want=-1
+            first=$((before < 0 ? 0 : before + 1))
+            [ "$point" = after-leveldb-write ] && want=$((first + n - 2))
+            [ "$point" = readers-resumed ] && [ $mode = sync ] && want=$((before < 0 ? n : before + n))
+            if [ $RC -eq 137 ] && [ $want -ge 0 ]; then
+                got=$(latest "$ROOT/ck")
+                [ "$got" -ge $want ] && ok \
+                    || fail "$name: checkpoint $want was finished, a power cut left only up to $got"
+            fi
+        done
+        job $writer "$ROOT/out" 2 2 2
+        timed 120 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 $async "$JOB" 2>"$T/err"
+        [ $RC -eq 0 ] && ok || { fail "$writer $mode: final resume exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+        verify "$writer $mode after $CUTS power cuts" $writer "$T/ref.out" "$ROOT/out" "$ROOT/ck"
+    done
+done
+
+summary
+finish
