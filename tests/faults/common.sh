@@ -12,10 +12,10 @@
 #                    faultproc plugin, and WRITER: lines, msgpack,
 #                    leveldb-flush or leveldb-sync
 #   as_lines WRITER OUT FILE    the output as one record a line
-#   verify NAME WRITER REF_OUT OUT CKDIR   the output against the
+#   verify NAME WRITER REF_OUT OUT CKDIR [WHICH]   the output against the
 #                    uninterrupted reference (records lost, duplicated,
-#                    extra) and every checkpoint of CKDIR against its own
-#                    offsets; adds to the totals
+#                    extra) and every checkpoint of CKDIR (or WHICH:
+#                    latest) against its own offsets; adds to the totals
 #   timed LIMIT CMD...  runs CMD, RC=its exit, MS=its milliseconds; a run
 #                    that reaches LIMIT seconds is killed and counted a hang
 #   summary          the part's line of figures
@@ -100,7 +100,7 @@ verify () {
     duplicated=$((duplicated + ${_d:-0}))
     extra=$((extra + ${_x:-0}))
     [ $_rc -eq 0 ] && ok || fail "$_name: output: $_line"
-    if "$FCHECK" state "$5" all > "$T/verify.state"; then
+    if "$FCHECK" state "$5" "${6:-all}" > "$T/verify.state"; then
         ok
     else
         fail "$_name: a checkpoint's state differs from the one its offsets give:"

@@ -206,35 +206,42 @@ static void s_journal_line (const char *text, size_t len)
     pthread_mutex_unlock (&s_lock);
 }
 
-//  A call of KIND on a file under the root: count it, kill the process
-//  when it is the one to kill at, and say whether it is to fail.
-static int s_event (int kind)
+//  A call of KIND on PATH, under the root: count it, kill the process
+//  when it is the one to kill at, and say whether it is to fail (the
+//  failure is said on stderr, so that a test's log shows it).
+static int s_event (int kind, const char *path)
 {
     unsigned long n = atomic_fetch_add (&s_calls[kind], 1) + 1;
-    if (kind == s_kill_kind && n == s_kill_at) {
-        char said[96];
-        int len = snprintf (said, sizeof said, "faultfs: killed before %s call %lu\n", s_kinds[kind], n);
+    int kill_now = kind == s_kill_kind && n == s_kill_at;
+    int fail_now = kind == s_fail_kind && (n == s_fail_at || (s_sticky && n > s_fail_at));
+    if (kill_now || fail_now) {
+        char said[PATH_MAX + 96];
+        int len = snprintf (said, sizeof said, "faultfs: %s %s call %lu (%s)\n",
+                            kill_now ? "killed before" : "ENOSPC for", s_kinds[kind], n, path);
         RESOLVE (write);
         if (real_write (STDERR_FILENO, said, (size_t) len) < 0) {
-            //  The kill is what matters
+            //  Only a message
         }
+    }
+    if (kill_now) {
         kill (getpid (), SIGKILL);
         for (;;)
             pause ();
     }
-    return kind == s_fail_kind && (n == s_fail_at || (s_sticky && n > s_fail_at));
+    return fail_now;
 }
 
 //  The same for a call on FD, or on the path PATH relative to DIRFD.
 static int s_fd_event (int kind, int fd)
 {
-    return s_active && s_fd_tracked (fd) && s_event (kind);
+    char path[PATH_MAX];
+    return s_active && s_fd_path (fd, path, sizeof path) && s_under_root (path) && s_event (kind, path);
 }
 
 static int s_path_event (int kind, int dirfd, const char *path)
 {
     char abs[PATH_MAX];
-    return s_active && s_at_path (dirfd, path, abs, sizeof abs) && s_under_root (abs) && s_event (kind);
+    return s_active && s_at_path (dirfd, path, abs, sizeof abs) && s_under_root (abs) && s_event (kind, abs);
 }
 
 //  After a successful sync of FD: its size, or a folder's entries.

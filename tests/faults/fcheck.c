@@ -20,7 +20,11 @@
             range reader, its offset the next integer; "PATH@A-B" is bytes
             A..B-1 of a text file of decimal integers, its offset a byte.
             Prints one line per checkpoint; exit 0 when every one matches,
-            1 on a mismatch, 2 when a checkpoint cannot be read.  */
+            1 on a mismatch, 2 when a checkpoint cannot be read.
+
+        fcheck flip FILE OFFSET
+            Inverts every bit of the byte at OFFSET of FILE (a negative
+            OFFSET counts from the end): a damaged checkpoint file.  */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,15 +192,16 @@ static int s_shard (const char *name, uint64_t offset, int64_t *expect, uint64_t
     return pos == offset && !digits ? 0 : -1;
 }
 
-static int s_state_one (const char *dir, uint64_t epoch, const char *blob, uint64_t slots)
+static int s_state_one (const char *dir, int64_t which, const char *blob, uint64_t slots)
 {
     char *error = NULL;
     weir_checkpoint *ck;
-    if (weir_checkpoint_new (dir, (int64_t) epoch, &ck, &error)) {
-        printf ("epoch %" PRIu64 ": cannot be read: %s\n", epoch, error);
+    if (weir_checkpoint_new (dir, which, &ck, &error)) {
+        printf ("epoch %" PRId64 ": cannot be read: %s\n", which, error);
         free (error);
         return 2;
     }
+    uint64_t epoch = weir_checkpoint_epoch (ck);
     int64_t *expect = calloc (slots, sizeof *expect);
     uint64_t records = 0;
     int rc = 0;
@@ -252,6 +257,10 @@ static int s_state_one (const char *dir, uint64_t epoch, const char *blob, uint6
 
 static int s_state (const char *dir, const char *which, const char *blob, uint64_t slots)
 {
+    //  One checkpoint is read without listing the others, which a store
+    //  damaged elsewhere may refuse
+    if (strcmp (which, "all"))
+        return s_state_one (dir, strcmp (which, "latest") ? strtoll (which, NULL, 10) : -1, blob, slots);
     char *error = NULL;
     uint64_t *epochs;
     size_t count;
@@ -266,26 +275,47 @@ static int s_state (const char *dir, const char *which, const char *blob, uint64
         return 2;
     }
     int rc = 0;
-    if (!strcmp (which, "all"))
-        for (size_t i = 0; i < count; i++) {
-            int r = s_state_one (dir, epochs[i], blob, slots);
-            rc = r > rc ? r : rc;
-        }
-    else
-        rc = s_state_one (dir, strcmp (which, "latest") ? strtoull (which, NULL, 10) : epochs[count - 1],
-                          blob, slots);
+    for (size_t i = 0; i < count; i++) {
+        int r = s_state_one (dir, (int64_t) epochs[i], blob, slots);
+        rc = r > rc ? r : rc;
+    }
     free (epochs);
     return rc;
 }
 
+static int s_flip (const char *path, long long offset)
+{
+    FILE *f = fopen (path, "r+b");
+    if (!f || fseeko (f, 0, SEEK_END)) {
+        perror (path);
+        return 2;
+    }
+    long long size = (long long) ftello (f);
+    if (offset < 0)
+        offset += size;
+    if (offset < 0 || offset >= size) {
+        fprintf (stderr, "fcheck: '%s' has no byte %lld\n", path, offset);
+        fclose (f);
+        return 2;
+    }
+    fseeko (f, (off_t) offset, SEEK_SET);
+    int c = getc (f);
+    fseeko (f, (off_t) offset, SEEK_SET);
+    putc (c ^ 0xff, f);
+    return fclose (f) ? 2 : 0;
+}
+
 int main (int argc, char **argv)
 {
+    if (argc == 4 && !strcmp (argv[1], "flip"))
+        return s_flip (argv[2], strtoll (argv[3], NULL, 10));
     if (argc == 4 && !strcmp (argv[1], "output"))
         return s_output (argv[2], argv[3]);
     if (argc >= 3 && argc <= 6 && !strcmp (argv[1], "state"))
         return s_state (argv[2], argc > 3 ? argv[3] : "latest", argc > 4 ? argv[4] : "sum",
                         argc > 5 ? strtoull (argv[5], NULL, 10) : 4);
     fprintf (stderr, "usage: fcheck output REF GOT\n"
-                     "       fcheck state DIR [EPOCH|latest|all] [BLOB [SLOTS]]\n");
+                     "       fcheck state DIR [EPOCH|latest|all] [BLOB [SLOTS]]\n"
+                     "       fcheck flip FILE OFFSET\n");
     return 2;
 }

@@ -102,7 +102,7 @@ for writer in lines msgpack leveldb-flush leveldb-sync; do
             rm -rf "$FS"/*
             FAULTFS_ROOT="$FS" FAULTFS_KILL=$kind:$k LD_PRELOAD="$SHIM" ASAN_OPTIONS="$SHIM_ASAN" \
                 timed 60 "$WEIR_KP" run -q --checkpoint "$FS/ck" --epoch-records 200 "$JOB" 2>"$T/err"
-            if [ $RC -ne 137 ] || ! grep -q "killed before $kind call $k\$" "$T/err"; then
+            if [ $RC -ne 137 ] || ! grep -q "killed before $kind call $k (" "$T/err"; then
                 fail "$name: exit $RC, wanted 137 at the call"
                 sed 's/^/    /' "$T/err" >&2
                 continue

@@ -1,0 +1,111 @@
+#!/bin/sh
+# Part 4 of the fault-injection suite: a full disk.  Writing to /dev/full
+# fails with exit 1 and a message naming the output.  Then the shim
+# tests/faults/faultfs.c fails the k-th write, sync or create under the
+# job's folder with ENOSPC, for each k of a run of a few checkpoints: the
+# job must fail cleanly (exit 1, a message saying the disk is full; never
+# a crash, exit 128 or more), and once space returns, --resume must be
+# exact.  The only failures weir may step over are LevelDB's own: its
+# informational LOG file, which LevelDB does without when it cannot make
+# it, and a new log for the leveldb writer's database that LevelDB gives
+# up making (see below); the output is checked all the same.
+PART=disk-full
+. "$(dirname "$0")/common.sh"
+
+# --- /dev/full ------------------------------------------------------------
+for writer in lines msgpack; do
+    expect_exit 1 "$writer: cannot write '/dev/full' at byte 0: No space left on device" -- \
+        "$WEIR" run -q "range count=100000 ! $writer path=/dev/full"
+    expect_exit 1 "$writer: cannot write '/dev/full' at byte 0: No space left on device" -- \
+        "$WEIR" run -q "range count=10 threads=2 ! identity threads=2 ! $writer path=/dev/full threads=2"
+done
+expect_exit 1 "leveldb: cannot open '/dev/full' for writing" -- "$WEIR" run -q "range count=1 ! leveldb path=/dev/full"
+# A checkpointed job cannot resume into a device, and says so first
+expect_exit 2 "'/dev/full' is standard output, a pipe, a terminal or a device" -- \
+    "$WEIR" run -q --checkpoint "$T/devfull.ck" "range count=10 ! lines path=/dev/full"
+
+# --- ENOSPC at the k-th call ----------------------------------------------
+SHIM_ASAN="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+ROOT="$T/root"
+IN="$T/in"
+mkdir -p "$ROOT"
+make_inputs "$IN" 2 300
+tolerated=0
+absorbed=0
+for writer in lines msgpack leveldb-flush leveldb-sync; do
+    for mode in sync async; do
+        long || [ $mode = sync ] || [ $writer = lines ] || continue
+        async=
+        [ $mode = async ] && async=--async-checkpoint
+        job $writer "$ROOT/out" 2 1 1
+        rm -rf "$ROOT"/* "$T/journal" "$T/ref.out"
+        FAULTFS_ROOT="$ROOT" FAULTFS_JOURNAL="$T/journal" FAULTFS_COUNT=1 LD_PRELOAD="$SHIM" \
+            ASAN_OPTIONS="$SHIM_ASAN" "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --epoch-records 200 $async "$JOB" \
+            || fail "$writer $mode: counted run"
+        mv "$ROOT/out" "$T/ref.out"
+        for kind in write sync create; do
+            count=$(sed -n "s/^C .*$kind=\([0-9]*\).*/\1/p" "$T/journal")
+            [ "${count:-0}" -gt 0 ] || { fail "$writer $mode: no $kind call was seen"; continue; }
+            rand "$count"
+            if long; then ks=$(seq 1 "$count"); else ks=$(printf '1\n%s\n%s\n' $((R + 1)) "$count" | sort -nu); fi
+            for k in $ks; do
+                # Long: every other k, the disk stays full
+                sticky=0
+                long && [ $((k % 2)) -eq 0 ] && sticky=1
+                name="$writer $mode: ENOSPC at $kind call $k of $count (sticky=$sticky)"
+                rm -rf "$ROOT"/*
+                FAULTFS_ROOT="$ROOT" FAULTFS_FAIL=$kind:$k FAULTFS_FAIL_STICKY=$sticky LD_PRELOAD="$SHIM" \
+                    ASAN_OPTIONS="$SHIM_ASAN" timed 60 "$WEIR_KP" run -q --checkpoint "$ROOT/ck" \
+                    --epoch-records 200 $async "$JOB" 2>"$T/err"
+                cycles=$((cycles + 1))
+                failed=$(sed -n 's/^faultfs: ENOSPC for [a-z]* call [0-9]* (\(.*\))$/\1/p' "$T/err" | head -1)
+                if [ -z "$failed" ]; then
+                    fail "$name: the call was never made"
+                    continue
+                fi
+                if [ $RC -ge 128 ]; then
+                    crashes=$((crashes + 1))
+                    fail "$name: crashed, exit $RC"
+                    sed 's/^/    /' "$T/err" >&2
+                elif [ $RC -eq 0 ]; then
+                    case $failed in
+                        */LOG | */LOG.old) tolerated=$((tolerated + 1)); ok ;;
+                        "$ROOT"/out/*.log)
+                            # The leveldb writer's commit asks LevelDB to
+                            # write its memtable to a table, which starts a
+                            # new log; LevelDB drops that request's failure
+                            # (CompactRange returns nothing), and the commit's
+                            # synced write then syncs the log that holds the
+                            # epoch.  Nothing is lost: the output is checked
+                            absorbed=$((absorbed + 1))
+                            ok
+                            ;;
+                        *) fail "$name: exit 0, the failure on '$failed' went unnoticed" ;;
+                    esac
+                elif [ $RC -eq 1 ] && grep -v '^faultfs:' "$T/err" | grep -q 'No space left on device'; then
+                    ok
+                else
+                    fail "$name: exit $RC, wanted 1 with 'No space left on device'"
+                    sed 's/^/    /' "$T/err" >&2
+                fi
+                # Space is back
+                job $writer "$ROOT/out" 1 2 1
+                timed 60 "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 200 $async "$JOB" \
+                    2>"$T/err"
+                if [ $RC -ne 0 ]; then
+                    [ $RC -ge 128 ] && crashes=$((crashes + 1))
+                    fail "$name: resume with space exit $RC"
+                    sed 's/^/    /' "$T/err" >&2
+                    continue
+                fi
+                cycles=$((cycles - 1))
+                verify "$name" $writer "$T/ref.out" "$ROOT/out" "$ROOT/ck"
+            done
+        done
+    done
+done
+echo "$PART: $tolerated failures of LevelDB's informational LOG stepped over, $absorbed failures to start a new log of the" \
+    "leveldb output absorbed by LevelDB"
+
+summary
+finish
