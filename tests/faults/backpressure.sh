@@ -80,8 +80,13 @@ for cb in "4 64" "16 256" "64 16" "256 4"; do
     cycles=$((cycles + 1))
     [ $RC -eq 0 ] || { fail "capacity $cap batch $batch: exit $RC"; sed 's/^/    /' "$T/err" >&2; }
     echo "capacity=$cap batch=$batch: peak $PEAK KiB, base $base KiB, bound $limit KiB (input $input_kb KiB)"
+    # A sanitizer's allocator keeps freed memory in quarantine and adds
+    # shadow memory as the run goes on: the peak follows the records
+    # processed, not the queues, so the bound holds in plain builds only
+    [ -n "${SANITIZER_CFLAGS:-}" ] && continue
     [ "$PEAK" -le $limit ] && ok || fail "capacity $cap batch $batch: peak $PEAK KiB over the bound $limit KiB"
 done
+[ -n "${SANITIZER_CFLAGS:-}" ] && echo "peak memory: measured, not held to the bound: a sanitizer build ($SANITIZER_CFLAGS)"
 
 # The measure can see a pipe that holds its input: with room for every
 # batch in the queues, the readers run ahead and the peak passes the
