@@ -87,6 +87,7 @@ static const weir__element s_elements[] = {
     {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0},
     {"leveldb", WEIR_ELEMENT_WRITER, NULL, &weir__writer_leveldb, NULL, 0},
     {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0},
+    {"json", WEIR_ELEMENT_WRITER, NULL, &weir__writer_json, NULL, 0},
 };
 
 #define S_COUNT (sizeof s_elements / sizeof s_elements[0])

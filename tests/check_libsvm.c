@@ -520,13 +520,13 @@ START_TEST (test_writer_errors)
         "record 2 of a batch of 2 ([1]): a record must be [label, features], not an array of 1",
         "record 2 of a batch of 2 ([1,[],3]): a record must be [label, features], not an array of 3",
         "record 2 of a batch of 2 ([\"a\",[]]): the label is a string, not a finite number",
-        "record 2 of a batch of 2 ([nan,[]]): the label is a float, not a finite number",
+        "record 2 of a batch of 2 ([null,[]]): the label is a float, not a finite number",
         "record 2 of a batch of 2 ([true,[]]): the label is a boolean, not a finite number",
         "record 2 of a batch of 2 ([1,\"x\"]): the features are a string, not a bin, an array or a map",
         "record 2 of a batch of 2 ([1,null]): the features are nil, not a bin, an array or a map",
         "record 2 of a batch of 2 ([1,[1,\"x\"]]): element 2 of the features is a string, not a finite "
         "number",
-        "record 2 of a batch of 2 ([1,[inf]]): element 1 of the features is a float, not a finite number",
+        "record 2 of a batch of 2 ([1,[null]]): element 1 of the features is a float, not a finite number",
         "record 2 of a batch of 2 ([1,{\"0\":1}]): the key 0 of the features is not an index",
         "record 2 of a batch of 2 ([1,{\"-2\":1}]): the key -2 of the features is not an index",
         "record 2 of a batch of 2 ([1,{\"a\":1}]): the key \"a\" of the features is not an index",
@@ -534,7 +534,7 @@ START_TEST (test_writer_errors)
         "record 2 of a batch of 2 ([1,{\"9223372036854775808\":1}]): the key 9223372036854775808 of the",
         "record 2 of a batch of 2 ([1,{\"2\":1,\"1\":2,\"2\":3}]): index 2 appears twice in the features",
         "record 2 of a batch of 2 ([1,{\"1\":\"x\"}]): the value of index 1 is a string, not a finite number",
-        "record 2 of a batch of 2 ([1,{\"1\":nan}]): the value of index 1 is a float, not a finite number",
+        "record 2 of a batch of 2 ([1,{\"1\":null}]): the value of index 1 is a float, not a finite number",
     };
     for (size_t k = 0; k < sizeof messages / sizeof messages[0]; k++) {
         weir__err err;

@@ -442,7 +442,7 @@ START_TEST (test_elements_are_documented)
     }
     ck_assert_int_eq (readers, 5);
     ck_assert_int_eq (processors, 1);
-    ck_assert_int_eq (writers, 5);
+    ck_assert_int_eq (writers, 6);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
     //  What each kind takes: the common properties first, then its own
     const char *reader[] = {"threads", "capacity", "batch",       "passes",

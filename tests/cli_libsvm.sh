@@ -30,7 +30,7 @@ printf '1 1:0.5 3:2 10:1e-05\n-1 2:0.30000000000000004 4:-7.25\n0\n' | cmp -s - 
 
 # What the reader yields, as text
 "$WEIR" run -q "libsvm path=$T/loose.txt ! lines path=$T/out.txt" || fail "libsvm -> lines"
-printf '[1,{"1":0.5,"3":2,"10":1.0000000000000001e-05}]\n[-1,{"2":0.30000000000000004,"4":-7.25}]\n[0,{}]\n' \
+printf '[1,{"1":0.5,"3":2.0,"10":1e-05}]\n[-1,{"2":0.30000000000000004,"4":-7.25}]\n[0,{}]\n' \
     | cmp -s - "$T/out.txt" && ok || fail "records: $(cat "$T/out.txt")"
 
 # msgpack records with each form of features: a bin, an array, a map

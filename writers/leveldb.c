@@ -3,7 +3,7 @@
     Each batch of records becomes one WriteBatch.  Puts are idempotent:
     records replayed after a resume write the same keys again, so nothing
     is written twice in effect.  A str or bin key or value is stored as its
-    bytes; an integer or any other value as its JSON-like text (so
+    bytes; an integer or any other value as its JSON text (so
     ["word", 7] stores "7").
 
     Durability.  A synced write makes its own log durable, not the logs
@@ -36,7 +36,7 @@
 #include "lib/batch.h"
 #include "lib/leveldb.h"
 #include "lib/sync.h"
-#include "lib/text.h"
+#include "lib/jsontext.h"
 #include "writers/writer.h"
 
 #define S_MARKER "WEIR-COMMIT"
@@ -229,7 +229,7 @@ static int s_bytes (const msgpack_object *o, weir__buf *scratch, const char **p,
         return 0;
     }
     size_t at = scratch->len;
-    if (weir__text_append (scratch, o))
+    if (weir__jsontext_append (scratch, o))
         return -1;
     //  Offsets, not pointers: the buffer may move as it grows
     *p = (const char *) (uintptr_t) at;

@@ -34,7 +34,7 @@
 
 #include "lib/batch.h"
 #include "lib/decimal.h"
-#include "lib/text.h"
+#include "lib/jsontext.h"
 #include "writers/writer.h"
 
 //  The text of recent values, per thread: learning data repeats few
@@ -260,7 +260,7 @@ static int s_map (s_thread *t, weir__buf *b, const msgpack_object *o, char *prob
             || kv->key.via.u64 > INT64_MAX) {
             weir__buf key;
             weir__buf_init (&key);
-            int rc = weir__text_append (&key, &kv->key) || weir__buf_putc (&key, '\0');
+            int rc = weir__jsontext_append (&key, &kv->key) || weir__buf_putc (&key, '\0');
             if (!rc)
                 s_bad (problem, size,
                        "the key %.40s of the features is not an index (a positive integer up to "
@@ -369,7 +369,7 @@ static int s_write (void *state, unsigned thread, const char *payload, size_t le
             //  The record as text, to recognise it
             weir__buf text;
             weir__buf_init (&text);
-            if (weir__text_append (&text, &o) || weir__buf_putc (&text, '\0'))
+            if (weir__jsontext_append (&text, &o) || weir__buf_putc (&text, '\0'))
                 weir__buf_release (&text);
             weir__err_set (err, WEIR_ECORRUPT, "libsvm: '%s': record %u of a batch of %u (%.60s%s): %s",
                            self->path, n, count, text.data ? text.data : "?",

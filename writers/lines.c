@@ -1,21 +1,19 @@
 /*  writers/lines.c - one line of text per record.
 
-    A str or bin record is written as its bytes, an integer as decimal
-    text, anything else as JSON-like text (lib/text.h); each is followed by
-    a newline.  So `lines ! ... ! lines` round-trips text files.  */
+    A str or bin record is written as its bytes, anything else as its JSON
+    text (lib/jsontext.h: an integer is its decimal digits); each is
+    followed by a newline.  So `lines ! ... ! lines` round-trips text
+    files, and every line that is not a string record's own is valid
+    JSON.  Records are rendered from their msgpack bytes, not decoded.  */
 #include "config.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 
-#include "lib/batch.h"
-#include "lib/text.h"
+#include "lib/jsontext.h"
 #include "writers/writer.h"
 
 typedef struct {
     weir__outfile out;
-    weir__records *decoders;  //  per thread
-    unsigned threads;
 } s_lines;
 
 static const weir_property_info s_props[] = {
@@ -29,24 +27,10 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, voi
     if (!path)
         return weir__err_set (err, WEIR_EPROPERTY, "lines: property 'path' is required");
     s_lines *self = calloc (1, sizeof *self);
-    if (!self || !(self->decoders = calloc (threads, sizeof *self->decoders))) {
-        free (self);
+    if (!self)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    }
-    self->threads = threads;
-    for (unsigned t = 0; t < threads; t++)
-        if (weir__records_init (&self->decoders[t])) {
-            while (t-- > 0)
-                weir__records_release (&self->decoders[t]);
-            free (self->decoders);
-            free (self);
-            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        }
     int rc = weir__outfile_open (&self->out, "lines", path, threads, resume, err);
     if (rc) {
-        for (unsigned t = 0; t < threads; t++)
-            weir__records_release (&self->decoders[t]);
-        free (self->decoders);
         free (self);
         return rc;
     }
@@ -54,50 +38,59 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, voi
     return 0;
 }
 
-//  Integers are the common non-string record; printf is several times
-//  slower than this.
-static int s_decimal (weir__buf *b, uint64_t v, int negative)
+//  The bytes of the str or bin record at P (N bytes left): 1 and *DATA,
+//  *SIZE, *USED; 0 when it is another kind of record; -1 when truncated.
+static int s_bytes (const unsigned char *p, size_t n, const char **data, size_t *size, size_t *used)
 {
-    char digits[21];
-    char *p = digits + sizeof digits;
-    do
-        *--p = (char) ('0' + v % 10);
-    while ((v /= 10) != 0);
-    if (negative)
-        *--p = '-';
-    return weir__buf_append (b, p, (size_t) (digits + sizeof digits - p));
-}
-
-static int s_line (weir__buf *b, const msgpack_object *o)
-{
-    int rc;
-    switch (o->type) {
-    case MSGPACK_OBJECT_POSITIVE_INTEGER: rc = s_decimal (b, o->via.u64, 0); break;
-    case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-        //  The magnitude of INT64_MIN does not fit an int64
-        rc = s_decimal (b, (uint64_t) 0 - (uint64_t) o->via.i64, 1);
-        break;
-    case MSGPACK_OBJECT_STR: rc = weir__buf_append (b, o->via.str.ptr, o->via.str.size); break;
-    case MSGPACK_OBJECT_BIN: rc = weir__buf_append (b, o->via.bin.ptr, o->via.bin.size); break;
-    default: rc = weir__text_append (b, o);
+    unsigned c = p[0];
+    size_t head, len;
+    if (c >= 0xa0 && c <= 0xbf) {
+        head = 1;
+        len = c & 31;
     }
-    return rc ? rc : weir__buf_putc (b, '\n');
+    else if ((c >= 0xd9 && c <= 0xdb) || (c >= 0xc4 && c <= 0xc6)) {
+        int bytes = 1 << (c >= 0xd9 ? c - 0xd9 : c - 0xc4);
+        if (n < 1 + (size_t) bytes)
+            return -1;
+        len = 0;
+        for (int i = 1; i <= bytes; i++)
+            len = len << 8 | p[i];
+        head = 1 + (size_t) bytes;
+    }
+    else
+        return 0;
+    if (n - head < len)
+        return -1;
+    *data = (const char *) p + head;
+    *size = len;
+    *used = head + len;
+    return 1;
 }
 
 static int s_write (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
                     weir__err *err)
 {
     s_lines *self = state;
-    weir__records *it = &self->decoders[thread];
     weir__buf *b = weir__outfile_buf (&self->out, thread);
-    msgpack_object o;
-    int more;
-    weir__records_reset (it, payload, len);
-    while ((more = weir__records_next (it, &o)) == 1)
-        if (s_line (b, &o))
+    const char *p = payload, *end = payload + len;
+    for (uint32_t i = 0; i < count; i++) {
+        const char *data;
+        size_t size, used;
+        int rc = p < end ? s_bytes ((const unsigned char *) p, (size_t) (end - p), &data, &size, &used) : -1;
+        if (rc == 1)
+            rc = weir__buf_append (b, data, size);
+        else if (rc == 0)
+            rc = weir__jsontext_packed (b, p, (size_t) (end - p), &used);
+        else
+            rc = -2;
+        if (rc == 0)
+            rc = weir__buf_putc (b, '\n');
+        if (rc == -2)
+            return weir__err_set (err, WEIR_ECORRUPT, "lines: malformed record in a batch");
+        if (rc)
             return weir__err_set (err, WEIR_ENOMEM, "lines: out of memory");
-    if (more < 0)
-        return weir__err_set (err, WEIR_ECORRUPT, "lines: malformed record in a batch");
+        p += used;
+    }
     return weir__outfile_spill (&self->out, thread, err);
 }
 
@@ -115,15 +108,12 @@ static int s_close (void *state, weir__err *err)
 {
     s_lines *self = state;
     int rc = weir__outfile_close (&self->out, err);
-    for (unsigned t = 0; t < self->threads; t++)
-        weir__records_release (&self->decoders[t]);
-    free (self->decoders);
     free (self);
     return rc;
 }
 
 const weir__writer_class weir__writer_lines = {
-    "lines",  "one line per record: strings as their bytes, integers as decimals, the rest as JSON",
+    "lines",  "one line per record: strings and bins as their bytes, anything else as JSON",
     s_props,  s_open,
     s_write,  s_flush,
     s_commit, s_close,

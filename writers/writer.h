@@ -47,6 +47,7 @@ extern const weir__writer_class weir__writer_lines;
 extern const weir__writer_class weir__writer_msgpack;
 extern const weir__writer_class weir__writer_leveldb;
 extern const weir__writer_class weir__writer_libsvm;
+extern const weir__writer_class weir__writer_json;
 
 /*  An output file shared by the threads of a writer, with per-thread
     buffers (writers/outfile.c).  */

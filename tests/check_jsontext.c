@@ -1,11 +1,12 @@
-/*  tests/check_text.c - msgpack objects as JSON-like text.  */
+/*  tests/check_jsontext.c - msgpack objects as JSON text: one test per
+    rule of the mapping.  */
 #include "config.h"
 
 #include <math.h>
 #include <msgpack.h>
 #include <stdint.h>
 
-#include "lib/text.h"
+#include "lib/jsontext.h"
 #include "testutil.h"
 
 //  The text of OBJ, NUL-terminated; caller frees
@@ -13,7 +14,7 @@ static char *s_text_of (const msgpack_object *obj)
 {
     weir__buf b;
     weir__buf_init (&b);
-    ck_assert_int_eq (weir__text_append (&b, obj), 0);
+    ck_assert_int_eq (weir__jsontext_append (&b, obj), 0);
     ck_assert_int_eq (weir__buf_putc (&b, '\0'), 0);
     return b.data;
 }
@@ -101,18 +102,29 @@ START_TEST (test_text_floats)
 {
     s_packed p;
     s_start (&p);
-    //  %.17g: enough digits that the text reads back as the same double
+    //  The shortest text that reads back as the same double
     msgpack_pack_double (&p.pk, 0.1);
-    s_expect (&p, "0.10000000000000001");
+    s_expect (&p, "0.1");
     msgpack_pack_double (&p.pk, 1.5);
     s_expect (&p, "1.5");
-    msgpack_pack_double (&p.pk, -2.0);
-    s_expect (&p, "-2");
     msgpack_pack_double (&p.pk, 1e300);
-    s_expect (&p, "1.0000000000000001e+300");
-    //  A float32 prints the double it widens to
+    s_expect (&p, "1e+300");
+    msgpack_pack_double (&p.pk, 0.1 + 0.2);
+    s_expect (&p, "0.30000000000000004");
+    //  Integral values keep a point, so that they read back as floats
+    msgpack_pack_double (&p.pk, -2.0);
+    s_expect (&p, "-2.0");
+    msgpack_pack_double (&p.pk, 0.0);
+    s_expect (&p, "0.0");
+    msgpack_pack_double (&p.pk, -0.0);
+    s_expect (&p, "-0.0");
+    msgpack_pack_double (&p.pk, 1e15);
+    s_expect (&p, "1e+15");
+    //  A float32 is the double it widens to
     msgpack_pack_float (&p.pk, 0.1f);
     s_expect (&p, "0.10000000149011612");
+    msgpack_pack_float (&p.pk, 3.0f);
+    s_expect (&p, "3.0");
 
     static const double values[] = {
         0.1, 1.0 / 3, -2.5e-300, 5e-324, 1.7976931348623157e308, 123456789.123456789, -0.0, 6.02214076e23};
@@ -130,20 +142,25 @@ START_TEST (test_text_floats)
 }
 END_TEST
 
+//  JSON has no NaN nor infinity: null, lossy
 START_TEST (test_text_non_finite)
 {
     s_packed p;
     s_start (&p);
     msgpack_pack_double (&p.pk, NAN);
-    s_expect (&p, "nan");
+    s_expect (&p, "null");
     msgpack_pack_double (&p.pk, -NAN);
-    s_expect (&p, "nan");
+    s_expect (&p, "null");
     msgpack_pack_double (&p.pk, INFINITY);
-    s_expect (&p, "inf");
+    s_expect (&p, "null");
     msgpack_pack_double (&p.pk, -INFINITY);
-    s_expect (&p, "-inf");
+    s_expect (&p, "null");
     msgpack_pack_float (&p.pk, -INFINITY);
-    s_expect (&p, "-inf");
+    s_expect (&p, "null");
+    msgpack_pack_array (&p.pk, 2);
+    msgpack_pack_double (&p.pk, NAN);
+    msgpack_pack_double (&p.pk, 1);
+    s_expect (&p, "[null,1.0]");
     msgpack_sbuffer_destroy (&p.sb);
 }
 END_TEST
@@ -170,6 +187,38 @@ START_TEST (test_text_strings)
     //  Characters JSON need not escape are not escaped
     s_expect_str (&p, "/'<>&", 5, "\"/'<>&\"");
     msgpack_sbuffer_destroy (&p.sb);
+}
+END_TEST
+
+//  JSON text is UTF-8: each byte outside a valid sequence is U+FFFD
+START_TEST (test_text_invalid_utf8)
+{
+#define FFFD "\xef\xbf\xbd"
+    s_packed p;
+    s_start (&p);
+    s_expect_str (&p, "\xff", 1, "\"" FFFD "\"");
+    s_expect_str (&p,
+                  "a\x80"
+                  "b",
+                  3, "\"a" FFFD "b\"");
+    //  Cut short: the lead byte goes, what follows stays
+    s_expect_str (&p, "a\xc3", 2, "\"a" FFFD "\"");
+    s_expect_str (&p, "\xe2\x82x", 3, "\"" FFFD FFFD "x\"");
+    //  Overlong forms, surrogates, and past U+10FFFF
+    s_expect_str (&p, "\xc0\x80", 2, "\"" FFFD FFFD "\"");
+    s_expect_str (&p, "\xe0\x80\x80", 3, "\"" FFFD FFFD FFFD "\"");
+    s_expect_str (&p, "\xed\xa0\x80", 3, "\"" FFFD FFFD FFFD "\"");
+    s_expect_str (&p, "\xf4\x90\x80\x80", 4, "\"" FFFD FFFD FFFD FFFD "\"");
+    //  The edges of the valid
+    s_expect_str (&p, "\xc2\x80\xed\x9f\xbf\xee\x80\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", 16,
+                  "\"\xc2\x80\xed\x9f\xbf\xee\x80\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"");
+    //  In keys too
+    msgpack_pack_map (&p.pk, 1);
+    msgpack_pack_str_with_body (&p.pk, "k\xfe", 2);
+    msgpack_pack_nil (&p.pk);
+    s_expect (&p, "{\"k" FFFD "\":null}");
+    msgpack_sbuffer_destroy (&p.sb);
+#undef FFFD
 }
 END_TEST
 
@@ -262,14 +311,36 @@ START_TEST (test_text_non_string_keys)
     msgpack_pack_int (&p.pk, 3);
     s_expect (&p, "{\"-5\":0,\"null\":1,\"true\":2,\"1.5\":3}");
 
-    //  A container key is the hex of its msgpack bytes: quoting its text
-    //  would escape it again at each level of keys within keys
+    //  A container key is its JSON text
     msgpack_pack_map (&p.pk, 1);
     msgpack_pack_array (&p.pk, 2);
     msgpack_pack_int (&p.pk, 1);
     msgpack_pack_str_with_body (&p.pk, "b", 1);
     msgpack_pack_nil (&p.pk);
-    s_expect (&p, "{\"msgpack:9201a162\":null}");
+    s_expect (&p, "{\"[1,\\\"b\\\"]\":null}");
+    //  ... and a container key inside it the hex of its msgpack bytes:
+    //  quoting its text again would double it at each level
+    msgpack_pack_map (&p.pk, 1);
+    msgpack_pack_map (&p.pk, 1);
+    msgpack_pack_array (&p.pk, 1);
+    msgpack_pack_int (&p.pk, 1);
+    msgpack_pack_int (&p.pk, 2);
+    msgpack_pack_int (&p.pk, 3);
+    s_expect (&p, "{\"{\\\"msgpack:9101\\\":2}\":3}");
+    //  A bin key is its base64, an ext key its text
+    msgpack_pack_map (&p.pk, 2);
+    msgpack_pack_bin_with_body (&p.pk, "\x00\xff", 2);
+    msgpack_pack_int (&p.pk, 1);
+    msgpack_pack_ext_with_body (&p.pk, "\x01", 1, 3);
+    msgpack_pack_int (&p.pk, 2);
+    s_expect (&p, "{\"AP8=\":1,\"{\\\"ext\\\":3,\\\"base64\\\":\\\"AQ==\\\"}\":2}");
+    //  A float key, NaN included, as its text
+    msgpack_pack_map (&p.pk, 2);
+    msgpack_pack_double (&p.pk, 2.0);
+    msgpack_pack_int (&p.pk, 1);
+    msgpack_pack_double (&p.pk, NAN);
+    msgpack_pack_int (&p.pk, 2);
+    s_expect (&p, "{\"2.0\":1,\"null\":2}");
 
     //  Keys within keys, 31 deep (within the depth limit): the text grows
     //  linearly with the record, not twice per level
@@ -286,35 +357,94 @@ START_TEST (test_text_non_string_keys)
 }
 END_TEST
 
+//  bin is a string of its bytes in base64 (RFC 4648, padded)
 START_TEST (test_text_bin)
 {
     s_packed p;
     s_start (&p);
-    //  bin prints as a string of its bytes, escaped like one
     msgpack_pack_bin_with_body (&p.pk, "ab\"\x01\n", 5);
-    s_expect (&p, "\"ab\\\"\\u0001\\n\"");
+    s_expect (&p, "\"YWIiAQo=\"");
     msgpack_pack_bin_with_body (&p.pk, "", 0);
     s_expect (&p, "\"\"");
+    //  RFC 4648's own test vectors
+    static const char *vectors[][2] = {{"f", "\"Zg==\""},         {"fo", "\"Zm8=\""},
+                                       {"foo", "\"Zm9v\""},       {"foob", "\"Zm9vYg==\""},
+                                       {"fooba", "\"Zm9vYmE=\""}, {"foobar", "\"Zm9vYmFy\""}};
+    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
+        msgpack_pack_bin_with_body (&p.pk, vectors[i][0], strlen (vectors[i][0]));
+        s_expect (&p, vectors[i][1]);
+    }
+    //  Every byte value, and the last alphabet letters
+    msgpack_pack_bin_with_body (&p.pk, "\xfb\xff\xbf", 3);
+    s_expect (&p, "\"+/+/\"");
     msgpack_sbuffer_destroy (&p.sb);
 }
 END_TEST
 
+//  ext is {"ext":TYPE,"base64":DATA}
 START_TEST (test_text_ext)
 {
     s_packed p;
     s_start (&p);
     msgpack_pack_ext_with_body (&p.pk, "\x01\x02", 2, 5);
-    s_expect (&p, "{\"ext\":5,\"hex\":\"0102\"}");
+    s_expect (&p, "{\"ext\":5,\"base64\":\"AQI=\"}");
     //  Negative types (reserved ones, such as the timestamp) and high bytes
     msgpack_pack_ext_with_body (&p.pk, "\x00\xab\xff", 3, -1);
-    s_expect (&p, "{\"ext\":-1,\"hex\":\"00abff\"}");
+    s_expect (&p, "{\"ext\":-1,\"base64\":\"AKv/\"}");
     msgpack_pack_ext_with_body (&p.pk, "", 0, 127);
-    s_expect (&p, "{\"ext\":127,\"hex\":\"\"}");
+    s_expect (&p, "{\"ext\":127,\"base64\":\"\"}");
+    //  Every width: fixext 1, 2, 4, 8, 16 and ext 8
+    static const size_t sizes[] = {1, 2, 4, 8, 16, 17};
+    static const char *texts[] = {
+        "AA==", "AAA=", "AAAAAA==", "AAAAAAAAAAA=", "AAAAAAAAAAAAAAAAAAAAAA==", "AAAAAAAAAAAAAAAAAAAAAAA="};
+    for (size_t i = 0; i < 6; i++) {
+        char want[64];
+        msgpack_pack_ext_with_body (&p.pk, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", sizes[i], 9);
+        snprintf (want, sizeof want, "{\"ext\":9,\"base64\":\"%s\"}", texts[i]);
+        s_expect (&p, want);
+    }
     //  Inside a container, like anything else
     msgpack_pack_array (&p.pk, 1);
     msgpack_pack_ext_with_body (&p.pk, "\x10", 1, 0);
-    s_expect (&p, "[{\"ext\":0,\"hex\":\"10\"}]");
+    s_expect (&p, "[{\"ext\":0,\"base64\":\"EA==\"}]");
     msgpack_sbuffer_destroy (&p.sb);
+}
+END_TEST
+
+//  Bytes that are no msgpack object are refused, never read past
+START_TEST (test_text_malformed)
+{
+    static const struct {
+        const char *bytes;
+        size_t n;
+    } bad[] = {
+        {"\xc1", 1},
+        {"\xa5"
+         "abc",
+         4},
+        {"\x92\x01", 2},
+        {"\xcd\x01", 2},
+        {"\xd9\x05xy", 4},
+        {"\x81\xa1k", 3},
+        {"\xc7\x02\x01\x00", 4},
+        {"\xcb\x00\x00", 3},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        weir__buf b;
+        weir__buf_init (&b);
+        size_t used;
+        ck_assert_msg (weir__jsontext_packed (&b, bad[i].bytes, bad[i].n, &used) == -2, "case %zu", i);
+        weir__buf_release (&b);
+    }
+    //  A well-formed object says how long it was, whatever follows
+    weir__buf b;
+    weir__buf_init (&b);
+    size_t used;
+    ck_assert_int_eq (weir__jsontext_packed (&b, "\x92\x01\xa1x\xc1\xc1", 6, &used), 0);
+    ck_assert_uint_eq (used, 4);
+    ck_assert_mem_eq (b.data, "[1,\"x\"]", 7);
+    weir__buf_release (&b);
 }
 END_TEST
 
@@ -325,9 +455,9 @@ START_TEST (test_text_appends)
     weir__buf_init (&b);
     ck_assert_int_eq (weir__buf_append (&b, "x=", 2), 0);
     msgpack_object o = {.type = MSGPACK_OBJECT_POSITIVE_INTEGER, .via.u64 = 3};
-    ck_assert_int_eq (weir__text_append (&b, &o), 0);
+    ck_assert_int_eq (weir__jsontext_append (&b, &o), 0);
     ck_assert_int_eq (weir__buf_putc (&b, ' '), 0);
-    ck_assert_int_eq (weir__text_append_string (&b, "q\"", 2), 0);
+    ck_assert_int_eq (weir__jsontext_string (&b, "q\"", 2), 0);
     ck_assert_uint_eq (b.len, 9);
     ck_assert_mem_eq (b.data, "x=3 \"q\\\"\"", 9);
     weir__buf_release (&b);
@@ -336,17 +466,19 @@ END_TEST
 
 Suite *check_suite (void)
 {
-    Suite *s = suite_create ("text");
+    Suite *s = suite_create ("jsontext");
     TCase *tc = tcase_create ("scalars");
     tcase_add_test (tc, test_text_scalars);
     tcase_add_test (tc, test_text_integers);
     tcase_add_test (tc, test_text_floats);
     tcase_add_test (tc, test_text_non_finite);
     tcase_add_test (tc, test_text_strings);
+    tcase_add_test (tc, test_text_invalid_utf8);
     tcase_add_test (tc, test_text_long_string);
     tcase_add_test (tc, test_text_bin);
     tcase_add_test (tc, test_text_ext);
     tcase_add_test (tc, test_text_appends);
+    tcase_add_test (tc, test_text_malformed);
     suite_add_tcase (s, tc);
 
     tc = tcase_create ("containers");
