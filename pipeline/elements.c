@@ -81,6 +81,7 @@ static const weir__element s_elements[] = {
     {"msgpack", WEIR_ELEMENT_READER, &weir__reader_msgpack, NULL, NULL, 0},
     {"leveldb", WEIR_ELEMENT_READER, &weir__reader_leveldb, NULL, NULL, 0},
     {"libsvm", WEIR_ELEMENT_READER, &weir__reader_libsvm, NULL, NULL, 0},
+    {"json", WEIR_ELEMENT_READER, &weir__reader_json, NULL, NULL, 0},
     {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1},
     {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0},
     {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0},

@@ -147,6 +147,7 @@ extern const weir__reader_class weir__reader_lines;
 extern const weir__reader_class weir__reader_msgpack;
 extern const weir__reader_class weir__reader_leveldb;
 extern const weir__reader_class weir__reader_libsvm;
+extern const weir__reader_class weir__reader_json;
 
 /*  Shared by the file readers (readers/files.c).  */
 

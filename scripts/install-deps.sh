@@ -11,8 +11,9 @@ if apt-cache show libmsgpack-c-dev >/dev/null 2>&1; then
     msgpack=libmsgpack-c-dev
 fi
 
+# simdjson parses JSON for the json reader (g++ compiles its interface);
 # zlib, the data set and liblinear serve the hogwild example and its tests
-packages="gcc g++ make autoconf automake libtool pkg-config libzmq3-dev $msgpack libleveldb-dev check zlib1g-dev dataset-fashion-mnist liblinear-tools"
+packages="gcc g++ make autoconf automake libtool pkg-config libzmq3-dev $msgpack libleveldb-dev libsimdjson-dev check zlib1g-dev dataset-fashion-mnist liblinear-tools"
 
 missing=
 for p in $packages; do

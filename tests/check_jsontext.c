@@ -1,11 +1,12 @@
 /*  tests/check_jsontext.c - msgpack objects as JSON text: one test per
-    rule of the mapping.  */
+    rule of the mapping, and every text read back by the JSON parser.  */
 #include "config.h"
 
 #include <math.h>
 #include <msgpack.h>
 #include <stdint.h>
 
+#include "lib/jsonparse.h"
 #include "lib/jsontext.h"
 #include "testutil.h"
 
@@ -15,6 +16,16 @@ static char *s_text_of (const msgpack_object *obj)
     weir__buf b;
     weir__buf_init (&b);
     ck_assert_int_eq (weir__jsontext_append (&b, obj), 0);
+    //  Whatever it is, it is JSON: the parser takes it
+    weir__jsonparse *parser = weir__jsonparse_new ();
+    weir__batch out;
+    ck_assert_int_eq (weir__batch_init (&out, 64), 0);
+    size_t where;
+    const char *problem = NULL;
+    int rc = weir__jsonparse_pack (parser, b.data, b.len, &out, &where, &problem);
+    ck_assert_msg (rc == 0, "'%.*s' is not JSON: %s", (int) b.len, b.data, problem ? problem : "?");
+    weir__batch_release (&out);
+    weir__jsonparse_destroy (parser);
     ck_assert_int_eq (weir__buf_putc (&b, '\0'), 0);
     return b.data;
 }

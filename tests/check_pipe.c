@@ -440,7 +440,7 @@ START_TEST (test_elements_are_documented)
         writers += e->kind == WEIR_ELEMENT_WRITER;
         processors += e->kind == WEIR_ELEMENT_PROCESSOR;
     }
-    ck_assert_int_eq (readers, 5);
+    ck_assert_int_eq (readers, 6);
     ck_assert_int_eq (processors, 1);
     ck_assert_int_eq (writers, 6);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
