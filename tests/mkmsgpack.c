@@ -10,7 +10,8 @@
         mkmsgpack badbyte FILE       two records, then 0xc1
         mkmsgpack features FILE      [label, features] records, features of each form
         mkmsgpack pixels N FILE      N [label, 784-byte bin] records, like MNIST's
-        mkmsgpack svmbad K FILE      a good [label, features] record, then bad one number K  */
+        mkmsgpack svmbad K FILE      a good [label, features] record, then bad one number K
+        mkmsgpack jsonmap FILE       one record per rule of the JSON mapping (lib/jsontext.h)  */
 #include <msgpack.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -77,6 +78,59 @@ int main (int argc, char **argv)
         msgpack_pack_int (&pk, 8);
         msgpack_pack_array (&pk, 0);
         msgpack_pack_ext_with_body (&pk, "\x01\x02", 2, 5);
+    }
+    else if (strcmp (kind, "jsonmap") == 0) {
+        //  bin: base64
+        msgpack_pack_bin_with_body (&pk, "\x00\x01\xfe\xff", 4);
+        //  ext: {"ext":TYPE,"base64":DATA}
+        msgpack_pack_ext_with_body (&pk, "\x01\x02", 2, 5);
+        //  integer keys, and nil, boolean and float keys: their text
+        msgpack_pack_map (&pk, 2);
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_str_with_body (&pk, "a", 1);
+        msgpack_pack_int (&pk, -2);
+        msgpack_pack_str_with_body (&pk, "b", 1);
+        msgpack_pack_map (&pk, 3);
+        msgpack_pack_nil (&pk);
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_true (&pk);
+        msgpack_pack_int (&pk, 2);
+        msgpack_pack_double (&pk, 1.5);
+        msgpack_pack_int (&pk, 3);
+        //  a container key: its JSON text
+        msgpack_pack_map (&pk, 1);
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_str_with_body (&pk, "b", 1);
+        msgpack_pack_nil (&pk);
+        //  a bin key: its base64
+        msgpack_pack_map (&pk, 1);
+        msgpack_pack_bin_with_body (&pk, "\x00", 1);
+        msgpack_pack_int (&pk, 1);
+        //  NaN and the infinities: null
+        msgpack_pack_array (&pk, 3);
+        msgpack_pack_double (&pk, 0.0 / 0.0);
+        msgpack_pack_double (&pk, 1.0 / 0.0);
+        msgpack_pack_float (&pk, -1.0f / 0.0f);
+        //  floats stay floats; a float32 is its value as a double
+        msgpack_pack_array (&pk, 4);
+        msgpack_pack_float (&pk, 0.5f);
+        msgpack_pack_double (&pk, 2.0);
+        msgpack_pack_double (&pk, -0.0);
+        msgpack_pack_float (&pk, 0.1f);
+        //  invalid UTF-8: U+FFFD
+        msgpack_pack_array (&pk, 1);
+        msgpack_pack_str_with_body (&pk,
+                                    "a\xff"
+                                    "b\xc3",
+                                    4);
+        //  controls escaped
+        msgpack_pack_array (&pk, 1);
+        msgpack_pack_str_with_body (&pk, "\x01\n\x7f\"\\", 5);
+        //  the integer range
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_int64 (&pk, INT64_MIN);
+        msgpack_pack_uint64 (&pk, UINT64_MAX);
     }
     else if (strcmp (kind, "deep") == 0 && argc == 4) {
         int depth = atoi (argv[2]);
