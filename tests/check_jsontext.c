@@ -223,6 +223,18 @@ START_TEST (test_text_invalid_utf8)
     //  The edges of the valid
     s_expect_str (&p, "\xc2\x80\xed\x9f\xbf\xee\x80\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", 16,
                   "\"\xc2\x80\xed\x9f\xbf\xee\x80\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"");
+    //  In long strings too (past the short strings' one pass)
+    {
+        char big[5001];
+        memset (big, 'y', sizeof big);
+        memcpy (big + 4990, "\xff\t\xc3\xa9", 4);
+        msgpack_pack_str_with_body (&p.pk, big, sizeof big);
+        char *text = s_text_of_packed (&p.sb);
+        ck_assert_uint_eq (strlen (text), 5001 + 2 + 2 + 1);
+        ck_assert_mem_eq (text + 4991, FFFD "\\t\xc3\xa9y", 8);
+        free (text);
+        msgpack_sbuffer_clear (&p.sb);
+    }
     //  In keys too
     msgpack_pack_map (&p.pk, 1);
     msgpack_pack_str_with_body (&p.pk, "k\xfe", 2);
