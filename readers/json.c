@@ -26,10 +26,12 @@
 #include <string.h>
 
 #include "lib/jsonparse.h"
+#include "readers/follow.h"
 #include "readers/reader.h"
 
 typedef struct {
     size_t max_line;
+    weir__follow *follow;  //  follow=1, else NULL
     pthread_mutex_t lock;
     weir__jsonparse **idle;  //  parsers no read is using
     size_t count, cap;
@@ -39,6 +41,11 @@ static const weir_property_info s_props[] = {
     {"path", NULL, "file or glob of JSON Lines files to read (required); each file is a shard"},
     {"split", "64M", "cut files larger than this many bytes into shards at line boundaries"},
     {"max-line", "64M", "refuse lines longer than this many bytes (at most 4000M)"},
+    {"follow", "0",
+     "1: like tail -F, wait for the files to grow, pick up new files, follow rotations and truncations "
+     "(one thread; split is ignored)"},
+    {"rotate-wait", "1000",
+     "with follow=1: ms a rotated file must be quiet before it is left for the new one"},
     {NULL, NULL, NULL},
 };
 
@@ -52,20 +59,26 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     //  simdjson parses documents of up to 4 GiB
     if (!rc)
         rc = weir__props_int (props, "json", "max-line", 64000000, 1, 4000000000, &max_line, err);
-    if (rc)
+    weir__follow *follow = NULL;
+    if (rc || (rc = weir__follow_open ("json", props, pattern, shards, &follow, err)))
         return rc;
-    char **paths;
-    size_t count;
-    if ((rc = weir__files_glob ("json", pattern, &paths, &count, err)))
-        return rc;
-    for (size_t i = 0; i < count && !rc; i++)
-        rc = weir__files_plan_lines ("json", paths[i], (uint64_t) split, shards, err);
-    weir__files_free (paths, count);
-    if (rc)
-        return rc;
+    if (!follow) {
+        char **paths;
+        size_t count;
+        if ((rc = weir__files_glob ("json", pattern, &paths, &count, err)))
+            return rc;
+        for (size_t i = 0; i < count && !rc; i++)
+            rc = weir__files_plan_lines ("json", paths[i], (uint64_t) split, shards, err);
+        weir__files_free (paths, count);
+        if (rc)
+            return rc;
+    }
     s_json *self = calloc (1, sizeof *self);
-    if (!self)
+    if (!self) {
+        weir__follow_destroy (&follow);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    self->follow = follow;
     pthread_mutex_init (&self->lock, NULL);
     //  One more byte for the newline that ends the longest line
     self->max_line = (size_t) max_line + 1;
@@ -138,10 +151,10 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
     if (!parser)
         return weir__err_set (err, WEIR_ENOMEM, "json: out of memory");
     weir__window w;
-    int rc = weir__window_open (&w, "json", shard, *offset, self->max_line, sink, err);
+    int rc = weir__window_open (&w, "json", shard, offset, self->max_line, self->follow, sink, err);
     if (rc) {
         s_give (self, parser);
-        return rc;
+        return rc == WEIR__WINDOW_DRY ? WEIR__READ_DRY : rc;
     }
     const uint64_t first = *offset;
     uint64_t lines = 0;  //  lines read by this call
@@ -206,6 +219,9 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
         weir__err_set (err, rc, "json: out of memory");
     if (rc == WEIR__WINDOW_IDLE)
         rc = w.idle;
+    //  A followed file's end is only its end for now
+    if (self->follow && (rc == 0 || rc == WEIR__WINDOW_DRY))
+        rc = WEIR__READ_DRY;
     weir__window_leave (&w, shard);
     s_give (self, parser);
     return rc;
@@ -218,11 +234,25 @@ static void s_close (void *state)
         weir__jsonparse_destroy (self->idle[i]);
     free (self->idle);
     pthread_mutex_destroy (&self->lock);
+    weir__follow_destroy (&self->follow);
     free (self);
 }
 
+static int s_discover (void *state, weir__shards *shards, weir__err *err)
+{
+    s_json *self = state;
+    return self->follow ? weir__follow_discover (self->follow, shards, err) : 0;
+}
+
+static int s_wait (void *state, weir__sink *sink)
+{
+    s_json *self = state;
+    return weir__follow_wait (self->follow, sink);
+}
+
 const weir__reader_class weir__reader_json = {
-    "json",  "JSON Lines: each line of text files as one JSON value, one msgpack record",
-    s_props, s_open,
-    s_read,  s_close,
+    "json",     "JSON Lines: each line of text files as one JSON value, one msgpack record",
+    s_props,    s_open,
+    s_read,     s_close,
+    s_discover, s_wait,
 };

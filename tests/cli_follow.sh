@@ -171,6 +171,28 @@ wait_lines "$T/m.out" 4 || { fail "msgpack follow: the record written in two pie
 stop $pid
 tail -1 "$T/m.out" | grep -qx '\[1,2\]' && ok || fail "msgpack follow: the last record is $(tail -1 "$T/m.out")"
 
+# --- json: a line written in pieces, and a resume -------------------------
+J="$T/j"
+mkdir "$J"
+printf '{"n":1}\n{"n":2}\n' > "$J/e.jsonl"
+"$WEIR" run -q --checkpoint "$T/j.ck" "json path=$J/*.jsonl follow=1 ! json path=$T/j.out" 2>"$T/j.err" &
+pid=$!
+wait_lines "$T/j.out" 2 || fail "json follow: the first records"
+# Half a line is no record yet: the rest comes later
+printf '{"n":3,"s":"a' >> "$J/e.jsonl"
+sleep 0.5
+printf 'b"}\n' >> "$J/e.jsonl"
+wait_lines "$T/j.out" 3 || { fail "json follow: the line written in two pieces"; cat "$T/j.err" >&2; }
+stop $pid
+# Lines appended while weir is down are read on resume, once
+printf '{"n":4}\n' >> "$J/e.jsonl"
+"$WEIR" run -q --checkpoint "$T/j.ck" --resume "json path=$J/*.jsonl follow=1 ! json path=$T/j.out" 2>"$T/j.err" &
+pid=$!
+wait_lines "$T/j.out" 4 || { fail "json follow: the line appended while weir was down"; cat "$T/j.err" >&2; }
+stop $pid
+printf '{"n":1}\n{"n":2}\n{"n":3,"s":"ab"}\n{"n":4}\n' > "$T/j.want"
+same "$T/j.out" "$T/j.want" "json follow across a resume"
+
 # --- refusals -------------------------------------------------------------
 expect_exit 2 "lines: follow=1 reads its files with one thread, not threads=2" -- \
     "$WEIR" run "lines path=$L/*.log follow=1 threads=2 ! null"
