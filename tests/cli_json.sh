@@ -83,7 +83,7 @@ done
 bad () {
     f=$D/$1.jsonl
     byte=$((4 + $2 - 1))
-    expect_exit 1 "^weir: json: '$f' line 2 column $2 \\(byte $byte\\): $3" -- "$WEIR" run -q "json path=$f ! null"
+    expect_exit 1 "^weir run: json: '$f' line 2 column $2 \\(byte $byte\\): $3" -- "$WEIR" run -q "json path=$f ! null"
     # ... and with on-error=skip and a dead letter, the other lines go on
     # and the bad one is in the dead letter, with its reason and column
     rm -f "$T/dead.mp"

@@ -131,6 +131,7 @@ setup () {
     # 450,000 lines: epochs of 100k end at 5, and --keep 3 keeps 3 to 5
     seq 1 200000 | sed 's/^/GET \/index.html 200 /' > "$1/logs/a.log"
     seq 1 250000 | sed 's/^/POST \/form 302 /' > "$1/logs/b.log"
+    seq 1 3000 | sed 's/.*/{"id":&,"event":"click","tags":["a","b"],"ms":1.5}/' > "$1/logs/c.jsonl"
     printf 'It was the best of times, it was the worst of times\n' > "$1/books/a.txt"
     printf 'Call me Ishmael. Some years ago\n' > "$1/books/b.txt"
     cp "$TOP_SRCDIR/README.md" "$1/README.md"
