@@ -24,6 +24,7 @@ cat "$T/f.mp" "$T/p.mp" "$T/m.mp" > "$T/full.mp"
 # libsvm, lines: text
 awk 'BEGIN { for (i = 0; i < 300; i++) printf "%d %d:%.3f %d:%g\n", i % 3, i % 7 + 1, i / 7, i % 7 + 9, -i * 1.5 }' > "$T/full.svm"
 awk 'BEGIN { for (i = 0; i < 300; i++) printf "line %d of the file, with some text\n", i }' > "$T/full.txt"
+awk 'BEGIN { for (i = 0; i < 150; i++) printf "{\"n\":%d,\"s\":\"a \\\"q\\\" \\u00e9\",\"a\":[%d.5,true,null,{\"k\":-%d}]}\n", i, i, i }' > "$T/full.jsonl"
 
 # The records the reader gave, from --stats FILE
 read_count () {
@@ -106,5 +107,6 @@ cut_test () {
 cut_test msgpack "$T/full.mp"
 cut_test libsvm "$T/full.svm"
 cut_test lines "$T/full.txt"
+cut_test json "$T/full.jsonl"
 
 finish

@@ -1,6 +1,6 @@
 /*  tests/fuzz/fuzz_readers.c - the file readers on any file.
 
-    The input becomes a file read by lines, libsvm and msgpack, each once
+    The input becomes a file read by lines, libsvm, msgpack and json, each once
     failing on the first bad record and once skipping bad records.  A
     reader must end with its records or an error that names a byte inside
     the file, never crash or read past it; with skip it must get through
@@ -81,6 +81,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t len)
         s_read_all (&weir__reader_lines, path, "64", skip);
         s_read_all (&weir__reader_libsvm, path, NULL, skip);
         s_read_all (&weir__reader_msgpack, path, NULL, skip);
+        s_read_all (&weir__reader_json, path, "64", skip);
     }
     close (fd);
     return 0;
