@@ -6,8 +6,7 @@
 # writer writes back (.want); each refused one has its bad line second.
 #
 # Every line the json and lines writers write is read back by a real JSON
-# parser: the json reader itself (simdjson), and python3's json module and
-# jq when they are installed.
+# parser: the json reader itself (simdjson), python3's json module and jq.
 . "$(dirname "$0")/lib.sh"
 
 D=$(cd "$(dirname "$0")/json" && pwd)
@@ -15,8 +14,10 @@ have_python=0
 python3 -c 'import json' 2>/dev/null && have_python=1
 have_jq=0
 command -v jq >/dev/null 2>&1 && have_jq=1
-[ $have_python = 1 ] || echo "python3 is not installed: its checks are skipped (the json reader's are not)"
-[ $have_jq = 1 ] || echo "jq is not installed: its checks are skipped (the json reader's are not)"
+# Both are test dependencies (scripts/install-deps.sh installs them): a
+# missing one fails the test rather than quietly checking less
+[ $have_python = 1 ] || fail "python3 is not installed (scripts/install-deps.sh installs it): its checks cannot run"
+[ $have_jq = 1 ] || fail "jq is not installed (scripts/install-deps.sh installs it): its checks cannot run"
 
 # A strict JSON Lines checker: every line one JSON value (no NaN, no
 # Infinity); with a second file, each value equal to the one on the same

@@ -149,7 +149,7 @@ if command -v liblinear-train >/dev/null 2>&1; then
     accuracy=$(liblinear-predict "$T/pixels.txt" "$T/model2" "$T/predicted" 2>&1 | sed -n 's/^Accuracy = \([0-9]*\).*/\1/p')
     [ "${accuracy:-0}" -ge 90 ] && ok || fail "liblinear's accuracy on the pixels: ${accuracy:-none}"
 else
-    echo "liblinear-train is not installed (apt-get install liblinear-tools): its check is skipped"
+    fail "liblinear-train is not installed (scripts/install-deps.sh installs liblinear-tools): its check cannot run"
 fi
 
 finish

@@ -103,7 +103,7 @@ elif command -v groff >/dev/null 2>&1; then
     groff -man -ww -z "$MANPAGE" 2>"$T/warnings"
     [ ! -s "$T/warnings" ] && ok || fail "groff warns: $(cat "$T/warnings")"
 else
-    echo "skipped the rendering check: neither man nor groff is installed (Debian: man-db or groff-base)"
+    fail "neither man nor groff is installed (scripts/install-deps.sh installs groff-base): the page cannot be rendered"
 fi
 
 finish
