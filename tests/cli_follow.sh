@@ -81,7 +81,11 @@ mkdir "$K"
             echo "$n" >> "$K/app.log"
             n=$((n + 1))
             i=$((i + 1))
-            [ $((i % 10)) -eq 0 ] && sleep 0.05
+            # A file lives about 2 s: longer than weir takes to start
+            # again after a kill, even under a sanitizer.  A file created
+            # and rotated away while weir is down is never seen (README,
+            # Streaming), and the test is of what weir promises
+            [ $((i % 10)) -eq 0 ] && sleep 0.15
         done
         mv "$K/app.log" "$K/app.log.$r"
     done
@@ -151,9 +155,13 @@ before=$(awk '{ print $14 + $15 }' "/proc/$proc/stat")
 sleep 3
 after=$(awk '{ print $14 + $15 }' "/proc/$proc/stat")
 hz=$(getconf CLK_TCK)
-# Under 1% of a core: fewer than 3 s x hz / 100 ticks
-[ $((after - before)) -lt $((3 * hz / 100)) ] && ok \
-    || fail "a waiting follow job used $((after - before)) CPU ticks in 3 s (hz $hz)"
+# Under 1% of a core: fewer than 3 s x hz / 100 ticks.  ThreadSanitizer
+# runs a background thread of its own, which measured 3 ticks here: under
+# a sanitizer the bound is 5%
+limit=$((3 * hz / 100))
+[ -n "${SANITIZER_CFLAGS:-}" ] && limit=$((limit * 5))
+[ $((after - before)) -lt $limit ] && ok \
+    || fail "a waiting follow job used $((after - before)) CPU ticks in 3 s (hz $hz, limit $limit)"
 stop $pid
 
 # --- msgpack: a record cut at the end of a growing file is waited for ----
