@@ -24,6 +24,8 @@ excluded () {
         make\ install*) echo "installs into the system; make installcheck tests the installed weir" ;;
         ./configure*) echo "would reconfigure the build; its options are checked in configure --help" ;;
         make\ distcheck*) echo "builds and tests a tarball for minutes; .ci/run runs it" ;;
+        make\ check-faults*) echo "the long fault suite takes half an hour; make check runs it short" ;;
+        make\ check-mutants*) echo "builds and tests the tree once per planted bug, for an hour or more" ;;
         make\ bench*) echo "benchmarks take minutes and no test runs them" ;;
         examples/hogwild/run-fashion-mnist*) echo "trains for a minute; tests/example_hogwild.sh runs it" ;;
         liblinear-train*) echo "liblinear is the comparison, not weir, and trains for half a minute" ;;
@@ -169,10 +171,11 @@ run_doc () {
             if [ "$pieces_since_whole" = 1 ]; then src=$finished; else src=$whole; fi
             printf 'cp "%s" threshold.c\n' "$src" >> "$script"
         fi
-        # Blocks that need the data set are skipped without it, with the
-        # rest of their section
+        # Blocks that need the data set cannot run without it, nor can the
+        # rest of their section: a failure, for the data set is a test
+        # dependency
         if grep -q "$dataset" "$T/blocks/$name/$n.sh" && [ ! -d "$dataset" ]; then
-            echo "skipped $doc, line $line on: $dataset is missing (Debian: dataset-fashion-mnist)"
+            fail "$doc, line $line on cannot run: $dataset is missing (scripts/install-deps.sh installs dataset-fashion-mnist)"
             printf 'exit 0\n' >> "$script"
         fi
         printf 'echo "== %s, line %s" >&2\n' "$doc" "$line" >> "$script"
