@@ -89,10 +89,14 @@ expect_exit 1 "features must be a bin, an array of numbers or a map" -- \
 # checkpoint, and the step counter (examples applied, at byte 64 of the
 # blob) carries the learning-rate schedule across the restarts.
 job="msgpack path=$T/train.bin passes=20 ! softmax classes=10 ! null"
+began=$(date +%s%N)
 "$WEIR" run -q --checkpoint "$T/ref" --epoch-records 1000 "$job" || fail "uninterrupted run"
+took=$((($(date +%s%N) - began) / 1000000))
 seed=${CRASH_SEED:-$(date +%s)}
-echo "hogwild kills: seed $seed (set CRASH_SEED to replay)"
-delays=$(awk -v seed="$seed" 'BEGIN { srand (seed); for (i = 0; i < 6; i++) printf "%d ", 20 + int (rand () * 150) }')
+echo "hogwild kills: seed $seed (set CRASH_SEED to replay), the uninterrupted run took $took ms"
+# Delays of 10% to 90% of the uninterrupted run, so that kills land
+# mid-run on a fast machine and under a sanitizer alike
+delays=$(awk -v seed="$seed" -v took="$took" 'BEGIN { srand (seed); for (i = 0; i < 6; i++) printf "%d ", took * (0.1 + rand () * 0.8) }')
 resumed=0
 for ms in $delays; do
     "$WEIR" run --no-progress --checkpoint "$T/ck" --resume --keep 2 --epoch-records 1000 "$job" 2>>"$T/resumes" &
