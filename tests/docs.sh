@@ -24,7 +24,7 @@ excluded () {
         make\ install*) echo "installs into the system; make installcheck tests the installed weir" ;;
         ./configure*) echo "would reconfigure the build; its options are checked in configure --help" ;;
         make\ distcheck*) echo "builds and tests a tarball for minutes; .ci/run runs it" ;;
-        make\ check-faults*) echo "the long fault suite takes half an hour; make check runs it short" ;;
+        make\ check-faults*) echo "the long fault suite takes most of an hour; make check runs it short" ;;
         make\ check-mutants*) echo "builds and tests the tree once per planted bug, for an hour or more" ;;
         make\ bench*) echo "benchmarks take minutes and no test runs them" ;;
         examples/hogwild/run-fashion-mnist*) echo "trains for a minute; tests/example_hogwild.sh runs it" ;;

@@ -7,8 +7,9 @@
 # exits 0 (the cut fell between records) or 1 with a message naming the
 # file; never a crash, a hang or a silent loss (exit 0 must have read
 # every whole record before the cut).  With on-error=skip it exits 0, the
-# dead letter holds only bytes before the cut, and the records read never
-# drop as the cut moves later: a reader that stopped early would lose some.
+# dead letter holds only bytes before the cut, and the records read or
+# rejected never drop as the cut moves later: a reader that stopped early
+# would lose some.
 #
 #   CUTS=N   cuts per format (default 80, 500 with FAULT_LONG=1; spread
 #            over the whole file)
@@ -26,9 +27,12 @@ awk 'BEGIN { for (i = 0; i < 300; i++) printf "%d %d:%.3f %d:%g\n", i % 3, i % 7
 awk 'BEGIN { for (i = 0; i < 300; i++) printf "line %d of the file, with some text\n", i }' > "$T/full.txt"
 awk 'BEGIN { for (i = 0; i < 150; i++) printf "{\"n\":%d,\"s\":\"a \\\"q\\\" \\u00e9\",\"a\":[%d.5,true,null,{\"k\":-%d}]}\n", i, i, i }' > "$T/full.jsonl"
 
-# The records the reader gave, from --stats FILE
+# The records the reader gave and rejected, from --stats FILE: as a cut
+# moves later this never drops (a cut line may read as a valid shorter
+# one, "1 2:0.5" of "1 2:0.57 9:1", and a byte later be rejected)
 read_count () {
-    sed -n 's/.*"kind": "reader".*"records_out": \([0-9]*\).*/\1/p' "$1"
+    sed -n 's/.*"kind": "reader".*"records_out": \([0-9]*\), "records_rejected": \([0-9]*\).*/\1 \2/p' "$1" \
+        | awk '{ print $1 + $2 }'
 }
 
 # How many records the whole file holds

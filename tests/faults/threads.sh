@@ -19,8 +19,10 @@ last=$("$WEIR" checkpoints "$T/ref.ck" | awk '/latest/ { print $1 }')
 "$WEIR" checkpoints "$T/ref.ck" --epoch "$last" --blob sum > "$T/ref.sum"
 
 if long; then
-    COMBOS=$(for r in 1 2 3 8 32 256; do for p in 1 2 3 8 32 256; do for w in 1 2 3 8 32 256; do
-        echo "$r/$p/$w"; done; done; done)
+    # Each count on each stage alone, on all three at once, and mixes
+    # that put the most threads where the fewest feed them or drain them
+    COMBOS=$(for v in 2 3 8 32 256; do echo "$v/1/1 1/$v/1 1/1/$v $v/$v/$v"; done)
+    COMBOS="$COMBOS 3/1/8 8/3/1 1/32/2 256/2/3 2/256/1 256/1/256 1/256/256 32/3/256 3/256/32 256/8/1"
 else
     COMBOS="2/2/2 3/1/8 8/3/1 1/32/2 256/2/3 2/256/1 32/32/32"
 fi
