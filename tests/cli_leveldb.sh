@@ -53,6 +53,16 @@ for durability in flush sync; do
     "$WEIR" run -q "leveldb path=$T/db5 ! lines path=$T/out.txt" || fail "$durability: out"
     same "$T/out.txt" "$T/expected" "leveldb durability=$durability after a resume"
 done
+# Restored from an older copy, the database lacks commits the checkpoint
+# counted on: refused as rolled back, not resumed with a gap
+desc="msgpack path=$T/pairs.mp ! leveldb path=$T/db7"
+"$WEIR" run -q --checkpoint "$T/ck7" --epoch-records 1000 --epochs 1 "$desc" || fail "rollback: the first epoch"
+cp -r "$T/db7" "$T/db7.old"
+"$WEIR" run -q --checkpoint "$T/ck7" --resume --epoch-records 1000 --epochs 2 "$desc" || fail "rollback: the second epoch"
+rm -rf "$T/db7" && mv "$T/db7.old" "$T/db7"
+expect_exit 1 "leveldb: '$T/db7' was rolled back since the checkpoint \\(its marker says id [0-9a-f]{16}, commit 2; the checkpoint says id [0-9a-f]{16}, commit 3\\)" -- \
+    "$WEIR" run --checkpoint "$T/ck7" --resume --epoch-records 1000 "$desc"
+
 expect_exit 2 "leveldb: property 'durability': 'never' is neither flush nor sync" -- \
     "$WEIR" run "range count=1 ! leveldb path=$T/db6 durability=never"
 
