@@ -41,7 +41,7 @@ set -u
 # a checkout that changes this file meanwhile must not change what runs
 {
 build=${1:-.}
-build=$(cd "$build" 2>/dev/null && pwd) || { echo "mutants: no build folder '$1'" >&2; exit 2; }
+build=$(cd "$build" 2>/dev/null && pwd) || { echo "mutants: no build folder '${1:-.}'" >&2; exit 2; }
 [ -f "$build/config.status" ] || { echo "mutants: '$build' is not a configured build folder" >&2; exit 2; }
 src=$(sed -n 's/^abs_top_srcdir = //p' "$build/Makefile")
 [ -n "$src" ] && [ -d "$src/tests/mutants" ] || { echo "mutants: no tests/mutants/ in the source folder" >&2; exit 2; }
