@@ -210,3 +210,70 @@ void weir__ckpt_drop (weir__ckpt *self, char section)
     //  Removing items keeps the rest in order
     self->count = kept;
 }
+
+//  The packed form: the epoch (8 bytes), then per item its section (1),
+//  name length (4), name, data length (8) and data, in host order: it
+//  travels between ranks of one job, never to disk.
+int weir__ckpt_pack (const weir__ckpt *self, char **buf, size_t *len)
+{
+    size_t total = 8;
+    for (size_t i = 0; i < self->count; i++)
+        total += 1 + 4 + strlen (self->items[i].name) + 8 + self->items[i].len;
+    char *out = malloc (total), *p = out;
+    if (!out)
+        return WEIR_ENOMEM;
+    memcpy (p, &self->epoch, 8), p += 8;
+    for (size_t i = 0; i < self->count; i++) {
+        const s_item *it = &self->items[i];
+        uint32_t nl = (uint32_t) strlen (it->name);
+        uint64_t dl = it->len;
+        *p++ = it->section;
+        memcpy (p, &nl, 4), p += 4;
+        memcpy (p, it->name, nl), p += nl;
+        memcpy (p, &dl, 8), p += 8;
+        if (dl)
+            memcpy (p, it->data, dl), p += dl;
+    }
+    *buf = out;
+    *len = total;
+    return 0;
+}
+
+int weir__ckpt_unpack (const char *buf, size_t len, weir__ckpt **out)
+{
+    *out = NULL;
+    uint64_t epoch;
+    if (len < 8)
+        return WEIR_ECORRUPT;
+    memcpy (&epoch, buf, 8);
+    weir__ckpt *ck = weir__ckpt_new (epoch);
+    if (!ck)
+        return WEIR_ENOMEM;
+    size_t at = 8;
+    char name[WEIR__CKPT_NAME_MAX + 1];
+    while (at < len) {
+        uint32_t nl;
+        uint64_t dl;
+        if (len - at < 5)
+            goto corrupt;
+        char section = buf[at++];
+        memcpy (&nl, buf + at, 4), at += 4;
+        if (nl > WEIR__CKPT_NAME_MAX || len - at < (size_t) nl + 8)
+            goto corrupt;
+        memcpy (name, buf + at, nl), at += nl;
+        name[nl] = '\0';
+        memcpy (&dl, buf + at, 8), at += 8;
+        if (dl > len - at)
+            goto corrupt;
+        if (weir__ckpt_put (ck, section, name, buf + at, (size_t) dl, 1)) {
+            weir__ckpt_destroy (&ck);
+            return WEIR_ENOMEM;
+        }
+        at += (size_t) dl;
+    }
+    *out = ck;
+    return 0;
+corrupt:
+    weir__ckpt_destroy (&ck);
+    return WEIR_ECORRUPT;
+}

@@ -15,6 +15,9 @@
 
 typedef struct weir__ckpt weir__ckpt;
 
+/*  The longest item name a packed checkpoint carries.  */
+#define WEIR__CKPT_NAME_MAX 8192
+
 /*  An empty checkpoint of EPOCH; NULL when out of memory.  */
 weir__ckpt *weir__ckpt_new (uint64_t epoch);
 void weir__ckpt_destroy (weir__ckpt **self_p);
@@ -40,6 +43,13 @@ const void *weir__ckpt_get (const weir__ckpt *self, char section, const char *na
 /*  An item holding a decimal integer; 0 and *VALUE, or -1 when it is
     missing or not one.  */
 int weir__ckpt_get_u64 (const weir__ckpt *self, char section, const char *name, uint64_t *value);
+
+/*  Every item of every section, into one malloc'ed buffer, to hand the
+    checkpoint to another process (the other ranks of a job); and back.
+    0 or WEIR_ENOMEM; unpack says WEIR_ECORRUPT for bytes that are not a
+    packed checkpoint.  */
+int weir__ckpt_pack (const weir__ckpt *self, char **buf, size_t *len);
+int weir__ckpt_unpack (const char *buf, size_t len, weir__ckpt **out);
 
 /*  Items of a section, in name order: COUNT, then each by index.  */
 size_t weir__ckpt_count (const weir__ckpt *self, char section);

@@ -10,8 +10,9 @@
                of a file, "#START-END" for other inputs; the value is where
                reading goes on, in decimal
       writers  "INDEX:ELEMENT" per writer stage; the value is the writer's
-               committed state (a file's length); "INDEX:ELEMENT:dead-letter"
-               the same for a stage's dead letter
+               committed state (a file's length); "INDEX:ELEMENT@SLOT" the
+               same for the output of rank SLOT (from 1) of a job of several
+               ranks; "INDEX:ELEMENT:dead-letter" for a stage's dead letter
       blobs    the workspace blob of that name, raw
       files    "PATH" per followed file (follow=1): "DEV INO FPLEN FPHASH
                GONE", which file the offset of the shard of PATH is in: its
@@ -63,6 +64,18 @@ static inline void weir__key_shard (const weir__shard *shard, char *out, size_t 
 static inline void weir__key_writer (size_t stage, const char *element, char *out, size_t size)
 {
     snprintf (out, size, "%zu:%s", stage, element);
+}
+
+/*  The output of writer stage STAGE that rank SLOT writes in a job of
+    several ranks ("{rank}" in its path): slot 0 is "INDEX:ELEMENT", as in
+    a job of one rank, slot S "INDEX:ELEMENT@S".  */
+static inline void weir__key_writer_slot (size_t stage, const char *element, unsigned slot, char *out,
+                                          size_t size)
+{
+    if (slot == 0)
+        snprintf (out, size, "%zu:%s", stage, element);
+    else
+        snprintf (out, size, "%zu:%s@%u", stage, element, slot);
 }
 
 /*  The dead letter of a reader or processor stage: never a writer's key,

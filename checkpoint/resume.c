@@ -15,13 +15,11 @@ struct weir__resume {
     const char *dir;  //  the store's, for messages
 };
 
-//  Load checkpoint EPOCH and check that it was written by this pipeline.
-static int s_load (weir__store *store, uint64_t epoch, const char *shape, weir__resume **out, weir__err *err)
+//  Take checkpoint CK (of EPOCH, in DIR) if it was written by this
+//  pipeline.
+static int s_take (weir__ckpt *ck, uint64_t epoch, const char *dir, const char *shape, weir__resume **out,
+                   weir__err *err)
 {
-    weir__ckpt *ck;
-    int rc = weir__store_read (store, epoch, &ck, err);
-    if (rc)
-        return rc;
     size_t len;
     const char *was = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_SHAPE, &len);
     if (!was || len != strlen (shape) || memcmp (was, shape, len) != 0) {
@@ -30,7 +28,7 @@ static int s_load (weir__store *store, uint64_t epoch, const char *shape, weir__
                        "checkpoint %" PRIu64
                        " of '%s' was written by another pipeline: '%.*s'; only threads=, "
                        "capacity= and batch= may change on resume",
-                       epoch, weir__store_dir (store), was ? (int) len : 0, was ? was : "");
+                       epoch, dir, was ? (int) len : 0, was ? was : "");
         weir__ckpt_destroy (&ck);
         return WEIR_ESTRUCTURE;
     }
@@ -40,9 +38,32 @@ static int s_load (weir__store *store, uint64_t epoch, const char *shape, weir__
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
     self->ckpt = ck;
-    self->dir = weir__store_dir (store);
+    self->dir = dir;
     *out = self;
     return 0;
+}
+
+//  Load checkpoint EPOCH and check that it was written by this pipeline.
+static int s_load (weir__store *store, uint64_t epoch, const char *shape, weir__resume **out, weir__err *err)
+{
+    weir__ckpt *ck;
+    int rc = weir__store_read (store, epoch, &ck, err);
+    return rc ? rc : s_take (ck, epoch, weir__store_dir (store), shape, out, err);
+}
+
+int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__err *err)
+{
+    return weir__ckpt_pack (self->ckpt, buf, len) ? weir__err_set (err, WEIR_ENOMEM, "out of memory") : 0;
+}
+
+int weir__resume_unpack (const char *buf, size_t len, const char *shape, weir__resume **out, weir__err *err)
+{
+    weir__ckpt *ck;
+    int rc = weir__ckpt_unpack (buf, len, &ck);
+    if (rc)
+        return weir__err_set (err, rc,
+                              rc == WEIR_ENOMEM ? "out of memory" : "the checkpoint rank 0 sent is damaged");
+    return s_take (ck, weir__ckpt_epoch (ck), "rank 0's checkpoint directory", shape, out, err);
 }
 
 int weir__resume_open (weir__store *store, int mode, uint64_t epoch, const char *shape, weir__resume **out,
@@ -232,4 +253,32 @@ int weir__resume_follow_offsets (const weir__resume *self, const weir__shards *s
             offsets[i] = offset;
     }
     return 0;
+}
+
+int weir__resume_writer_slot (const weir__resume *self, size_t stage, const char *element, unsigned slot,
+                              char *state, size_t size, weir__err *err)
+{
+    char key[WEIR__KEY_MAX];
+    weir__key_writer_slot (stage, element, slot, key, sizeof key);
+    size_t len;
+    if (slot > 0 && !weir__ckpt_get (self->ckpt, WEIR__SECTION_WRITERS, key, &len))
+        return 1;
+    return s_output (self, key, "writer", state, size, err);
+}
+
+unsigned weir__resume_slots (const weir__resume *self, size_t stage, const char *element)
+{
+    char key[WEIR__KEY_MAX];
+    size_t len;
+    unsigned slots = 1;
+    for (;; slots++) {
+        weir__key_writer_slot (stage, element, slots, key, sizeof key);
+        if (!weir__ckpt_get (self->ckpt, WEIR__SECTION_WRITERS, key, &len))
+            return slots;
+    }
+}
+
+uint64_t weir__resume_generation (const weir__resume *self)
+{
+    return s_meta_u64 (self, WEIR_META_GENERATION);
 }

@@ -67,6 +67,24 @@ int weir__resume_follow_offsets (const weir__resume *self, const weir__shards *s
 int weir__resume_writer (const weir__resume *self, size_t stage, const char *element, char *state,
                          size_t size, weir__err *err);
 
+/*  The committed state of rank SLOT's output of writer stage STAGE (a job
+    of several ranks): 0, 1 when the checkpoint has none (that rank never
+    wrote: its output starts empty), or WEIR_ECORRUPT.  */
+int weir__resume_writer_slot (const weir__resume *self, size_t stage, const char *element, unsigned slot,
+                              char *state, size_t size, weir__err *err);
+
+/*  How many ranks' outputs writer stage STAGE has (1 for a job that always
+    ran on one rank).  */
+unsigned weir__resume_slots (const weir__resume *self, size_t stage, const char *element);
+
+/*  The generation (runs so far) of the checkpoint, 0 before there were.  */
+uint64_t weir__resume_generation (const weir__resume *self);
+
+/*  The checkpoint, packed to go to the other ranks of the job; and a
+    resume made of it there (SHAPE as for weir__resume_open).  */
+int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__err *err);
+int weir__resume_unpack (const char *buf, size_t len, const char *shape, weir__resume **out, weir__err *err);
+
 /*  The same for the dead letter of stage STAGE.  */
 int weir__resume_dead_letter (const weir__resume *self, size_t stage, const char *element, char *state,
                               size_t size, weir__err *err);

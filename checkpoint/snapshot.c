@@ -100,6 +100,8 @@ weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging
                                s->description ? s->description : "");
     rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_SHAPE, s->shape);
     rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_VERSION, weir_version ());
+    rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_RANKS, s->ranks ? s->ranks : 1);
+    rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_GENERATION, s->generation);
     for (size_t i = 0; i < s->nstages; i++) {
         const weir__snapshot_stage *stage = &s->stages[i];
         weir__key_records (WEIR_META_RECORDS_IN, i, key, sizeof key);
@@ -109,6 +111,10 @@ weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging
         if (stage->writer_state) {
             weir__key_writer (i, stage->element, key, sizeof key);
             rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->writer_state);
+        }
+        for (size_t slot = 1; slot < stage->nslots; slot++) {
+            weir__key_writer_slot (i, stage->element, (unsigned) slot, key, sizeof key);
+            rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->slot_states[slot]);
         }
         if (stage->rejected) {
             weir__key_records (WEIR_META_REJECTED, i, key, sizeof key);

@@ -117,6 +117,9 @@ static size_t s_columns (void)
 
 void cmd_progress_draw (weir_pipe *pipe, void *arg, int final)
 {
+    //  One progress line for a job of several ranks: rank 0's
+    if (weir_pipe_rank (pipe, NULL) != 0)
+        return;
     cmd_progress *self = arg;
     if (final) {
         if (self->tty)

@@ -14,7 +14,7 @@ typedef struct {
     unsigned interval_ms;
     const char *stats;
     uint64_t epoch_records, epochs, resume_from;
-    double epoch_seconds, stop_timeout;
+    double epoch_seconds, stop_timeout, epoch_timeout;
     const char *checkpoint;
     char *load;  //  the directory of --load-blobs
     int64_t load_epoch;
@@ -39,6 +39,7 @@ enum {
     S_FAILURES,
     S_LOAD_BLOBS,
     S_STOP_TIMEOUT,
+    S_EPOCH_TIMEOUT,
 };
 
 #define S_CHECKPOINTS "Epochs and checkpoints"
@@ -92,6 +93,10 @@ static const cmd_option s_options_table[] = {
      "abort a stop (Ctrl-C, SIGTERM) whose drain takes longer than S seconds (default 5; 0: wait as long as "
      "it takes)",
      "The abort writes no new checkpoint: the last one stays valid."},
+    {"epoch-timeout", S_EPOCH_TIMEOUT, "S", CMD_VALUE_ANY, S_CHECKPOINTS,
+     "a job of several ranks (mpirun): abort every rank when one waits more than S seconds for the others at "
+     "an epoch boundary (default 0: no limit)",
+     "Rank 0 names the ranks that did not come. The last checkpoint stays valid: --resume goes on from it."},
     {NULL, 0, NULL, CMD_VALUE_ANY, NULL, NULL, NULL},
 };
 
@@ -241,6 +246,14 @@ static int s_option (s_options *o, int c, const char *arg)
             return -1;
         }
         return 0;
+    case S_EPOCH_TIMEOUT:
+        o->epoch_timeout = strtod (arg, &end);
+        if (*end || end == arg || !(o->epoch_timeout >= 0) || o->epoch_timeout > 1e9) {
+            fprintf (stderr, "weir run: --epoch-timeout wants a number of seconds (0 or more), not '%s'\n",
+                     arg);
+            return -1;
+        }
+        return 0;
     case S_CHECKPOINT: o->checkpoint = arg; return 0;
     case S_ASYNC: o->async = 1; return 0;
     case S_LOAD_BLOBS: return s_load_blobs (o, arg);
@@ -265,6 +278,7 @@ static int s_apply (const s_options *o, weir_pipe *pipe)
     weir_pipe_set_epoch_seconds (pipe, o->epoch_seconds);
     weir_pipe_set_epochs (pipe, o->epochs);
     weir_pipe_set_stop_timeout (pipe, o->stop_timeout);
+    weir_pipe_set_epoch_timeout (pipe, o->epoch_timeout);
     weir_pipe_set_keep (pipe, o->keep);
     weir_pipe_set_async_checkpoint (pipe, o->async);
     weir_pipe_set_checkpoint_failures (pipe, o->failures);
@@ -363,7 +377,11 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int c
         }
         if (skipped)
             snprintf (bad, sizeof bad, ", %llu bad skipped", (unsigned long long) skipped);
-        fprintf (stderr, "weir: %llu records read, %llu written%s in %.3f s (%s records/s)\n",
+        int ranks, rank = weir_pipe_rank (pipe, &ranks);
+        char who[48] = "";
+        if (ranks > 1)
+            snprintf (who, sizeof who, "rank %d of %d: ", rank, ranks);
+        fprintf (stderr, "weir: %s%llu records read, %llu written%s in %.3f s (%s records/s)\n", who,
                  (unsigned long long) first.records_out, (unsigned long long) last.records_out, bad, wall,
                  rate);
     }
@@ -377,6 +395,18 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int c
         fprintf (stderr, "weir: %s: %s %.6g\n", st.name, name, value);
     }
     return exit_code;
+}
+
+//  PATH with "{rank}" replaced by this process's rank, into OUT: 1 if it
+//  had one, else 0.
+static int s_rank_path (const char *path, char *out, size_t size)
+{
+    const char *mark = strstr (path, "{rank}");
+    if (!mark)
+        return 0;
+    int ranks, rank = weir_pipe_rank (NULL, &ranks);
+    snprintf (out, size, "%.*s%d%s", (int) (mark - path), path, rank, mark + strlen ("{rank}"));
+    return 1;
 }
 
 static int s_run (int argc, char **argv)
@@ -416,6 +446,16 @@ static int s_run (int argc, char **argv)
     }
     if (o.quiet)
         o.progress = 0;
+    //  In a job of several ranks, "{rank}" in the statistics file's name
+    //  gives each rank its own; without it rank 0 alone writes it
+    char stats_path[4096];
+    if (o.stats && s_rank_path (o.stats, stats_path, sizeof stats_path))
+        o.stats = stats_path;
+    else if (o.stats) {
+        int ranks, rank = weir_pipe_rank (NULL, &ranks);
+        if (ranks > 1 && rank != 0)
+            o.stats = NULL;
+    }
     //  A statistics file that cannot be written is found now, not after
     //  the whole job ran
     if (o.stats && cmd_stats_check (o.stats)) {

@@ -51,6 +51,8 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
         cmd_json_string (out, weir_error_name (rc));
     else
         fputs ("null", out);
+    int ranks, rank = weir_pipe_rank (pipe, &ranks);
+    fprintf (out, ",\n  \"rank\": %d,\n  \"ranks\": %d", rank, ranks);
     fprintf (out, ",\n  \"wall_seconds\": %.6f,\n  \"records\": %llu,\n", wall, (unsigned long long) read);
     fprintf (out, "  \"records_per_second\": %.1f,\n  \"stages\": [", wall > 0 ? (double) read / wall : 0.0);
     for (size_t i = 0; i < n; i++) {

@@ -12,10 +12,20 @@ typedef struct {
     size_t size;
 } s_blob;
 
+//  A region of a blob kept as one value across the ranks of a job
+typedef struct {
+    char *name;
+    size_t offset, count, width;
+    int type, op;
+    void *last;  //  its value after the last reduction
+} s_reduce;
+
 struct weir__workspace {
     pthread_mutex_t lock;
     s_blob *blobs;
     size_t count;
+    s_reduce *reduce;
+    size_t nreduce;
 };
 
 weir__workspace *weir__workspace_new (void)
@@ -36,6 +46,11 @@ void weir__workspace_destroy (weir__workspace **self_p)
         free (self->blobs[i].data);
     }
     free (self->blobs);
+    for (size_t i = 0; i < self->nreduce; i++) {
+        free (self->reduce[i].name);
+        free (self->reduce[i].last);
+    }
+    free (self->reduce);
     pthread_mutex_destroy (&self->lock);
     free (self);
     *self_p = NULL;
@@ -145,6 +160,67 @@ const char *weir__workspace_item (weir__workspace *self, size_t index, void **da
         name = self->blobs[index].name;
         *data = self->blobs[index].data;
         *size = self->blobs[index].size;
+    }
+    pthread_mutex_unlock (&self->lock);
+    return name;
+}
+
+int weir__workspace_add_reduce (weir__workspace *self, const char *name, size_t offset, size_t count,
+                                size_t width, int type, int op)
+{
+    int rc = 0;
+    pthread_mutex_lock (&self->lock);
+    s_blob *b = s_find (self, name);
+    if (!b)
+        rc = -1;
+    else if (offset % width || count > (b->size - (offset < b->size ? offset : b->size)) / width
+             || offset > b->size)
+        rc = -2;
+    else {
+        s_reduce *r = realloc (self->reduce, (self->nreduce + 1) * sizeof *r);
+        char *copy = strdup (name);
+        void *last = malloc (count > 0 ? count * width : 1);
+        if (r)
+            self->reduce = r;
+        if (!r || !copy || !last) {
+            free (copy);
+            free (last);
+            rc = WEIR_ENOMEM;
+        }
+        else {
+            memcpy (last, (char *) b->data + offset, count * width);
+            self->reduce[self->nreduce++] = (s_reduce){copy, offset, count, width, type, op, last};
+        }
+    }
+    pthread_mutex_unlock (&self->lock);
+    return rc;
+}
+
+size_t weir__workspace_reduce_count (weir__workspace *self)
+{
+    pthread_mutex_lock (&self->lock);
+    size_t n = self->nreduce;
+    pthread_mutex_unlock (&self->lock);
+    return n;
+}
+
+const char *weir__workspace_reduce (weir__workspace *self, size_t index, weir__workspace_region *out)
+{
+    const char *name = NULL;
+    pthread_mutex_lock (&self->lock);
+    if (index < self->nreduce) {
+        s_reduce *r = &self->reduce[index];
+        s_blob *b = s_find (self, r->name);
+        name = r->name;
+        out->data = NULL;
+        //  A blob stored anew (weir_blob_store) may have moved or shrunk
+        if (b && r->offset + r->count * r->width <= b->size)
+            out->data = (char *) b->data + r->offset;
+        out->offset = r->offset;
+        out->count = r->count;
+        out->type = r->type;
+        out->op = r->op;
+        out->last = r->last;
     }
     pthread_mutex_unlock (&self->lock);
     return name;

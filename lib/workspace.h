@@ -27,6 +27,27 @@ void *weir__workspace_find (weir__workspace *self, const char *name, size_t *siz
 /*  Create or overwrite blob NAME with a copy of DATA (resume, loading).  */
 int weir__workspace_restore (weir__workspace *self, const char *name, const void *data, size_t size);
 
+/*  COUNT elements of WIDTH bytes at byte OFFSET of blob NAME are one value
+    across the ranks of a job, combined at every epoch boundary by OP over
+    elements of TYPE (numbers the workspace only keeps; the engine gives
+    them meaning).  Its value now is kept as the last one combined.  0, -1
+    when there is no such blob, -2 when the region is not inside it (or
+    OFFSET not a multiple of WIDTH), or WEIR_ENOMEM.  */
+int weir__workspace_add_reduce (weir__workspace *self, const char *name, size_t offset, size_t count,
+                                size_t width, int type, int op);
+
+/*  The regions declared, and each by INDEX: its blob's name, and in *OUT
+    where it is now (data NULL when the blob no longer holds it), what it
+    is, and its last combined value (LAST, COUNT elements, to update).  */
+typedef struct weir__workspace_region {
+    void *data;
+    size_t offset, count;
+    int type, op;
+    void *last;
+} weir__workspace_region;
+size_t weir__workspace_reduce_count (weir__workspace *self);
+const char *weir__workspace_reduce (weir__workspace *self, size_t index, weir__workspace_region *out);
+
 size_t weir__workspace_count (weir__workspace *self);
 /*  Blob INDEX (in creation order): its name, memory and size.  */
 const char *weir__workspace_item (weir__workspace *self, size_t index, void **data, size_t *size);

@@ -28,6 +28,8 @@ struct weir__controller {
     unsigned generation;  //  bumped at each release
     int release;          //  WEIR__GO / STOP / ABORT for the waiting threads
     uint64_t stop_ns;     //  when a stop was first seen (0: not yet)
+    weir__agree_fn *agree;
+    void *agree_arg;
     //  Read by any thread
     _Atomic uint64_t done;
     _Atomic uint64_t pauses, pause_ns, pause_max_ns;
@@ -193,14 +195,21 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
         weir__boundary b = {0};
         b.epoch = self->epoch;
         int exhausted = self->exhausted == self->readers;
+        int stopping = weir__job_stopping (self->job);
+        if (self->agree) {
+            pthread_mutex_unlock (&self->lock);
+            int failed = self->agree (self->agree_arg, self->epoch, &exhausted, &stopping);
+            pthread_mutex_lock (&self->lock);
+            if (failed || self->release == WEIR__ABORT)
+                break;
+        }
         int last_pass = self->pass + 1 >= self->rules.passes;
         b.finished = exhausted && last_pass;
         b.new_pass = exhausted && !last_pass;
         if (b.new_pass)
             self->pass++;
         b.pass = self->pass;
-        b.over =
-            b.finished || weir__job_stopping (self->job) || (self->rules.last && b.epoch >= self->rules.last);
+        b.over = b.finished || stopping || (self->rules.last && b.epoch >= self->rules.last);
         pthread_mutex_unlock (&self->lock);
         if (boundary (arg, &b))
             b.over = 1;
@@ -228,6 +237,12 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
             break;
     }
     pthread_mutex_unlock (&self->lock);
+}
+
+void weir__controller_set_agree (weir__controller *self, weir__agree_fn *agree, void *arg)
+{
+    self->agree = agree;
+    self->agree_arg = arg;
 }
 
 uint64_t weir__controller_epoch (const weir__controller *self)

@@ -45,6 +45,12 @@ typedef struct weir__boundary {
 /*  With the pipe quiescent: 0 to go on, else the callback failed the job.  */
 typedef int (weir__boundary_fn) (void *arg, const weir__boundary *b);
 
+/*  With the pipe quiescent at the end of EPOCH, before the decision: the ranks of a job agree
+    whether all their inputs are exhausted (*EXHAUSTED, in: this rank's)
+    and whether any was asked to stop (*STOPPING), so that every rank
+    decides the same.  0, else the callback failed the job.  */
+typedef int (weir__agree_fn) (void *arg, uint64_t epoch, int *exhausted, int *stopping);
+
 /*  Called every tick while the controller waits (the progress line).  */
 typedef void (weir__tick_fn) (void *arg);
 
@@ -77,6 +83,9 @@ int weir__controller_arrive (weir__controller *self, int exhausted, int *new_pas
     controller waits.  */
 void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, void *arg,
                            weir__tick_fn *tick, void *tick_arg, unsigned tick_ms);
+
+/*  Before weir__controller_run: AGREE runs at every boundary.  */
+void weir__controller_set_agree (weir__controller *self, weir__agree_fn *agree, void *arg);
 
 /*  Wake everything that waits on the controller, for good.  Any thread.  */
 void weir__controller_abort (weir__controller *self);

@@ -18,6 +18,7 @@ typedef struct weir__options {
     uint64_t resume_epoch;
     char *load_blobs_dir;      //  NULL: none
     int64_t load_blobs_epoch;  //  -1: the latest
+    double epoch_timeout;      //  a job of several ranks: the longest wait for the others (0: no limit)
 } weir__options;
 
 #endif

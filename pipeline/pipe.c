@@ -12,6 +12,7 @@
 #include "pipeline/controller.h"
 #include "pipeline/job.h"
 #include "pipeline/options.h"
+#include "pipeline/ranks.h"
 #include "pipeline/runtime.h"
 #include "pipeline/stage.h"
 
@@ -21,6 +22,7 @@ struct weir_pipe {
     char *description;  //  text of the last weir_pipe_parse
     weir__options options;
     weir__controller *controller;  //  made when it runs
+    weir__cluster *cluster;        //  the ranks of the job, known when it runs
     weir_progress_fn *progress;
     void *progress_arg;
     unsigned progress_ms;
@@ -187,13 +189,23 @@ int weir_pipe_run (weir_pipe *self)
     weir__err_init (&err);
     if (weir__build_resolve (&self->stages, &err))
         return weir__job_refuse (&self->job, &err);
+    //  The shape keeps a writer's path as written, "{rank}" included, so
+    //  that a job may resume with another number of ranks
     char *shape = weir__build_shape (&self->stages);
+    if (!shape)
+        return s_refuse (self, WEIR_ENOMEM, "out of memory");
+    if (weir__cluster_get (&self->cluster, &err)
+        || weir__ranks_apply (&self->stages, weir__cluster_rank (self->cluster),
+                              weir__cluster_size (self->cluster), &err)) {
+        free (shape);
+        return weir__job_refuse (&self->job, &err);
+    }
     weir__epoch_rules rules = {
         self->options.epoch_records,   self->options.epoch_seconds, self->options.max_epochs,
         self->stages.items[0]->passes, self->options.stop_timeout,
     };
     self->controller = weir__controller_new (&self->job, &rules);
-    if (!shape || !self->controller) {
+    if (!self->controller) {
         free (shape);
         return s_refuse (self, WEIR_ENOMEM, "out of memory");
     }
@@ -204,6 +216,7 @@ int weir_pipe_run (weir_pipe *self)
         .description = self->description,
         .shape = shape,
         .controller = self->controller,
+        .cluster = self->cluster,
         .tick = self->progress ? s_tick : NULL,
         .tick_arg = self,
         .tick_ms = self->progress_ms,
@@ -223,6 +236,25 @@ void weir_pipe_stop (weir_pipe *self)
 void weir_pipe_abort (weir_pipe *self)
 {
     weir__job_abort (&self->job);
+}
+
+void weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds)
+{
+    self->options.epoch_timeout = seconds > 0 ? seconds : 0;
+}
+
+int weir_pipe_rank (const weir_pipe *self, int *ranks)
+{
+    if (self && self->cluster) {
+        if (ranks)
+            *ranks = weir__cluster_size (self->cluster);
+        return weir__cluster_rank (self->cluster);
+    }
+    //  Not run yet: what the launcher says, without starting MPI
+    int rank, size = weir__cluster_launched (&rank);
+    if (ranks)
+        *ranks = size;
+    return rank;
 }
 
 void weir_pipe_set_stop_timeout (weir_pipe *self, double seconds)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
 #include "lib/clock.h"
 #include "lib/pack.h"
 #include "lib/scan.h"
@@ -143,6 +144,36 @@ int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t 
     assert (st && name && (data || !size));
     if (weir__workspace_restore (st->stage->workspace, name, data, size))
         return weir_fail (st, "out of memory storing blob '%s' of %zu bytes", name, size);
+    return 0;
+}
+
+int weir_blob_reduce (weir_stage *st, const char *name, size_t offset, size_t count, weir_reduce_type type,
+                      weir_reduce_op op)
+{
+    assert (st && name);
+    //  The public values are the cluster's, in the same order
+    _Static_assert((int) WEIR_REDUCE_FLOAT64 == (int) WEIR__REDUCE_F64
+                       && (int) WEIR_REDUCE_INT64 == (int) WEIR__REDUCE_I64
+                       && (int) WEIR_REDUCE_MEAN == (int) WEIR__REDUCE_MEAN
+                       && (int) WEIR_REDUCE_MAX == (int) WEIR__REDUCE_MAX,
+                   "reduce codes");
+    if ((unsigned) type > WEIR_REDUCE_INT64 || (unsigned) op > WEIR_REDUCE_MAX)
+        return weir_fail (st, "weir_blob_reduce: blob '%s': unknown type %d or operation %d", name,
+                          (int) type, (int) op);
+    size_t width = type == WEIR_REDUCE_FLOAT32 ? 4 : 8;
+    int rc =
+        weir__workspace_add_reduce (st->stage->workspace, name, offset, count, width, (int) type, (int) op);
+    if (rc == -1)
+        return weir_fail (st, "weir_blob_reduce: there is no blob '%s' (create it with weir_blob first)",
+                          name);
+    if (rc == -2)
+        return weir_fail (
+            st,
+            "weir_blob_reduce: blob '%s': %zu elements of %zu bytes from byte %zu are not inside "
+            "it, or %zu is not a multiple of %zu",
+            name, count, width, offset, offset, width);
+    if (rc)
+        return weir_fail (st, "out of memory");
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #ifndef WEIR_RECOVERY_H_INCLUDED
 #define WEIR_RECOVERY_H_INCLUDED
 
+#include "cluster/cluster.h"
 #include "lib/workspace.h"
 #include "pipeline/controller.h"
 #include "pipeline/job.h"
@@ -25,7 +26,8 @@ typedef struct weir__recovery weir__recovery;
     an error (a directory that holds checkpoints without --resume, a
     checkpoint of another pipeline, a corrupt one).  */
 int weir__recovery_new (const weir__options *options, weir__stages *stages, const char *description,
-                        const char *shape, weir__job *job, weir__recovery **out, weir__err *err);
+                        const char *shape, weir__job *job, weir__cluster *cluster, weir__recovery **out,
+                        weir__err *err);
 void weir__recovery_destroy (weir__recovery **self_p);
 
 /*  The job's blobs, shared by every stage.  */
@@ -63,6 +65,11 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err);
     the recovery): commit the writers, rewind the reader for a new pass,
     save the checkpoint.  0, or 1 when it failed the job.  */
 int weir__recovery_commit (void *self, const weir__boundary *b);
+
+/*  The ranks of a job agree how an epoch ends (a weir__agree_fn, ARG the
+    recovery): they wait for each other there, and the watchdog
+    (--epoch-timeout) names those that do not come.  */
+int weir__recovery_agree (void *arg, uint64_t epoch, int *exhausted, int *stopping);
 
 /*  Wait for the last checkpoint write; its failure is the job's.  */
 int weir__recovery_finish (weir__recovery *self, weir__err *err);

@@ -266,7 +266,8 @@ int weir__runtime_run (const weir__run *run)
     weir__err_init (&err);
     weir__recovery *recovery = NULL;
     if (s_open_reader (run, &err)
-        || weir__recovery_new (run->options, stages, run->description, run->shape, job, &recovery, &err)) {
+        || weir__recovery_new (run->options, stages, run->description, run->shape, job, run->cluster,
+                               &recovery, &err)) {
         s_close_stage (stages->items[0]);
         weir__recovery_destroy (&recovery);
         return weir__job_refuse (job, &err);
@@ -289,6 +290,8 @@ int weir__runtime_run (const weir__run *run)
             goto failed;
     if (weir__recovery_begin (recovery, &err))
         goto failed;
+    if (weir__cluster_size (run->cluster) > 1)
+        weir__controller_set_agree (run->controller, weir__recovery_agree, recovery);
     unsigned threads = 0;
     for (size_t i = 0; i < stages->count; i++)
         threads += stages->items[i]->threads;

@@ -95,6 +95,15 @@ struct weir__stage {
     _Atomic uint64_t truncations;                 //  followed files found truncated in place
     uint64_t base_rejected;                       //  from the resumed checkpoint
 
+    //  Its share of a job of several ranks (pipeline/ranks.h)
+    unsigned rank, ranks;  //  a reader reads shard i when i % ranks == rank
+    char *path_template;   //  a writer's path= with "{rank}", or NULL
+    unsigned slots;        //  a writer's outputs: one per rank that ever wrote
+    //  [slots] the committed state of each output this rank holds: its
+    //  own, and those of ranks gone since the checkpoint it resumed from
+    char (*slot_committed)[WEIR__WRITER_STATE_MAX];
+    unsigned char *slot_held;  //  [slots] which of them this rank holds
+
     //  Where it runs (the runtime)
     weir__job *job;
     struct weir__controller *controller;

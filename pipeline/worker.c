@@ -26,6 +26,9 @@ static size_t s_take_shard (weir__stage *stage)
         size_t i = atomic_fetch_add (&stage->next_shard, 1);
         if (i >= stage->shards.count)
             return SIZE_MAX;
+        //  Another rank's shard
+        if (stage->ranks > 1 && i % stage->ranks != stage->rank)
+            continue;
         if (stage->offsets[i] < stage->shards.items[i].end)
             return i;
     }

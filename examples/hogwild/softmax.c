@@ -35,6 +35,7 @@
 
     Build: cc -shared -fPIC $(pkg-config --cflags weir) softmax.c model.c -o softmax.so  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -169,6 +170,22 @@ static void s_randomize (model_blob *m, unsigned classes, uint64_t seed)
         }
 }
 
+//  In a job of several ranks (mpirun), every rank trains its own copy of
+//  the model between epoch boundaries; at each boundary the weights and
+//  biases become their mean over the ranks (model averaging) and the step
+//  counter counts every rank's examples.  Nothing changes on one rank.
+static int s_share (weir_stage *st, s_state *self, model_blob *m)
+{
+    if (self->eval)
+        return 0;
+    size_t floats = ((size_t) m->dim + 1) * m->row;
+    if (weir_blob_reduce (st, self->blob, MODEL_HEADER_BYTES, floats, WEIR_REDUCE_FLOAT32, WEIR_REDUCE_MEAN)
+        || weir_blob_reduce (st, self->blob, offsetof (model_blob, step), 1, WEIR_REDUCE_INT64,
+                             WEIR_REDUCE_SUM))
+        return -1;
+    return 0;
+}
+
 //  Make the model for DIM rows (lock held): a new blob, laid out.
 static model_blob *s_make (weir_stage *st, s_state *self, size_t dim)
 {
@@ -193,6 +210,8 @@ static model_blob *s_make (weir_stage *st, s_state *self, size_t dim)
     }
     if (self->seed)
         s_randomize (m, self->cfg.classes, self->seed);
+    if (s_share (st, self, m))
+        return NULL;
     self->bytes = bytes;
     atomic_store_explicit (&self->model, m, memory_order_release);
     return m;
@@ -217,6 +236,8 @@ static int s_adopt (weir_stage *st, s_state *self, void *mem, size_t size)
     int rc = model_check (mem, size, &self->cfg);
     if (rc)
         return weir_fail (st, "blob '%s': %s", self->blob, model_strerror (rc));
+    if (s_share (st, self, (model_blob *) mem))
+        return -1;
     self->bytes = size;
     atomic_store_explicit (&self->model, (model_blob *) mem, memory_order_release);
     return 0;

@@ -112,6 +112,29 @@ WEIR_EXPORT void *weir_blob (weir_stage *st, const char *name, size_t size);
 WEIR_EXPORT const void *weir_blob_find (weir_stage *st, const char *name, size_t *size);
 WEIR_EXPORT int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t size);
 
+/*  A job of several ranks (mpirun -n N weir run ...) runs one pipe per
+    rank, each with its own workspace.  weir_blob_reduce makes COUNT
+    elements of TYPE from byte OFFSET of blob NAME (created first) one
+    value for the job: at every epoch boundary, with every rank's pipe
+    quiescent, the region becomes on every rank
+      WEIR_REDUCE_SUM   its value at the last boundary plus what every rank
+                        added since: a counter or a total counts each
+                        rank's additions once (caffe2's summed totals)
+      WEIR_REDUCE_MEAN  the mean over the ranks (periodic model averaging,
+                        as local SGD does)
+      WEIR_REDUCE_MIN, WEIR_REDUCE_MAX   element by element
+    so the checkpoint holds one value.  What is not declared stays each
+    rank's own, and the checkpoint keeps rank 0's.  Declare regions in open
+    or init, alike on every rank, while the blob holds the same value
+    everywhere (as init or a resume leaves it); several regions of one blob
+    may be declared.  In a job of one rank this changes nothing.  0 or -1
+    (with the job's error set): no such blob, a region outside it, or an
+    OFFSET that is not a multiple of the element's size.  */
+typedef enum { WEIR_REDUCE_FLOAT32, WEIR_REDUCE_FLOAT64, WEIR_REDUCE_INT64 } weir_reduce_type;
+typedef enum { WEIR_REDUCE_SUM, WEIR_REDUCE_MEAN, WEIR_REDUCE_MIN, WEIR_REDUCE_MAX } weir_reduce_op;
+WEIR_EXPORT int weir_blob_reduce (weir_stage *st, const char *name, size_t offset, size_t count,
+                                  weir_reduce_type type, weir_reduce_op op);
+
 /*  Publish a named value for people watching the job: a training loss, an
     accuracy.  The progress line and the --stats JSON show it with the
     stage.  weir_metric_set replaces the value (the last setter wins, from

@@ -233,7 +233,9 @@ typedef enum weir_checkpoint_section {
 #define WEIR_META_VERSION "version"           /*  the weir that wrote it  */
 #define WEIR_META_RECORDS_IN "records_in:"
 #define WEIR_META_RECORDS_OUT "records_out:"
-#define WEIR_META_REJECTED "rejected:" /*  bad records skipped, per stage, over all runs  */
+#define WEIR_META_REJECTED "rejected:"    /*  bad records skipped, per stage, over all runs  */
+#define WEIR_META_RANKS "ranks"           /*  the ranks of the run that wrote it (mpirun -n)  */
+#define WEIR_META_GENERATION "generation" /*  the runs of the job so far, counting the one that wrote it  */
 
 WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
 WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
@@ -355,6 +357,23 @@ WEIR_EXPORT double weir_pipe_wall_seconds (const weir_pipe *self);
 typedef void (weir_progress_fn) (weir_pipe *pipe, void *arg, int final);
 WEIR_EXPORT void weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg,
                                          unsigned interval_ms);
+
+/*  Jobs of several ranks.  Started by mpirun (or srun) in a weir built
+    with MPI, each process runs rank R of N: it reads the shards i with
+    i mod N == R, writes its own outputs ("{rank}" in a writer's path= is
+    R), and meets the other ranks at every epoch boundary, where rank 0
+    writes the one checkpoint of the job.  This process's rank, and the
+    job's ranks into *RANKS (may be NULL): known for sure once the pipe
+    runs (from the progress callback on); before, what the launcher's
+    environment says (SELF may then be NULL).  A process started otherwise
+    is rank 0 of 1.  */
+WEIR_EXPORT int weir_pipe_rank (const weir_pipe *self, int *ranks);
+
+/*  A job of several ranks: how long a rank waits at an epoch boundary for
+    the others (SECONDS; 0, the default, waits for ever).  Past it the job
+    is aborted on every rank, rank 0 naming the ranks that did not come
+    (stopped, hung, or cut off).  */
+WEIR_EXPORT void weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,289 @@
+/*  cluster/mpi.c - ranks and collectives through MPI.  */
+#include "config.h"
+#include "cluster/mpi.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cluster/cluster.h"
+#include "lib/clock.h"
+
+#define S_TAG_ARRIVE 7001
+#define S_TAG_RELEASE 7002
+
+static int s_rank, s_size;
+static unsigned s_barriers;  //  numbers each barrier's messages
+
+int weir__mpi_launched (int *rank)
+{
+    //  Open MPI's mpirun, MPICH's Hydra, Slurm's srun with PMIx (which
+    //  says the size in Slurm's own words)
+    static const char *const vars[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
+                                          {"PMI_SIZE", "PMI_RANK"},
+                                          {"SLURM_NTASKS", "PMIX_RANK"}};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *size = getenv (vars[i][0]), *r = getenv (vars[i][1]);
+        if (size && r && atoi (size) > 0) {
+            *rank = atoi (r);
+            return atoi (size);
+        }
+    }
+    *rank = 0;
+    return 0;
+}
+
+//  At exit: a rank that ends well finalises (every rank ends at the same
+//  epoch, so they all do); one that fails takes the job down with it, or
+//  the others would wait for it at the next boundary.
+static void s_exit (int status, void *arg)
+{
+    (void) arg;
+    int finalized = 0;
+    MPI_Finalized (&finalized);
+    if (finalized)
+        return;
+    if (status != 0)
+        MPI_Abort (MPI_COMM_WORLD, status);
+    else
+        MPI_Finalize ();
+}
+
+int weir__mpi_init (int *rank, int *size, weir__err *err)
+{
+    int initialized = 0;
+    MPI_Initialized (&initialized);
+    if (!initialized) {
+        int provided = 0;
+        if (MPI_Init_thread (NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+            return weir__err_set (err, WEIR_ESYSTEM, "MPI could not be initialised");
+        if (provided < MPI_THREAD_SERIALIZED) {
+            MPI_Abort (MPI_COMM_WORLD, 1);
+            return weir__err_set (err, WEIR_ESYSTEM, "MPI offers no MPI_THREAD_SERIALIZED");
+        }
+        //  Errors come back as codes, to be said with the job's words
+        MPI_Comm_set_errhandler (MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_rank (MPI_COMM_WORLD, &s_rank);
+        MPI_Comm_size (MPI_COMM_WORLD, &s_size);
+        on_exit (s_exit, NULL);
+    }
+    *rank = s_rank;
+    *size = s_size;
+    return 0;
+}
+
+static int s_mpi_error (int rc, const char *what, weir__err *err)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string (rc, text, &len) != MPI_SUCCESS)
+        snprintf (text, sizeof text, "error %d", rc);
+    return weir__err_set (err, WEIR_ESYSTEM, "rank %d: %s: MPI failed: %s", s_rank, what, text);
+}
+
+//  Wait for REQS[0, N) to complete, sleeping between tests: from 50 us
+//  up to 2 ms, so that a quick collective stays quick and a long wait
+//  costs no CPU.  0, 1 at DEADLINE_NS (DONE[i] then says which completed;
+//  may be NULL), or an MPI error code.
+static int s_wait (MPI_Request *reqs, int n, int *done, uint64_t deadline_ns)
+{
+    long nap = 50000;
+    for (;;) {
+        int all = 1;
+        for (int i = 0; i < n; i++) {
+            if (done && done[i])
+                continue;
+            int flag = 0;
+            int rc = MPI_Test (&reqs[i], &flag, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            if (flag && done)
+                done[i] = 1;
+            if (!flag)
+                all = 0;
+        }
+        if (all)
+            return 0;
+        if (deadline_ns && weir__now_ns () >= deadline_ns)
+            return 1;
+        struct timespec ts = {0, nap};
+        nanosleep (&ts, NULL);
+        if (nap < 2000000)
+            nap *= 2;
+    }
+}
+
+static uint64_t s_deadline (double timeout)
+{
+    return timeout > 0 ? weir__now_ns () + (uint64_t) (timeout * 1e9) : 0;
+}
+
+static int s_late (double timeout, const char *what, weir__err *err)
+{
+    return weir__err_set (err, WEIR_ESYSTEM,
+                          "rank %d: %s: no answer within %g s (--epoch-timeout); ended the job on every rank",
+                          s_rank, what, timeout);
+}
+
+static int s_collective (MPI_Request *req, double timeout, const char *what, weir__err *err)
+{
+    int rc = s_wait (req, 1, NULL, s_deadline (timeout));
+    if (rc == 1)
+        return s_late (timeout, what, err);
+    return rc ? s_mpi_error (rc, what, err) : 0;
+}
+
+//  Everyone tells rank 0 it arrived, rank 0 releases everyone: rank 0
+//  knows who is late, which MPI_Ibarrier would not say.
+int weir__mpi_barrier (double timeout, const char *what, weir__err *err)
+{
+    int tag = S_TAG_ARRIVE, n = s_size - 1;
+    char token = (char) s_barriers++;
+    uint64_t deadline = s_deadline (timeout);
+    if (s_rank != 0) {
+        MPI_Request reqs[2];
+        char got = 0;
+        int rc = MPI_Isend (&token, 1, MPI_CHAR, 0, tag, MPI_COMM_WORLD, &reqs[0]);
+        if (!rc)
+            rc = MPI_Irecv (&got, 1, MPI_CHAR, 0, S_TAG_RELEASE, MPI_COMM_WORLD, &reqs[1]);
+        if (!rc)
+            rc = s_wait (reqs, 2, NULL, deadline);
+        if (rc == 1)
+            return weir__err_set (err, WEIR_ESYSTEM,
+                                  "rank %d: %s: rank 0 did not release the ranks within %g s (--epoch-timeout); "
+                                  "rank 0 names the ranks it waited for",
+                                  s_rank, what, timeout);
+        return rc ? s_mpi_error (rc, what, err) : 0;
+    }
+    if (n == 0)
+        return 0;
+    MPI_Request *reqs = calloc ((size_t) n, sizeof *reqs);
+    char *got = calloc ((size_t) n, 1);
+    int *done = calloc ((size_t) n, sizeof *done);
+    if (!reqs || !got || !done) {
+        free (reqs), free (got), free (done);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    int rc = 0;
+    for (int r = 1; r <= n && !rc; r++)
+        rc = MPI_Irecv (&got[r - 1], 1, MPI_CHAR, r, tag, MPI_COMM_WORLD, &reqs[r - 1]);
+    if (!rc)
+        rc = s_wait (reqs, n, done, deadline);
+    if (rc == 1) {
+        char late[512] = "";
+        size_t used = 0, named = 0, missing = 0;
+        for (int r = 1; r <= n; r++) {
+            if (done[r - 1])
+                continue;
+            missing++;
+            if (used + 16 < sizeof late && named < 32) {
+                used += (size_t) snprintf (late + used, sizeof late - used, "%s%d", named ? ", " : "", r);
+                named++;
+            }
+        }
+        if (missing > named)
+            snprintf (late + used, sizeof late - used, " and %zu more", missing - named);
+        rc = weir__err_set (err, WEIR_ESYSTEM,
+                            "rank 0: %s: waited %g s (--epoch-timeout) for rank%s %s of %d, which did not "
+                            "arrive; ended the job on every rank",
+                            what, timeout, missing > 1 ? "s" : "", late, s_size);
+    }
+    else if (rc)
+        rc = s_mpi_error (rc, what, err);
+    else {
+        //  Released: the sends are tiny and the receivers wait for them
+        for (int r = 1; r <= n && !rc; r++)
+            rc = MPI_Isend (&token, 1, MPI_CHAR, r, S_TAG_RELEASE, MPI_COMM_WORLD, &reqs[r - 1]);
+        if (!rc)
+            rc = s_wait (reqs, n, NULL, 0);
+        if (rc)
+            rc = s_mpi_error (rc, what, err);
+    }
+    free (reqs), free (got), free (done);
+    return rc;
+}
+
+int weir__mpi_bcast (char **buf, size_t *len, double timeout, const char *what, weir__err *err)
+{
+    uint64_t n = s_rank == 0 ? (uint64_t) *len : 0;
+    MPI_Request req;
+    int rc = MPI_Ibcast (&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req);
+    if (rc || (rc = s_collective (&req, timeout, what, err)))
+        return rc > 0 ? s_mpi_error (rc, what, err) : rc;
+    if (n > INT_MAX)
+        return weir__err_set (err, WEIR_ESYSTEM, "%s: %" PRIu64 " bytes, more than MPI sends at once", what, n);
+    if (s_rank != 0) {
+        if (!(*buf = malloc (n ? n : 1)))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        *len = n;
+    }
+    rc = MPI_Ibcast (*buf, (int) n, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+    if (rc || (rc = s_collective (&req, timeout, what, err)))
+        return rc > 0 ? s_mpi_error (rc, what, err) : rc;
+    return 0;
+}
+
+int weir__mpi_gather (const char *buf, size_t len, char **all, size_t *lens, double timeout, const char *what,
+                      weir__err *err)
+{
+    if (len > INT_MAX)
+        return weir__err_set (err, WEIR_ESYSTEM, "%s: %zu bytes, more than MPI sends at once", what, len);
+    int mine = (int) len;
+    int *counts = NULL, *displs = NULL;
+    if (s_rank == 0 && (!(counts = calloc ((size_t) s_size, sizeof *counts))
+                        || !(displs = calloc ((size_t) s_size, sizeof *displs)))) {
+        free (counts);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    MPI_Request req;
+    int rc = MPI_Igather (&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+    if (rc || (rc = s_collective (&req, timeout, what, err)))
+        goto done;
+    size_t total = 0;
+    if (s_rank == 0) {
+        for (int r = 0; r < s_size; r++) {
+            if (total + (size_t) counts[r] > INT_MAX) {
+                rc = weir__err_set (err, WEIR_ESYSTEM, "%s: more than MPI gathers at once", what);
+                goto done;
+            }
+            displs[r] = (int) total;
+            lens[r] = (size_t) counts[r];
+            total += (size_t) counts[r];
+        }
+        if (!(*all = malloc (total ? total : 1))) {
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+    rc = MPI_Igatherv (buf, mine, MPI_BYTE, s_rank == 0 ? *all : NULL, counts, displs, MPI_BYTE, 0,
+                       MPI_COMM_WORLD, &req);
+    if (!rc)
+        rc = s_collective (&req, timeout, what, err);
+done:
+    free (counts);
+    free (displs);
+    return rc > 0 ? s_mpi_error (rc, what, err) : rc;
+}
+
+int weir__mpi_allreduce (void *data, size_t count, int type, int op, double timeout, const char *what,
+                         weir__err *err)
+{
+    MPI_Datatype t = type == WEIR__REDUCE_F32 ? MPI_FLOAT : type == WEIR__REDUCE_F64 ? MPI_DOUBLE : MPI_INT64_T;
+    MPI_Op o = op == WEIR__REDUCE_MIN ? MPI_MIN : op == WEIR__REDUCE_MAX ? MPI_MAX : MPI_SUM;
+    size_t width = type == WEIR__REDUCE_F32 ? 4 : 8;
+    //  MPI counts in int: a larger array goes in pieces
+    for (size_t at = 0; at < count;) {
+        size_t n = count - at < (size_t) INT_MAX ? count - at : (size_t) INT_MAX;
+        MPI_Request req;
+        int rc = MPI_Iallreduce (MPI_IN_PLACE, (char *) data + at * width, (int) n, t, o, MPI_COMM_WORLD, &req);
+        if (rc || (rc = s_collective (&req, timeout, what, err)))
+            return rc > 0 ? s_mpi_error (rc, what, err) : rc;
+        at += n;
+    }
+    return 0;
+}
