@@ -16,9 +16,31 @@
 
 #define S_TAG_ARRIVE 7001
 #define S_TAG_RELEASE 7002
+#define S_TAG_PING 7003
+#define S_TAG_PONG 7004
 
 static int s_rank, s_size;
 static unsigned s_barriers;  //  numbers each barrier's messages
+
+//  Ranks other than 0 answer rank 0's pings while they wait: when a
+//  collective times out, rank 0 asks who is there, and names who is not.
+static MPI_Request s_ping = MPI_REQUEST_NULL;
+static char s_ping_buf, s_pong_buf;
+
+static void s_answer_pings (void)
+{
+    if (s_rank == 0)
+        return;
+    int flag = 0;
+    if (s_ping != MPI_REQUEST_NULL && MPI_Test (&s_ping, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag) {
+        MPI_Request pong;
+        if (MPI_Isend (&s_pong_buf, 1, MPI_CHAR, 0, S_TAG_PONG, MPI_COMM_WORLD, &pong) == MPI_SUCCESS)
+            MPI_Request_free (&pong);
+        s_ping = MPI_REQUEST_NULL;
+    }
+    if (s_ping == MPI_REQUEST_NULL)
+        MPI_Irecv (&s_ping_buf, 1, MPI_CHAR, 0, S_TAG_PING, MPI_COMM_WORLD, &s_ping);
+}
 
 int weir__mpi_launched (int *rank)
 {
@@ -48,6 +70,10 @@ static void s_exit (int status, void *arg)
     MPI_Finalized (&finalized);
     if (finalized)
         return;
+    if (s_ping != MPI_REQUEST_NULL) {
+        MPI_Cancel (&s_ping);
+        MPI_Wait (&s_ping, MPI_STATUS_IGNORE);
+    }
     if (status != 0)
         MPI_Abort (MPI_COMM_WORLD, status);
     else
@@ -94,6 +120,7 @@ static int s_wait (MPI_Request *reqs, int n, int *done, uint64_t deadline_ns)
 {
     long nap = 50000;
     for (;;) {
+        s_answer_pings ();
         int all = 1;
         for (int i = 0; i < n; i++) {
             if (done && done[i])
@@ -118,16 +145,71 @@ static int s_wait (MPI_Request *reqs, int n, int *done, uint64_t deadline_ns)
     }
 }
 
+//  Rank 0 gives up first, so that it has the time to name the ranks it
+//  waited for before any rank's exit aborts the job
+#define S_GRACE_NS 3000000000u
+
 static uint64_t s_deadline (double timeout)
 {
-    return timeout > 0 ? weir__now_ns () + (uint64_t) (timeout * 1e9) : 0;
+    if (timeout <= 0)
+        return 0;
+    return weir__now_ns () + (uint64_t) (timeout * 1e9) + (s_rank ? S_GRACE_NS : 0);
 }
 
+//  "2, 5 and 3 more" for the ranks whose DONE[r - 1] is 0, into OUT;
+//  how many.
+static size_t s_list (const int *done, char *out, size_t size)
+{
+    size_t used = 0, named = 0, missing = 0;
+    out[0] = '\0';
+    for (int r = 1; r < s_size; r++) {
+        if (done[r - 1])
+            continue;
+        missing++;
+        if (used + 16 < size && named < 32) {
+            used += (size_t) snprintf (out + used, size - used, "%s%d", named ? ", " : "", r);
+            named++;
+        }
+    }
+    if (missing > named)
+        snprintf (out + used, size - used, " and %zu more", missing - named);
+    return missing;
+}
+
+//  A collective timed out.  Rank 0 pings every rank and names those that
+//  do not answer within a second (stopped, hung, cut off, or still busy
+//  in their epoch); the others say they waited.
 static int s_late (double timeout, const char *what, weir__err *err)
 {
-    return weir__err_set (err, WEIR_ESYSTEM,
-                          "rank %d: %s: no answer within %g s (--epoch-timeout); ended the job on every rank",
-                          s_rank, what, timeout);
+    int n = s_size - 1;
+    MPI_Request *reqs = s_rank == 0 ? calloc ((size_t) n * 2, sizeof *reqs) : NULL;
+    int *done = s_rank == 0 ? calloc ((size_t) n * 2, sizeof *done) : NULL;
+    char *pongs = s_rank == 0 ? calloc ((size_t) n, 1) : NULL;
+    if (s_rank != 0 || !reqs || !done || !pongs) {
+        free (reqs), free (done), free (pongs);
+        return weir__err_set (err, WEIR_ESYSTEM,
+                              "rank %d: %s: no answer within %g s (--epoch-timeout); ended the job on every rank"
+                              "%s",
+                              s_rank, what, timeout, s_rank ? "; rank 0 names the ranks it waited for" : "");
+    }
+    char ping = 0;
+    for (int r = 1; r <= n; r++) {
+        MPI_Irecv (&pongs[r - 1], 1, MPI_CHAR, r, S_TAG_PONG, MPI_COMM_WORLD, &reqs[r - 1]);
+        MPI_Isend (&ping, 1, MPI_CHAR, r, S_TAG_PING, MPI_COMM_WORLD, &reqs[n + r - 1]);
+    }
+    s_wait (reqs, n, done, weir__now_ns () + 1000000000u);
+    char late[512];
+    size_t missing = s_list (done, late, sizeof late);
+    int rc = missing ? weir__err_set (err, WEIR_ESYSTEM,
+                                      "rank 0: %s: waited %g s (--epoch-timeout) for rank%s %s of %d, which did not "
+                                      "answer; ended the job on every rank",
+                                      what, timeout, missing > 1 ? "s" : "", late, s_size)
+                     : weir__err_set (err, WEIR_ESYSTEM,
+                                      "rank 0: %s: no answer within %g s (--epoch-timeout), though every rank "
+                                      "answers; ended the job on every rank",
+                                      what, timeout);
+    free (reqs), free (done), free (pongs);
+    return rc;
 }
 
 static int s_collective (MPI_Request *req, double timeout, const char *what, weir__err *err)
@@ -175,19 +257,8 @@ int weir__mpi_barrier (double timeout, const char *what, weir__err *err)
     if (!rc)
         rc = s_wait (reqs, n, done, deadline);
     if (rc == 1) {
-        char late[512] = "";
-        size_t used = 0, named = 0, missing = 0;
-        for (int r = 1; r <= n; r++) {
-            if (done[r - 1])
-                continue;
-            missing++;
-            if (used + 16 < sizeof late && named < 32) {
-                used += (size_t) snprintf (late + used, sizeof late - used, "%s%d", named ? ", " : "", r);
-                named++;
-            }
-        }
-        if (missing > named)
-            snprintf (late + used, sizeof late - used, " and %zu more", missing - named);
+        char late[512];
+        size_t missing = s_list (done, late, sizeof late);
         rc = weir__err_set (err, WEIR_ESYSTEM,
                             "rank 0: %s: waited %g s (--epoch-timeout) for rank%s %s of %d, which did not "
                             "arrive; ended the job on every rank",

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 static const char *const s_points[] = {
-    "readers-stopped",      "pipe-drained",        "writers-synced",  "blobs-copied",
+    "readers-stopped",      "pipe-drained",        "writers-synced",  "blobs-copied", "ranks-prepared",
     "before-leveldb-write", "after-leveldb-write", "readers-resumed", NULL,
 };
 

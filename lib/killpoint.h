@@ -17,6 +17,9 @@
       writers-synced        every writer committed (flushed and fsynced)
       blobs-copied          --async-checkpoint: the blobs were copied to
                             staging, the write is not yet handed over
+      ranks-prepared        a job of several ranks: every rank committed
+                            its writers and sent its part to rank 0,
+                            which has not written the checkpoint (rank 0)
       before-leveldb-write  the checkpoint's batch is built, not written
       after-leveldb-write   the synced LevelDB write returned
       readers-resumed       the threads were released into the next epoch

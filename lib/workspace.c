@@ -225,3 +225,15 @@ const char *weir__workspace_reduce (weir__workspace *self, size_t index, weir__w
     pthread_mutex_unlock (&self->lock);
     return name;
 }
+
+void weir__workspace_reduce_rebase (weir__workspace *self)
+{
+    pthread_mutex_lock (&self->lock);
+    for (size_t i = 0; i < self->nreduce; i++) {
+        s_reduce *r = &self->reduce[i];
+        s_blob *b = s_find (self, r->name);
+        if (b && r->offset + r->count * r->width <= b->size)
+            memcpy (r->last, (char *) b->data + r->offset, r->count * r->width);
+    }
+    pthread_mutex_unlock (&self->lock);
+}

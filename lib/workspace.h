@@ -46,6 +46,10 @@ typedef struct weir__workspace_region {
     void *last;
 } weir__workspace_region;
 size_t weir__workspace_reduce_count (weir__workspace *self);
+
+/*  Every region's value now becomes its last combined one (when the run
+    starts, after init set the blobs).  */
+void weir__workspace_reduce_rebase (weir__workspace *self);
 const char *weir__workspace_reduce (weir__workspace *self, size_t index, weir__workspace_region *out);
 
 size_t weir__workspace_count (weir__workspace *self);

@@ -497,6 +497,8 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
 {
     //  The stages took their state: what is left of the checkpoint goes
     weir__resume_destroy (&self->resume);
+    //  What ranks add to a summed blob counts from here, after init
+    weir__workspace_reduce_rebase (self->workspace);
     if (!self->options->checkpoint_dir)
         return 0;
     const weir__options *o = self->options;

@@ -4,10 +4,14 @@
 
     Properties: blob=NAME (default total), slots=N int64 slots (default 1;
     record v goes to slot v % N), init=V the value init puts in every slot
-    on a fresh start (default: leave the blob as it is).  Updates are lock-free relaxed atomic
-    adds, as in hogwild training.  */
+    on a fresh start (default: leave the blob as it is), reduce=sum, mean,
+    min or max: in a job of several ranks, the slots are one value for the
+    job, combined so at every epoch boundary (weir_blob_reduce; default:
+    each rank's own).  Updates are lock-free relaxed atomic adds, as in
+    hogwild training.  */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <weir/plugin.h>
 
 typedef struct {
@@ -29,6 +33,19 @@ static int acc_open (weir_stage *st, void **state)
     if (!self->slots) {
         free (self);
         return -1;
+    }
+    const char *reduce = weir_prop (st, "reduce", NULL);
+    if (reduce) {
+        static const char *const ops[] = {"sum", "mean", "min", "max", NULL};
+        int op = 0;
+        while (ops[op] && strcmp (ops[op], reduce) != 0)
+            op++;
+        if (!ops[op]
+            || weir_blob_reduce (st, weir_prop (st, "blob", "total"), 0, self->count, WEIR_REDUCE_INT64,
+                                 (weir_reduce_op) op)) {
+            free (self);
+            return ops[op] ? -1 : weir_fail (st, "reduce= is sum, mean, min or max, not '%s'", reduce);
+        }
     }
     *state = self;
     return 0;

@@ -1,0 +1,203 @@
+#!/bin/sh
+# tests/cli_mpi.sh - jobs of several ranks under mpirun (Open MPI).
+#
+# 1 to 4 ranks on this machine (--oversubscribe --bind-to none): the union
+# of the ranks' outputs is the input, once; {rank} paths and what a job of
+# several ranks refuses; SIGKILL of one rank at random instants, resumed
+# with a random rank count each time; kill points on the way of the global
+# commit (a rank prepared, all prepared, committed); a summed blob that
+# ends where one rank would have ended it; one rank's failure ending the
+# job with its message; the epoch watchdog naming a stopped rank.
+. "$(dirname "$0")/lib.sh"
+
+if [ "${WEIR_MPI:-no}" != yes ]; then
+    echo "skipped: this weir was configured without MPI (install openmpi-bin libopenmpi-dev)"
+    exit 77
+fi
+: "${MPIRUN:?MPIRUN must name mpirun}"
+# Open MPI refuses root without these; ranks outnumber the cores here, and
+# binding would pin every rank and its threads to one core
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+# No network beyond this machine in a test, and no warnings about it
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export OMPI_MCA_btl_base_warn_component_unused=0
+# Sanitizer builds: MPI's own allocations live until exit by design
+export LSAN_OPTIONS="suppressions=$TOP_SRCDIR/tests/lsan.supp ${LSAN_OPTIONS:-}"
+
+seed=${FAULT_SEED:-$$}
+echo "seed=$seed (FAULT_SEED=$seed replays this run)"
+# rnd N: a pseudo-random number in 0..N-1, from the seed
+rnd_state=$seed
+rnd () {
+    rnd_state=$(((rnd_state * 1103515245 + 12345) % 2147483648))
+    echo $(((rnd_state / 65536) % $1))
+}
+
+mpi () {
+    n=$1
+    shift
+    "$MPIRUN" -n "$n" "$@"
+}
+
+# exact DIR N: the union of DIR/out-*.txt is 0 .. N-1, each once
+exact () {
+    sort -n "$1"/out-*.txt > "$T/union"
+    seq 0 $(($2 - 1)) > "$T/want"
+    if cmp -s "$T/union" "$T/want"; then
+        ok
+    else
+        dup=$(uniq -d "$T/union" | wc -l)
+        got=$(sort -nu "$T/union" | wc -l)
+        fail "$3: the ranks' outputs hold $(wc -l < "$T/union") records, $got distinct, $dup repeated; wanted 0..$(($2 - 1)) once each"
+    fi
+}
+
+# blob DIR: blob 'total' of DIR's latest checkpoint, as a decimal
+blob () {
+    latest=$("$WEIR" checkpoints "$1" | awk '/latest/ {print $1}')
+    "$WEIR" checkpoints "$1" --epoch "$latest" --blob total | od -An -td8 | tr -d ' '
+}
+
+${CC:-cc} -std=c11 -O2 -shared -fPIC $PLUGIN_CFLAGS "$PLUGINS_SRC/accumulate.c" -o "$T/accumulate.so" \
+    || fail "accumulate plugin does not compile"
+export WEIR_PLUGIN_PATH="$T"
+
+# --- 1 to 4 ranks, each record once --------------------------------------
+seq 1 60000 > "$T/in.txt"
+for n in 1 2 3 4; do
+    d="$T/lines$n"
+    mkdir "$d"
+    expect_exit 0 "rank 0 of $n|records read" -- mpi $n "$WEIR" run --stats "$d/stats-{rank}.json" \
+        "lines path=$T/in.txt split=40000 ! identity threads=2 ! lines path=$d/out-{rank}.txt"
+    sort -n "$d"/out-*.txt | cmp -s - "$T/in.txt" && ok || fail "$n ranks: the outputs are not the input once"
+    [ "$(ls "$d"/out-*.txt | wc -l)" -eq $n ] && ok || fail "$n ranks: not one output per rank"
+    [ "$(ls "$d"/stats-*.json | wc -l)" -eq $n ] && ok || fail "$n ranks: not one statistics file per rank"
+    grep -q "\"ranks\": $n" "$d/stats-0.json" && ok || fail "$n ranks: the statistics do not say the ranks"
+done
+# More ranks than shards: the ranks without any wait, and the job ends
+d="$T/few"
+mkdir "$d"
+expect_exit 0 "" -- mpi 4 "$WEIR" run -q --checkpoint "$d/ck" --epoch-records 3000 \
+    "range count=40000 ! identity ! lines path=$d/out-{rank}.txt"
+exact "$d" 40000 "4 ranks, 2 shards"
+
+# --- what a job of several ranks refuses ----------------------------------
+expect_exit 2 "every rank would write that one file; put \\{rank\\}" -- mpi 2 "$WEIR" run \
+    "range count=10 ! lines path=$T/one.txt"
+expect_exit 2 "dead-letter= is not supported yet in a job of several ranks" -- mpi 2 "$WEIR" run \
+    "lines path=$T/in.txt on-error=skip dead-letter=$T/dl-{rank} ! lines path=$T/dl-out-{rank}.txt"
+expect_exit 2 "follow=1 is not supported yet in a job of several ranks" -- mpi 2 "$WEIR" run \
+    "lines path=$T/in.txt follow=1 ! lines path=$T/f-{rank}.txt"
+# One rank alone may write one file, as ever, and {rank} is 0 there
+expect_exit 0 "" -- "$WEIR" run -q "range count=10 ! lines path=$T/solo-{rank}.txt"
+[ "$(wc -l < "$T/solo-0.txt")" -eq 10 ] && ok || fail "{rank} is not 0 in a job of one rank"
+
+# --- one rank's failure ends the job, with its message --------------------
+mkdir "$T/dir-0"
+start=$(date +%s)
+expect_exit 1 "dir-1" -- mpi 2 "$WEIR" run --checkpoint "$T/fck" --epoch-records 1000 \
+    "range count=100000000 ! identity ! lines path=$T/dir-{rank}/out.txt"
+[ $(($(date +%s) - start)) -lt 30 ] && ok || fail "one rank's failure took $(($(date +%s) - start)) s to end the job"
+
+# --- SIGKILL of one rank, resumed with another rank count -----------------
+# The job: 3,000,000 integers (3 to 10 s on 2 cores; each run is killed
+# 0.3 to 1 s after its start), a blob that sums them
+# across ranks (the total one rank would reach), epochs of 1,000 records
+# per rank.
+N=3000000
+WANT=$((N * (N - 1) / 2))
+JOB="range count=$N ! accumulate reduce=sum ! lines path=$T/kill/out-{rank}.txt"
+mkdir "$T/kill"
+cycles=0
+kills=0
+finished=0
+limit=${MPI_KILL_CYCLES:-8}
+[ -n "${FAULT_LONG:-}" ] && limit=40
+while [ $finished -eq 0 ] && [ $cycles -lt $((limit + 10)) ]; do
+    n=$(($(rnd 4) + 1))
+    cycles=$((cycles + 1))
+    "$MPIRUN" -n $n "$WEIR" run -q --checkpoint "$T/kill/ck" --resume --epoch-records 1000 "$JOB" \
+        > "$T/kill.out" 2> "$T/kill.err" &
+    pid=$!
+    if [ $cycles -le $limit ]; then
+        sleep "0.$(($(rnd 7) + 3))$(rnd 10)"
+        victims=$(pgrep -P $pid)
+        count=$(echo "$victims" | wc -w)
+        if [ "$count" -gt 0 ]; then
+            victim=$(echo "$victims" | tr ' ' '\n' | sed -n "$(($(rnd "$count") + 1))p")
+            kill -KILL "$victim" 2>/dev/null && kills=$((kills + 1))
+        fi
+    fi
+    wait $pid
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        finished=1
+    elif ! grep -q -E "killed|signal|exited|aborted|terminated|ABORT" "$T/kill.err"; then
+        fail "cycle $cycles ($n ranks): exit $rc without a kill's trace"
+        sed 's/^/    /' "$T/kill.err" | head -20 >&2
+    fi
+done
+[ $finished -eq 1 ] && ok || fail "the killed job never finished in $cycles runs"
+exact "$T/kill" $N "after $kills kills in $cycles runs of 1 to 4 ranks"
+total=$(blob "$T/kill/ck")
+[ "$total" = "$WANT" ] && ok || fail "the summed blob is $total after $kills kills, wanted $WANT"
+echo "kills: cycles=$cycles kills=$kills"
+
+# --- kill points of the global commit -------------------------------------
+# RANK of N dies at POINT's K-th pass; the job resumes on M ranks.
+point () {
+    name=$1 rank=$2 n=$3 k=$4 m=$5
+    d="$T/kp-$name"
+    mkdir "$d"
+    job="range count=60000 ! accumulate reduce=sum ! lines path=$d/out-{rank}.txt"
+    set -- run -q --checkpoint "$d/ck" --epoch-records 1000 "$job"
+    # MPMD: the dying rank gets WEIR_KILL_AT, the others not
+    if [ "$rank" -eq 0 ]; then
+        "$MPIRUN" -n 1 env WEIR_KILL_AT="$name:$k" "$WEIR_KP" "$@" : -n $((n - 1)) "$WEIR_KP" "$@" \
+            > /dev/null 2> "$d/err"
+    else
+        "$MPIRUN" -n "$rank" "$WEIR_KP" "$@" : -n 1 env WEIR_KILL_AT="$name:$k" "$WEIR_KP" "$@" \
+            : -n $((n - rank - 1)) "$WEIR_KP" "$@" > /dev/null 2> "$d/err"
+    fi
+    rc=$?
+    [ $rc -ne 0 ] && ok || fail "kill point $name:$k on rank $rank did not end the job"
+    expect_exit 0 "" -- mpi "$m" "$WEIR" run -q --checkpoint "$d/ck" --resume --epoch-records 1000 "$job"
+    exact "$d" 60000 "killed at $name on rank $rank of $n, resumed on $m"
+    total=$(blob "$d/ck")
+    [ "$total" = "$((60000 * 59999 / 2))" ] && ok || fail "killed at $name: the summed blob is $total"
+}
+point writers-synced 1 3 4 2    # one rank prepared, the others not all
+point ranks-prepared 0 2 5 3    # all prepared, no commit record yet
+point after-leveldb-write 0 3 6 1   # the commit record written, ranks not yet on
+point readers-resumed 2 4 3 2   # the next epoch began
+
+# --- the watchdog ---------------------------------------------------------
+"$MPIRUN" -n 3 "$WEIR" run -q --epoch-timeout 2 --epoch-records 5000 \
+    "range count=1000000000 ! identity ! null" > /dev/null 2> "$T/wd.err" &
+pid=$!
+stopped=
+for i in $(seq 1 100); do
+    for p in $(pgrep -P $pid); do
+        if tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then
+            stopped=$p
+        fi
+    done
+    [ -n "$stopped" ] && break
+    sleep 0.1
+done
+sleep 1
+start=$(date +%s)
+[ -n "$stopped" ] && kill -STOP "$stopped"
+wait $pid
+rc=$?
+took=$(($(date +%s) - start))
+[ $rc -ne 0 ] && ok || fail "a stopped rank did not end the job"
+[ $took -le 15 ] && ok || fail "the watchdog took $took s for a timeout of 2 s"
+grep -q "waited 2 s (--epoch-timeout) for rank 2 of 3" "$T/wd.err" && ok || {
+    fail "the watchdog did not name rank 2"
+    sed 's/^/    /' "$T/wd.err" | head -20 >&2
+}
+[ -n "$stopped" ] && kill -KILL "$stopped" 2>/dev/null
+
+finish
