@@ -54,7 +54,15 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
     int ranks, rank = weir_pipe_rank (pipe, &ranks);
     fprintf (out, ",\n  \"rank\": %d,\n  \"ranks\": %d", rank, ranks);
     fprintf (out, ",\n  \"wall_seconds\": %.6f,\n  \"records\": %llu,\n", wall, (unsigned long long) read);
-    fprintf (out, "  \"records_per_second\": %.1f,\n  \"stages\": [", wall > 0 ? (double) read / wall : 0.0);
+    fprintf (out, "  \"records_per_second\": %.1f,\n", wall > 0 ? (double) read / wall : 0.0);
+    //  The pauses at epoch ends: the commit of each epoch, and in a job of
+    //  several ranks the wait for the others
+    uint64_t pauses;
+    double paused, longest;
+    weir_pipe_pauses (pipe, &pauses, &paused, &longest);
+    fprintf (out, "  \"pauses\": {\"count\": %llu, \"total_seconds\": %.6f, \"longest_seconds\": %.6f},\n",
+             (unsigned long long) pauses, paused, longest);
+    fprintf (out, "  \"stages\": [");
     for (size_t i = 0; i < n; i++) {
         weir_pipe_stats (pipe, i, &st);
         fprintf (out, "%s\n    {\"name\": ", i ? "," : "");

@@ -22,8 +22,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=no
 # No network beyond this machine in a test, and no warnings about it
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 export OMPI_MCA_btl_base_warn_component_unused=0
-# Sanitizer builds: MPI's own allocations live until exit by design
-export LSAN_OPTIONS="suppressions=$TOP_SRCDIR/tests/lsan.supp ${LSAN_OPTIONS:-}"
+# AddressSanitizer builds: MPI's libraries have no frame pointers, so only
+# the slow unwinder sees through them to the frames tests/lsan.supp names
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}fast_unwind_on_malloc=0"
 
 seed=${FAULT_SEED:-$$}
 echo "seed=$seed (FAULT_SEED=$seed replays this run)"
