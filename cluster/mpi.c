@@ -187,10 +187,11 @@ static int s_late (double timeout, const char *what, weir__err *err)
     char *pongs = s_rank == 0 ? calloc ((size_t) n, 1) : NULL;
     if (s_rank != 0 || !reqs || !done || !pongs) {
         free (reqs), free (done), free (pongs);
-        return weir__err_set (err, WEIR_ESYSTEM,
-                              "rank %d: %s: no answer within %g s (--epoch-timeout); ended the job on every rank"
-                              "%s",
-                              s_rank, what, timeout, s_rank ? "; rank 0 names the ranks it waited for" : "");
+        return weir__err_set (
+            err, WEIR_ESYSTEM,
+            "rank %d: %s: no answer within %g s (--epoch-timeout); ended the job on every rank"
+            "%s",
+            s_rank, what, timeout, s_rank ? "; rank 0 names the ranks it waited for" : "");
     }
     char ping = 0;
     for (int r = 1; r <= n; r++) {
@@ -200,14 +201,16 @@ static int s_late (double timeout, const char *what, weir__err *err)
     s_wait (reqs, n, done, weir__now_ns () + 1000000000u);
     char late[512];
     size_t missing = s_list (done, late, sizeof late);
-    int rc = missing ? weir__err_set (err, WEIR_ESYSTEM,
-                                      "rank 0: %s: waited %g s (--epoch-timeout) for rank%s %s of %d, which did not "
-                                      "answer; ended the job on every rank",
-                                      what, timeout, missing > 1 ? "s" : "", late, s_size)
-                     : weir__err_set (err, WEIR_ESYSTEM,
-                                      "rank 0: %s: no answer within %g s (--epoch-timeout), though every rank "
-                                      "answers; ended the job on every rank",
-                                      what, timeout);
+    int rc =
+        missing
+            ? weir__err_set (err, WEIR_ESYSTEM,
+                             "rank 0: %s: waited %g s (--epoch-timeout) for rank%s %s of %d, which did not "
+                             "answer; ended the job on every rank",
+                             what, timeout, missing > 1 ? "s" : "", late, s_size)
+            : weir__err_set (err, WEIR_ESYSTEM,
+                             "rank 0: %s: no answer within %g s (--epoch-timeout), though every rank "
+                             "answers; ended the job on every rank",
+                             what, timeout);
     free (reqs), free (done), free (pongs);
     return rc;
 }
@@ -236,10 +239,11 @@ int weir__mpi_barrier (double timeout, const char *what, weir__err *err)
         if (!rc)
             rc = s_wait (reqs, 2, NULL, deadline);
         if (rc == 1)
-            return weir__err_set (err, WEIR_ESYSTEM,
-                                  "rank %d: %s: rank 0 did not release the ranks within %g s (--epoch-timeout); "
-                                  "rank 0 names the ranks it waited for",
-                                  s_rank, what, timeout);
+            return weir__err_set (
+                err, WEIR_ESYSTEM,
+                "rank %d: %s: rank 0 did not release the ranks within %g s (--epoch-timeout); "
+                "rank 0 names the ranks it waited for",
+                s_rank, what, timeout);
         return rc ? s_mpi_error (rc, what, err) : 0;
     }
     if (n == 0)
@@ -287,7 +291,8 @@ int weir__mpi_bcast (char **buf, size_t *len, double timeout, const char *what, 
     if (rc || (rc = s_collective (&req, timeout, what, err)))
         return rc > 0 ? s_mpi_error (rc, what, err) : rc;
     if (n > INT_MAX)
-        return weir__err_set (err, WEIR_ESYSTEM, "%s: %" PRIu64 " bytes, more than MPI sends at once", what, n);
+        return weir__err_set (err, WEIR_ESYSTEM, "%s: %" PRIu64 " bytes, more than MPI sends at once", what,
+                              n);
     if (s_rank != 0) {
         if (!(*buf = malloc (n ? n : 1)))
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
@@ -306,8 +311,9 @@ int weir__mpi_gather (const char *buf, size_t len, char **all, size_t *lens, dou
         return weir__err_set (err, WEIR_ESYSTEM, "%s: %zu bytes, more than MPI sends at once", what, len);
     int mine = (int) len;
     int *counts = NULL, *displs = NULL;
-    if (s_rank == 0 && (!(counts = calloc ((size_t) s_size, sizeof *counts))
-                        || !(displs = calloc ((size_t) s_size, sizeof *displs)))) {
+    if (s_rank == 0
+        && (!(counts = calloc ((size_t) s_size, sizeof *counts))
+            || !(displs = calloc ((size_t) s_size, sizeof *displs)))) {
         free (counts);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
@@ -344,14 +350,17 @@ done:
 int weir__mpi_allreduce (void *data, size_t count, int type, int op, double timeout, const char *what,
                          weir__err *err)
 {
-    MPI_Datatype t = type == WEIR__REDUCE_F32 ? MPI_FLOAT : type == WEIR__REDUCE_F64 ? MPI_DOUBLE : MPI_INT64_T;
+    MPI_Datatype t = type == WEIR__REDUCE_F32   ? MPI_FLOAT
+                     : type == WEIR__REDUCE_F64 ? MPI_DOUBLE
+                                                : MPI_INT64_T;
     MPI_Op o = op == WEIR__REDUCE_MIN ? MPI_MIN : op == WEIR__REDUCE_MAX ? MPI_MAX : MPI_SUM;
     size_t width = type == WEIR__REDUCE_F32 ? 4 : 8;
     //  MPI counts in int: a larger array goes in pieces
     for (size_t at = 0; at < count;) {
         size_t n = count - at < (size_t) INT_MAX ? count - at : (size_t) INT_MAX;
         MPI_Request req;
-        int rc = MPI_Iallreduce (MPI_IN_PLACE, (char *) data + at * width, (int) n, t, o, MPI_COMM_WORLD, &req);
+        int rc =
+            MPI_Iallreduce (MPI_IN_PLACE, (char *) data + at * width, (int) n, t, o, MPI_COMM_WORLD, &req);
         if (rc || (rc = s_collective (&req, timeout, what, err)))
             return rc > 0 ? s_mpi_error (rc, what, err) : rc;
         at += n;

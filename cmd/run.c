@@ -364,26 +364,31 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int c
         exit_code = 128 + s_signal;
     }
     else if (!quiet && rc == 0) {
-        //  Read and written differ when a processor drops or adds records
+        //  Read and written differ when a processor drops or adds records.
+        //  A job of several ranks: rank 0 says the job's totals, the
+        //  others their own
+        int ranks, rank = weir_pipe_rank (pipe, &ranks), job = ranks > 1 && rank == 0;
         weir_stage_stats last = WEIR_STAGE_STATS_INIT;
         weir_pipe_stats (pipe, weir_pipe_stage_count (pipe) - 1, &last);
-        char rate[32], bad[64] = "";
-        cmd_human (rate, sizeof rate, wall > 0 ? (double) first.records_out / wall : 0.0);
+        uint64_t read = job ? first.job_records_out : first.records_out;
+        uint64_t written = job ? last.job_records_out : last.records_out;
+        char rate[32], bad[64] = "", who[48] = "", mine[64] = "";
+        cmd_human (rate, sizeof rate, wall > 0 ? (double) read / wall : 0.0);
         uint64_t skipped = 0;
         for (size_t i = 0; i < weir_pipe_stage_count (pipe); i++) {
             weir_stage_stats st = WEIR_STAGE_STATS_INIT;
             if (weir_pipe_stats (pipe, i, &st) == 0)
-                skipped += st.records_rejected;
+                skipped += job ? st.job_records_rejected : st.records_rejected;
         }
         if (skipped)
             snprintf (bad, sizeof bad, ", %llu bad skipped", (unsigned long long) skipped);
-        int ranks, rank = weir_pipe_rank (pipe, &ranks);
-        char who[48] = "";
-        if (ranks > 1)
+        if (job)
+            snprintf (mine, sizeof mine, " by %d ranks (rank 0 read %llu)", ranks,
+                      (unsigned long long) first.records_out);
+        else if (ranks > 1)
             snprintf (who, sizeof who, "rank %d of %d: ", rank, ranks);
-        fprintf (stderr, "weir: %s%llu records read, %llu written%s in %.3f s (%s records/s)\n", who,
-                 (unsigned long long) first.records_out, (unsigned long long) last.records_out, bad, wall,
-                 rate);
+        fprintf (stderr, "weir: %s%llu records read, %llu written%s in %.3f s (%s records/s)%s\n", who,
+                 (unsigned long long) read, (unsigned long long) written, bad, wall, rate, mine);
     }
     //  What the processors published, as they left it
     size_t stage;

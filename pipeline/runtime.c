@@ -258,6 +258,32 @@ static int s_nothing_to_do (const weir__run *run, weir__recovery *recovery)
     return 1;
 }
 
+//  A job of several ranks that ended well: every rank's counts, summed,
+//  for rank 0 to show.  Every rank ends after the same epoch, so all come.
+static int s_job_totals (const weir__run *run, weir__err *err)
+{
+    weir__stages *stages = run->stages;
+    int64_t *v = calloc (stages->count * 3, sizeof *v);
+    if (!v)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < stages->count; i++) {
+        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+        weir__stage_stats (stages->items[i], &st);
+        v[3 * i] = (int64_t) st.records_in;
+        v[3 * i + 1] = (int64_t) st.records_out;
+        v[3 * i + 2] = (int64_t) st.records_rejected;
+    }
+    int rc = weir__cluster_allreduce (run->cluster, v, stages->count * 3, WEIR__REDUCE_I64, WEIR__REDUCE_SUM,
+                                      run->options->epoch_timeout, "summing the ranks' record counts", err);
+    for (size_t i = 0; i < stages->count && !rc; i++) {
+        for (int k = 0; k < 3; k++)
+            stages->items[i]->job_records[k] = (uint64_t) v[3 * i + k];
+        stages->items[i]->job_known = 1;
+    }
+    free (v);
+    return rc;
+}
+
 int weir__runtime_run (const weir__run *run)
 {
     weir__job *job = run->job;
@@ -309,6 +335,8 @@ int weir__runtime_run (const weir__run *run)
     s_join (stages);
     atomic_store (&job->running, 0);
     weir__job_clock_stop (job);
+    if (!weir__job_failed (job) && weir__cluster_size (run->cluster) > 1 && s_job_totals (run, &err))
+        goto failed;
     goto teardown;
 
 failed:

@@ -155,4 +155,7 @@ void weir__stage_stats (weir__stage *self, weir_stage_stats *stats)
     stats->input_done = self->kind == WEIR_ELEMENT_READER ? atomic_load (&self->input_done) : 0;
     stats->records_rejected = atomic_load_explicit (&self->rejected, memory_order_relaxed);
     stats->files_truncated = atomic_load_explicit (&self->truncations, memory_order_relaxed);
+    stats->job_records_in = self->job_known ? self->job_records[0] : stats->records_in;
+    stats->job_records_out = self->job_known ? self->job_records[1] : stats->records_out;
+    stats->job_records_rejected = self->job_known ? self->job_records[2] : stats->records_rejected;
 }

@@ -96,9 +96,11 @@ struct weir__stage {
     uint64_t base_rejected;                       //  from the resumed checkpoint
 
     //  Its share of a job of several ranks (pipeline/ranks.h)
-    unsigned rank, ranks;  //  a reader reads shard i when i % ranks == rank
-    char *path_template;   //  a writer's path= with "{rank}", or NULL
-    unsigned slots;        //  a writer's outputs: one per rank that ever wrote
+    unsigned rank, ranks;     //  a reader reads shard i when i % ranks == rank
+    char *path_template;      //  a writer's path= with "{rank}", or NULL
+    uint64_t job_records[3];  //  in, out, rejected over every rank, once the run ended
+    int job_known;
+    unsigned slots;  //  a writer's outputs: one per rank that ever wrote
     //  [slots] the committed state of each output this rank holds: its
     //  own, and those of ranks gone since the checkpoint it resumed from
     char (*slot_committed)[WEIR__WRITER_STATE_MAX];

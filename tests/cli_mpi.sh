@@ -19,8 +19,8 @@ fi
 # binding would pin every rank and its threads to one core
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
-# No network beyond this machine in a test, and no warnings about it
-export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# One machine: shared memory between ranks, no network, no warnings
+export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo
 export OMPI_MCA_btl_base_warn_component_unused=0
 # AddressSanitizer builds: MPI's libraries have no frame pointers, so only
 # the slow unwinder sees through them to the frames tests/lsan.supp names
@@ -69,12 +69,17 @@ seq 1 60000 > "$T/in.txt"
 for n in 1 2 3 4; do
     d="$T/lines$n"
     mkdir "$d"
-    expect_exit 0 "rank 0 of $n|records read" -- mpi $n "$WEIR" run --stats "$d/stats-{rank}.json" \
+    expect_exit 0 "records read" -- mpi $n "$WEIR" run --stats "$d/stats-{rank}.json" \
         "lines path=$T/in.txt split=40000 ! identity threads=2 ! lines path=$d/out-{rank}.txt"
     sort -n "$d"/out-*.txt | cmp -s - "$T/in.txt" && ok || fail "$n ranks: the outputs are not the input once"
     [ "$(ls "$d"/out-*.txt | wc -l)" -eq $n ] && ok || fail "$n ranks: not one output per rank"
     [ "$(ls "$d"/stats-*.json | wc -l)" -eq $n ] && ok || fail "$n ranks: not one statistics file per rank"
     grep -q "\"ranks\": $n" "$d/stats-0.json" && ok || fail "$n ranks: the statistics do not say the ranks"
+    grep -q '"job_records": 60000' "$d/stats-0.json" && ok || fail "$n ranks: the statistics lack the job's total"
+    if [ $n -gt 1 ]; then
+        grep -q "^weir: 60000 records read, 60000 written in .* by $n ranks" "$T/err" && ok \
+            || fail "$n ranks: rank 0 does not say the job's totals: $(grep '^weir:' "$T/err")"
+    fi
 done
 # More ranks than shards: the ranks without any wait, and the job ends
 d="$T/few"

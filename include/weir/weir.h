@@ -325,13 +325,19 @@ typedef struct weir_stage_stats {
     /*  A reader with follow=1: files found truncated in place
         (copytruncate) and read again from their start.  */
     uint64_t files_truncated;
+    /*  A job of several ranks, once it ended well: records_in,
+        records_out and records_rejected summed over every rank (rank 0
+        shows them).  Until then, and in a job of one rank, this rank's.  */
+    uint64_t job_records_in;
+    uint64_t job_records_out;
+    uint64_t job_records_rejected;
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
     the struct.  */
 #define WEIR_STAGE_STATS_INIT                                                                                \
     {                                                                                                        \
-        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0              \
+        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0     \
     }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
