@@ -249,6 +249,14 @@ void cmd_manual_print (FILE *out)
            "Folders, separated by colons, where a plugin named without a path is looked up as NAME.so "
            "before the installed plugin folder.\n",
            out);
+    fputs (
+        ".TP\n\\fBOMPI_COMM_WORLD_SIZE\\fR, \\fBPMI_SIZE\\fR, \\fBSLURM_NTASKS\\fR with \\fBPMIX_RANK\\fR\n"
+        "Set by \\fBmpirun\\fR(1) or Slurm's \\fBsrun\\fR: \\fBweir run\\fR is then one rank of a job of "
+        "several (a weir built with MPI).  Each rank reads the shards whose number modulo the ranks is its "
+        "own, \\fB{rank}\\fR in a writer's path= and in \\fB\\-\\-stats\\fR becomes its number, and rank 0 "
+        "writes the job's one checkpoint at every epoch end.  A job may resume with another number of "
+        "ranks.\n",
+        out);
     fputs (".SH FILES\n.TP\n.I ", out);
     s_text (out, weir_plugin_dir ());
     fputs ("\nThe installed plugin folder: processor plugins found by name (NAME.so), such as the example "
