@@ -399,6 +399,29 @@ static int s_merge (weir__recovery *self, const char *all, const size_t *lens, s
     return 0;
 }
 
+//  Hand the saver the checkpoint of EPOCH made of ITEMS (a snapshot stage
+//  per stage) and OFFSETS (the reader's shards').
+static int s_write (weir__recovery *self, uint64_t epoch, unsigned pass, int finished, int first,
+                    const weir__snapshot_stage *items, const uint64_t *offsets, weir__err *err)
+{
+    weir__snapshot s = {
+        .epoch = epoch,
+        .finished = finished,
+        .pass = pass,
+        .wall_seconds = self->base_wall + weir__job_wall_seconds (self->job),
+        .description = self->description,
+        .shape = self->shape,
+        .stages = items,
+        .nstages = self->stages->count,
+        .shards = &self->stages->items[0]->shards,
+        .offsets = offsets,
+        .workspace = self->workspace,
+        .ranks = (unsigned) self->size,
+        .generation = self->generation,
+    };
+    return first ? weir__saver_save_first (self->saver, &s, err) : weir__saver_save (self->saver, &s, err);
+}
+
 //  Save the state of the quiescent pipe at the end of EPOCH (FIRST: the
 //  checkpoint after init, which every resume needs).  In a job of several
 //  ranks every rank's part goes to rank 0, whose synced write of the whole
@@ -432,23 +455,7 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         free (lens);
         if (!rc && self->rank == 0) {
             WEIR_KILL_POINT ("ranks-prepared");
-            weir__snapshot s = {
-                .epoch = epoch,
-                .finished = finished,
-                .pass = pass,
-                .wall_seconds = self->base_wall + weir__job_wall_seconds (self->job),
-                .description = self->description,
-                .shape = self->shape,
-                .stages = m.items,
-                .nstages = stages->count,
-                .shards = &reader->shards,
-                .offsets = m.offsets,
-                .workspace = self->workspace,
-                .ranks = (unsigned) self->size,
-                .generation = self->generation,
-            };
-            rc = first ? weir__saver_save_first (self->saver, &s, err)
-                       : weir__saver_save (self->saver, &s, err);
+            rc = s_write (self, epoch, pass, finished, first, m.items, m.offsets, err);
         }
         if (self->rank == 0)
             s_merged_release (&m, stages->count);
@@ -468,22 +475,7 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         items[i].rejected = stage->base_rejected + atomic_load (&stage->rejected);
         items[i].dead_state = stage->dead ? stage->dead_committed : NULL;
     }
-    weir__snapshot s = {
-        .epoch = epoch,
-        .finished = finished,
-        .pass = pass,
-        .wall_seconds = self->base_wall + weir__job_wall_seconds (self->job),
-        .description = self->description,
-        .shape = self->shape,
-        .stages = items,
-        .nstages = stages->count,
-        .shards = &reader->shards,
-        .offsets = reader->offsets,
-        .workspace = self->workspace,
-        .ranks = 1,
-        .generation = self->generation,
-    };
-    int rc = first ? weir__saver_save_first (self->saver, &s, err) : weir__saver_save (self->saver, &s, err);
+    int rc = s_write (self, epoch, pass, finished, first, items, reader->offsets, err);
     free (items);
     return rc;
 }
