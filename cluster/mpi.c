@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,8 +62,10 @@ int weir__mpi_launched (int *rank)
 }
 
 //  At exit: a rank that ends well finalises (every rank ends at the same
-//  epoch, so they all do); one that fails takes the job down with it, or
-//  the others would wait for it at the next boundary.
+//  epoch, so they all do), and so does one stopped by SIGINT or SIGTERM
+//  (exit 130, 143): the ranks agree on a stop at a boundary, so every rank
+//  ends there.  One that fails takes the job down with it, or the others
+//  would wait for it at the next boundary.
 static void s_exit (int status, void *arg)
 {
     (void) arg;
@@ -74,7 +77,7 @@ static void s_exit (int status, void *arg)
         MPI_Cancel (&s_ping);
         MPI_Wait (&s_ping, MPI_STATUS_IGNORE);
     }
-    if (status != 0)
+    if (status != 0 && status != 128 + SIGINT && status != 128 + SIGTERM)
         MPI_Abort (MPI_COMM_WORLD, status);
     else
         MPI_Finalize ();

@@ -106,6 +106,26 @@ expect_exit 1 "dir-1" -- mpi 2 "$WEIR" run --checkpoint "$T/fck" --epoch-records
     "range count=100000000 ! identity ! lines path=$T/dir-{rank}/out.txt"
 [ $(($(date +%s) - start)) -lt 30 ] && ok || fail "one rank's failure took $(($(date +%s) - start)) s to end the job"
 
+# --- SIGTERM to mpirun: every rank stops at one boundary, with a checkpoint
+d="$T/term"
+mkdir "$d"
+"$MPIRUN" -n 2 "$WEIR" run --checkpoint "$d/ck" --epoch-records 1000 \
+    "range count=5000000 ! identity ! lines path=$d/out-{rank}.txt" > /dev/null 2> "$d/err" &
+pid=$!
+# Once both ranks write
+for i in $(seq 1 300); do
+    [ -s "$d/out-0.txt" ] && [ -s "$d/out-1.txt" ] && break
+    sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+[ "$(grep -c 'stopped by SIGTERM .* checkpoint written' "$d/err")" -eq 2 ] && ok \
+    || fail "SIGTERM: not every rank stopped with a checkpoint: $(cat "$d/err")"
+grep -q MPI_ABORT "$d/err" && fail "SIGTERM: a graceful stop aborted the job: $(cat "$d/err")" || ok
+expect_exit 0 "" -- mpi 3 "$WEIR" run -q --checkpoint "$d/ck" --resume --epoch-records 10000 \
+    "range count=5000000 ! identity ! lines path=$d/out-{rank}.txt"
+exact "$d" 5000000 "SIGTERM, then resumed on 3 ranks"
+
 # --- SIGKILL of one rank, resumed with another rank count -----------------
 # The job: 3,000,000 integers (3 to 10 s on 2 cores; each run is killed
 # 0.3 to 1 s after its start), a blob that sums them
