@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
-#include "readers/follow.h"
+#include "readers/identity.h"
 #include "readers/reader.h"
 
 //  How long a read waits for a pipe before asking the sink again
@@ -203,7 +203,7 @@ static int s_follow_open (weir__window *w, weir__shard *shard, uint64_t *offset)
 }
 
 int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t *offset, size_t max,
-                       const weir__follow *follow, weir__sink *sink, weir__err *err)
+                       long follow_ms, weir__sink *sink, weir__err *err)
 {
     uint64_t start = *offset;
     weir__window *kept = shard->kept;
@@ -232,8 +232,9 @@ int weir__window_open (weir__window *w, const char *element, weir__shard *shard,
     w->cap = max < (1u << 20) ? max : (1u << 20);
     w->end = shard->end;
     w->sink = sink;
-    w->follow = follow != NULL;
-    w->rotate_wait_ms = follow ? weir__follow_rotate_wait (follow) : 0;
+    int follow = follow_ms != WEIR__NOT_FOLLOWED;
+    w->follow = follow;
+    w->rotate_wait_ms = follow ? (unsigned) follow_ms : 0;
     w->shard = shard;
     w->offset = offset;
     if (follow) {

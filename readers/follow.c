@@ -3,7 +3,6 @@
 #include "config.h"
 #include "readers/follow.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -13,8 +12,6 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <unistd.h>
-
-#include "lib/hash.h"
 
 //  How long a wait sleeps between looks at the sink, and how long at most
 //  before every file is looked at again whatever inotify said
@@ -27,9 +24,9 @@ struct weir__follow {
     unsigned rotate_wait_ms;
 };
 
-unsigned weir__follow_rotate_wait (const weir__follow *self)
+long weir__follow_rotate_wait (const weir__follow *self)
 {
-    return self->rotate_wait_ms;
+    return self ? (long) self->rotate_wait_ms : WEIR__NOT_FOLLOWED;
 }
 
 int weir__follow_new (const char *element, const char *pattern, weir__follow **out, weir__err *err)
@@ -147,53 +144,4 @@ int weir__follow_wait (weir__follow *self, weir__sink *sink)
             return said;
     }
     return 0;
-}
-
-void weir__identity_of (int fd, const struct stat *st, weir__identity *id)
-{
-    char head[WEIR__FINGERPRINT];
-    ssize_t n = pread (fd, head, sizeof head, 0);
-    id->known = 1;
-    id->dev = (uint64_t) st->st_dev;
-    id->ino = (uint64_t) st->st_ino;
-    id->fp_len = n > 0 ? (uint32_t) n : 0;
-    id->fp_hash = weir__hash64 (0, head, id->fp_len);
-}
-
-int weir__identity_is (int fd, const struct stat *st, const weir__identity *id)
-{
-    if (!id->known || (uint64_t) st->st_dev != id->dev || (uint64_t) st->st_ino != id->ino)
-        return 0;
-    char head[WEIR__FINGERPRINT];
-    ssize_t n = id->fp_len ? pread (fd, head, id->fp_len, 0) : 0;
-    return n == (ssize_t) id->fp_len && weir__hash64 (0, head, id->fp_len) == id->fp_hash;
-}
-
-int weir__identity_find (const char *path, const weir__identity *id)
-{
-    char *copy = strdup (path);
-    if (!copy)
-        return -1;
-    const char *dir = dirname (copy);
-    DIR *d = opendir (dir);
-    int found = -1;
-    struct dirent *e;
-    while (d && found < 0 && (e = readdir (d))) {
-        if (e->d_ino != (ino_t) id->ino)
-            continue;
-        char *other = NULL;
-        if (asprintf (&other, "%s/%s", dir, e->d_name) < 0)
-            break;
-        int fd = strcmp (other, path) ? open (other, O_RDONLY | O_CLOEXEC) : -1;
-        struct stat st;
-        if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && weir__identity_is (fd, &st, id))
-            found = fd;
-        else if (fd >= 0)
-            close (fd);
-        free (other);
-    }
-    if (d)
-        closedir (d);
-    free (copy);
-    return found;
 }

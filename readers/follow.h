@@ -37,19 +37,9 @@ int weir__follow_discover (weir__follow *self, weir__shards *shards, weir__err *
     between: 0, or what idle said.  */
 int weir__follow_wait (weir__follow *self, weir__sink *sink);
 
-/*  rotate-wait=: how long a rotated file must be quiet before it is left
-    for its successor, in ms.  */
-unsigned weir__follow_rotate_wait (const weir__follow *self);
-
-/*  The identity of the file open at FD, whose status is ST.  */
-void weir__identity_of (int fd, const struct stat *st, weir__identity *id);
-
-/*  Is the file open at FD, whose status is ST, the one of ID?  */
-int weir__identity_is (int fd, const struct stat *st, const weir__identity *id);
-
-/*  A file of the folder of PATH other than PATH whose identity is ID,
-    opened read-only, or -1: where a rotation while weir was not running
-    put the file a checkpoint was in.  */
-int weir__identity_find (const char *path, const weir__identity *id);
+/*  What a window of a file of SELF needs to know (readers/reader.h):
+    rotate-wait=, how long a rotated file must be quiet before it is left
+    for its successor; WEIR__NOT_FOLLOWED when SELF is NULL (follow=0).  */
+long weir__follow_rotate_wait (const weir__follow *self);
 
 #endif

@@ -151,7 +151,8 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
     if (!parser)
         return weir__err_set (err, WEIR_ENOMEM, "json: out of memory");
     weir__window w;
-    int rc = weir__window_open (&w, "json", shard, offset, self->max_line, self->follow, sink, err);
+    int rc = weir__window_open (&w, "json", shard, offset, self->max_line,
+                                weir__follow_rotate_wait (self->follow), sink, err);
     if (rc) {
         s_give (self, parser);
         return rc == WEIR__WINDOW_DRY ? WEIR__READ_DRY : rc;

@@ -298,7 +298,7 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
 {
     const s_libsvm *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "libsvm", shard, offset, self->max_line, NULL, sink, err);
+    int rc = weir__window_open (&w, "libsvm", shard, offset, self->max_line, WEIR__NOT_FOLLOWED, sink, err);
     if (rc)
         return rc;
     const uint64_t first = *offset;

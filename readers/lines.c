@@ -70,7 +70,8 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
 {
     const s_lines *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "lines", shard, offset, self->max_line, self->follow, sink, err);
+    int rc = weir__window_open (&w, "lines", shard, offset, self->max_line,
+                                weir__follow_rotate_wait (self->follow), sink, err);
     if (rc == WEIR__WINDOW_DRY)
         return WEIR__READ_DRY;
     if (rc)

@@ -75,7 +75,8 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
 {
     const s_msgpack *self = state;
     weir__window w;
-    int rc = weir__window_open (&w, "msgpack", shard, offset, self->max_record, self->follow, sink, err);
+    int rc = weir__window_open (&w, "msgpack", shard, offset, self->max_record,
+                                weir__follow_rotate_wait (self->follow), sink, err);
     if (rc == WEIR__WINDOW_DRY)
         return WEIR__READ_DRY;
     if (rc)

@@ -207,11 +207,12 @@ typedef struct weir__window {
 
 /*  Open SHARD for reading from byte *OFFSET, or take back the window its
     last read left there.  SINK (or NULL) is asked while reads wait.  A
-    followed file (shards->follow) keeps *OFFSET right when it starts over
-    (rotated, truncated); FOLLOW is its reader's weir__follow, or NULL.  */
-struct weir__follow;
+    followed file keeps *OFFSET right when it starts over (rotated,
+    truncated); FOLLOW_MS is how long a rotated followed file must be quiet
+    before it is left (weir__follow_rotate_wait), or WEIR__NOT_FOLLOWED.  */
+#define WEIR__NOT_FOLLOWED (-1L)
 int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t *offset, size_t max,
-                       const struct weir__follow *follow, weir__sink *sink, weir__err *err);
+                       long follow_ms, weir__sink *sink, weir__err *err);
 
 /*  At the end (eof) of a followed file that was rotated: go on with the
     new file under its name, from its start.  1 if so, else 0.  */
