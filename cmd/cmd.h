@@ -50,9 +50,10 @@ typedef struct cmd_command {
     int hidden;         //  an internal command, for the completion script only
 } cmd_command;
 
-/*  The subcommands in the order of the overview, NULL-terminated
-    (cmd/main.c).  */
-extern const cmd_command *const cmd_commands[];
+/*  The subcommands in the order of the overview, NULL-terminated: the
+    table of cmd/main.c, which sets this before anything runs
+    (cmd/commands.c).  */
+extern const cmd_command *const *cmd_commands;
 extern const cmd_command cmd_run_command;
 extern const cmd_command cmd_elements_command;
 extern const cmd_command cmd_plugin_command;
@@ -60,7 +61,8 @@ extern const cmd_command cmd_checkpoints_command;
 extern const cmd_command cmd_help_command;
 extern const cmd_command cmd_complete_command;
 
-/*  The subcommand called NAME, hidden ones included, or NULL.  */
+/*  The subcommand called NAME, hidden ones included, or NULL
+    (cmd/commands.c).  */
 const cmd_command *cmd_command_find (const char *name);
 
 /*  The exit codes and what each means, for the help and the man page,

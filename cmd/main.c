@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-const cmd_command *const cmd_commands[] = {
+static const cmd_command *const s_commands[] = {
     &cmd_run_command,
     &cmd_elements_command,
     &cmd_plugin_command,
@@ -14,16 +14,9 @@ const cmd_command *const cmd_commands[] = {
     NULL,
 };
 
-const cmd_command *cmd_command_find (const char *name)
-{
-    for (size_t i = 0; cmd_commands[i]; i++)
-        if (strcmp (cmd_commands[i]->name, name) == 0)
-            return cmd_commands[i];
-    return NULL;
-}
-
 int main (int argc, char **argv)
 {
+    cmd_commands = s_commands;
     if (argc < 2) {
         cmd_overview_print (stderr);
         return CMD_EXIT_USAGE;
