@@ -17,18 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cluster/cluster.h"
+#include "lib/clock.h"
 #include "lib/workspace.h"
 #include "pipeline/reduce.h"
-
-static double s_now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
 
 static int s_cmp (const void *a, const void *b)
 {
@@ -76,11 +69,11 @@ int main (int argc, char **argv)
     for (int i = -10; i < iterations; i++) {
         if (weir__cluster_barrier (c, 0, "the benchmark", &err))
             break;
-        double t0 = s_now ();
+        uint64_t t0 = weir__now_ns ();
         if (weir__reduce_run (ws, c, (uint64_t) (i + 11), 0, &err))
             break;
         if (i >= 0)
-            took[i] = s_now () - t0;
+            took[i] = (double) (weir__now_ns () - t0) / 1e9;
         //  What training would have changed before the next epoch end
         w[(size_t) (i + 10) % floats] += 1.0f;
     }

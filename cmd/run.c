@@ -161,6 +161,18 @@ static void s_on_signal (int sig)
     }
 }
 
+//  A timeout of OPTION: seconds, 0 (none) or more.  0, or -1 said.
+static int s_timeout (const char *option, const char *text, double *out)
+{
+    char *end;
+    *out = strtod (text, &end);
+    if (*end || end == text || !(*out >= 0) || *out > 1e9) {
+        fprintf (stderr, "weir run: %s wants a number of seconds (0 or more), not '%s'\n", option, text);
+        return -1;
+    }
+    return 0;
+}
+
 static int s_count (const char *option, const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
     int64_t v;
@@ -238,22 +250,8 @@ static int s_option (s_options *o, int c, const char *arg)
             return -1;
         }
         return 0;
-    case S_STOP_TIMEOUT:
-        o->stop_timeout = strtod (arg, &end);
-        if (*end || end == arg || !(o->stop_timeout >= 0) || o->stop_timeout > 1e9) {
-            fprintf (stderr, "weir run: --stop-timeout wants a number of seconds (0 or more), not '%s'\n",
-                     arg);
-            return -1;
-        }
-        return 0;
-    case S_EPOCH_TIMEOUT:
-        o->epoch_timeout = strtod (arg, &end);
-        if (*end || end == arg || !(o->epoch_timeout >= 0) || o->epoch_timeout > 1e9) {
-            fprintf (stderr, "weir run: --epoch-timeout wants a number of seconds (0 or more), not '%s'\n",
-                     arg);
-            return -1;
-        }
-        return 0;
+    case S_STOP_TIMEOUT: return s_timeout ("--stop-timeout", arg, &o->stop_timeout);
+    case S_EPOCH_TIMEOUT: return s_timeout ("--epoch-timeout", arg, &o->epoch_timeout);
     case S_CHECKPOINT: o->checkpoint = arg; return 0;
     case S_ASYNC: o->async = 1; return 0;
     case S_LOAD_BLOBS: return s_load_blobs (o, arg);

@@ -173,8 +173,7 @@ int weir__workspace_add_reduce (weir__workspace *self, const char *name, size_t 
     s_blob *b = s_find (self, name);
     if (!b)
         rc = -1;
-    else if (offset % width || count > (b->size - (offset < b->size ? offset : b->size)) / width
-             || offset > b->size)
+    else if (offset % width || offset > b->size || count > (b->size - offset) / width)
         rc = -2;
     else {
         s_reduce *r = realloc (self->reduce, (self->nreduce + 1) * sizeof *r);

@@ -67,7 +67,6 @@ int weir__ranks_apply (weir__stages *stages, int rank, int size, weir__err *err)
                                  "that one file; put {rank} in the path (each rank's number), as in "
                                  "path=out-{rank}.txt",
                                  stage->name, i + 1, path->value, size);
-        stage->slots = (unsigned) size;
     }
     return 0;
 }

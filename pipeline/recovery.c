@@ -236,10 +236,8 @@ int weir__recovery_writer (weir__recovery *self, weir__stage *stage, const char 
     unsigned old = self->resume ? weir__resume_slots (self->resume, stage->index, stage->name) : 1;
     stage->slots = old > size ? old : size;
     stage->slot_committed = calloc (stage->slots, sizeof *stage->slot_committed);
-    stage->slot_held = calloc (stage->slots, 1);
-    if (!stage->slot_committed || !stage->slot_held)
+    if (!stage->slot_committed)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    stage->slot_held[rank] = 1;
     if (!self->resume)
         return 0;
     int rc = weir__resume_writer_slot (self->resume, stage->index, stage->name, rank, stage->committed,
@@ -256,7 +254,6 @@ int weir__recovery_writer (weir__recovery *self, weir__stage *stage, const char 
                                             sizeof state, err))
             || (rc = s_adopt (self, stage, slot, state, err)))
             return rc;
-        stage->slot_held[slot] = 1;
     }
     return 0;
 }
@@ -289,6 +286,18 @@ static int s_commit_writers (weir__recovery *self, weir__err *err)
     return 0;
 }
 
+//  STAGE's record counts over the job's life (this rank's, and on rank 0
+//  the runs' before), into C.
+static void s_counts (weir__stage *stage, weir__snapshot_stage *c)
+{
+    //  A reader takes from its input what it sends on
+    uint64_t in = stage->kind == WEIR_ELEMENT_READER ? atomic_load (&stage->records_out)
+                                                     : atomic_load (&stage->records_in);
+    c->records_in = stage->base_records_in + in;
+    c->records_out = stage->base_records_out + atomic_load (&stage->records_out);
+    c->rejected = stage->base_rejected + atomic_load (&stage->rejected);
+}
+
 //  One rank's part of a checkpoint, as text lines sent to rank 0:
 //    C STAGE IN OUT REJECTED   the stage's record counts (rank 0's include
 //                              the job's before this run)
@@ -300,14 +309,12 @@ static int s_part (weir__recovery *self, weir__buf *out)
     weir__stages *stages = self->stages;
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
-        uint64_t in = stage->kind == WEIR_ELEMENT_READER ? atomic_load (&stage->records_out)
-                                                         : atomic_load (&stage->records_in);
-        rc |= weir__buf_printf (out, "C %zu %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i,
-                                stage->base_records_in + in,
-                                stage->base_records_out + atomic_load (&stage->records_out),
-                                stage->base_rejected + atomic_load (&stage->rejected));
+        weir__snapshot_stage c;
+        s_counts (stage, &c);
+        rc |= weir__buf_printf (out, "C %zu %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i, c.records_in,
+                                c.records_out, c.rejected);
         for (unsigned s = 0; stage->writer && s < stage->slots; s++)
-            if (stage->slot_held[s])
+            if (s % stage->ranks == stage->rank)
                 rc |= weir__buf_printf (out, "W %zu %u %s\n", i, s, stage->slot_committed[s]);
     }
     weir__stage *reader = stages->items[0];
@@ -466,13 +473,9 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
-        uint64_t in = stage->kind == WEIR_ELEMENT_READER ? atomic_load (&stage->records_out)
-                                                         : atomic_load (&stage->records_in);
+        s_counts (stage, &items[i]);
         items[i].element = stage->name;
-        items[i].records_in = stage->base_records_in + in;
-        items[i].records_out = stage->base_records_out + atomic_load (&stage->records_out);
         items[i].writer_state = stage->writer ? stage->committed : NULL;
-        items[i].rejected = stage->base_rejected + atomic_load (&stage->rejected);
         items[i].dead_state = stage->dead ? stage->dead_committed : NULL;
     }
     int rc = s_write (self, epoch, pass, finished, first, items, reader->offsets, err);

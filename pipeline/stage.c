@@ -24,7 +24,6 @@ static void s_stage_destroy (weir__stage **self_p)
     weir__props_release (&self->props);
     free (self->path_template);
     free (self->slot_committed);
-    free (self->slot_held);
     weir__metrics_release (&self->metrics);
     weir__shards_release (&self->shards);
     free (self->offsets);

@@ -101,10 +101,10 @@ struct weir__stage {
     uint64_t job_records[3];  //  in, out, rejected over every rank, once the run ended
     int job_known;
     unsigned slots;  //  a writer's outputs: one per rank that ever wrote
-    //  [slots] the committed state of each output this rank holds: its
-    //  own, and those of ranks gone since the checkpoint it resumed from
+    //  [slots] the committed state of each output this rank holds (slot s
+    //  with s % ranks == rank): its own, and those of ranks gone since the
+    //  checkpoint it resumed from
     char (*slot_committed)[WEIR__WRITER_STATE_MAX];
-    unsigned char *slot_held;  //  [slots] which of them this rank holds
 
     //  Where it runs (the runtime)
     weir__job *job;
