@@ -65,14 +65,20 @@ void weir__err_init (weir__err *e)
     e->msg[0] = '\0';
 }
 
+int weir__err_vset (weir__err *e, int code, const char *fmt, va_list ap)
+{
+    vsnprintf (e->msg, sizeof e->msg, fmt, ap);
+    e->code = code;
+    e->offset = -1;
+    return code;
+}
+
 int weir__err_set (weir__err *e, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start (ap, fmt);
-    vsnprintf (e->msg, sizeof e->msg, fmt, ap);
+    weir__err_vset (e, code, fmt, ap);
     va_end (ap);
-    e->code = code;
-    e->offset = -1;
     return code;
 }
 

@@ -4,6 +4,7 @@
 #ifndef WEIR_ERROR_H_INCLUDED
 #define WEIR_ERROR_H_INCLUDED
 
+#include <stdarg.h>
 #include <weir/weir.h>
 
 typedef struct weir__err {
@@ -17,6 +18,9 @@ void weir__err_init (weir__err *e);
 /*  Set code and message (printf-style); return CODE so callers can write
     return weir__err_set (err, WEIR_EIO, "...");  */
 int weir__err_set (weir__err *e, int code, const char *fmt, ...) WEIR_PRINTF (3, 4);
+
+/*  weir__err_set with the arguments in AP.  */
+int weir__err_vset (weir__err *e, int code, const char *fmt, va_list ap) WEIR_PRINTF (3, 0);
 
 /*  Like weir__err_set, pointing at OFFSET in the description.  */
 int weir__err_at (weir__err *e, int code, long offset, const char *fmt, ...) WEIR_PRINTF (4, 5);

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 
 #include <zmq.h>
@@ -55,6 +56,27 @@ weir__queue_ctx *weir__queue_ctx_new (size_t sockets, weir__err *err)
     if (sockets > 1023)
         zmq_ctx_set (self->zmq, ZMQ_MAX_SOCKETS, (int) sockets);
     return self;
+}
+
+int weir__queue_descriptors (size_t sockets, const char *hint, weir__err *err)
+{
+    struct rlimit lim;
+    if (getrlimit (RLIMIT_NOFILE, &lim))
+        return 0;
+    //  Room for what the process holds already: inputs, outputs, LevelDB
+    rlim_t want = (rlim_t) sockets + 256;
+    if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= want)
+        return 0;
+    if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= want) {
+        lim.rlim_cur = want;
+        if (setrlimit (RLIMIT_NOFILE, &lim) == 0)
+            return 0;
+    }
+    return weir__err_set (
+        err, WEIR_ESYSTEM,
+        "the pipe's threads need %zu ZeroMQ sockets, a file descriptor each, and this process "
+        "may open %llu (ulimit -n): %s",
+        sockets, (unsigned long long) lim.rlim_max, hint);
 }
 
 void weir__queue_ctx_shutdown (weir__queue_ctx *self)

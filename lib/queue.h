@@ -56,6 +56,12 @@ typedef struct weir__queue_ctx weir__queue_ctx;
     queue).  NULL with ERR on failure.  */
 weir__queue_ctx *weir__queue_ctx_new (size_t sockets, weir__err *err);
 
+/*  Each socket takes a file descriptor: make sure SOCKETS more can be
+    opened, raising the soft limit towards the hard one if need be (as many
+    runtimes do), or say which limit stands in the way, ending with HINT
+    (what to change).  0 or WEIR_ESYSTEM.  */
+int weir__queue_descriptors (size_t sockets, const char *hint, weir__err *err);
+
 /*  Make every blocking receive of every queue return WEIR__QUEUE_CLOSED.
     Any thread.  */
 void weir__queue_ctx_shutdown (weir__queue_ctx *self);
