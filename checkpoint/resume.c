@@ -12,7 +12,6 @@
 
 struct weir__resume {
     weir__ckpt *ckpt;
-    const char *dir;  //  the store's, for messages
 };
 
 //  Take checkpoint CK (of EPOCH, in DIR) if it was written by this
@@ -38,7 +37,6 @@ static int s_take (weir__ckpt *ck, uint64_t epoch, const char *dir, const char *
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
     self->ckpt = ck;
-    self->dir = dir;
     *out = self;
     return 0;
 }
@@ -56,14 +54,17 @@ int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__
     return weir__ckpt_pack (self->ckpt, buf, len) ? weir__err_set (err, WEIR_ENOMEM, "out of memory") : 0;
 }
 
-int weir__resume_unpack (const char *buf, size_t len, const char *shape, weir__resume **out, weir__err *err)
+int weir__resume_unpack (const char *buf, size_t len, const char *shape, const char *who, weir__resume **out,
+                         weir__err *err)
 {
     weir__ckpt *ck;
     int rc = weir__ckpt_unpack (buf, len, &ck);
     if (rc)
-        return weir__err_set (err, rc,
-                              rc == WEIR_ENOMEM ? "out of memory" : "the checkpoint rank 0 sent is damaged");
-    return s_take (ck, weir__ckpt_epoch (ck), "rank 0's checkpoint directory", shape, out, err);
+        return rc == WEIR_ENOMEM ? weir__err_set (err, rc, "out of memory")
+                                 : weir__err_set (err, rc, "the checkpoint %s sent is damaged", who);
+    char dir[64];
+    snprintf (dir, sizeof dir, "%s's checkpoint directory", who);
+    return s_take (ck, weir__ckpt_epoch (ck), dir, shape, out, err);
 }
 
 int weir__resume_open (weir__store *store, int mode, uint64_t epoch, const char *shape, weir__resume **out,

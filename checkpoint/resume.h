@@ -80,10 +80,12 @@ unsigned weir__resume_slots (const weir__resume *self, size_t stage, const char 
 /*  The generation (runs so far) of the checkpoint, 0 before there were.  */
 uint64_t weir__resume_generation (const weir__resume *self);
 
-/*  The checkpoint, packed to go to the other ranks of the job; and a
-    resume made of it there (SHAPE as for weir__resume_open).  */
+/*  The checkpoint, packed to go to another rank of the job; and a resume
+    made of it there (SHAPE as for weir__resume_open), WHO naming the rank
+    that sent it in messages.  */
 int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__err *err);
-int weir__resume_unpack (const char *buf, size_t len, const char *shape, weir__resume **out, weir__err *err);
+int weir__resume_unpack (const char *buf, size_t len, const char *shape, const char *who, weir__resume **out,
+                         weir__err *err);
 
 /*  The same for the dead letter of stage STAGE.  */
 int weir__resume_dead_letter (const weir__resume *self, size_t stage, const char *element, char *state,

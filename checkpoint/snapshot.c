@@ -113,6 +113,8 @@ weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging
             rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->writer_state);
         }
         for (size_t slot = 1; slot < stage->nslots; slot++) {
+            if (!stage->slot_states[slot])
+                continue;
             weir__key_writer_slot (i, stage->element, (unsigned) slot, key, sizeof key);
             rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->slot_states[slot]);
         }
@@ -135,7 +137,7 @@ weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging
             rc |= weir__ckpt_put_text (ck, WEIR__SECTION_FILES, shard->path, id);
         }
     }
-    size_t n = weir__workspace_count (s->workspace);
+    size_t n = s->workspace ? weir__workspace_count (s->workspace) : 0;
     if (staging && s_reserve (staging, n))
         rc = -1;
     for (size_t i = 0; i < n && !rc; i++) {

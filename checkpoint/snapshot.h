@@ -22,7 +22,8 @@ typedef struct weir__snapshot_stage {
     uint64_t rejected;         //  bad records skipped over the job's life
     const char *dead_state;    //  its dead letter's committed state, or NULL
     //  A writer of a job of several ranks: the committed state of each
-    //  rank's output (slot 0 is writer_state's), NULL when nslots <= 1
+    //  rank's output (slot 0 is writer_state's; NULL for a slot left
+    //  out), NULL when nslots <= 1
     const char *const *slot_states;
     size_t nslots;
 } weir__snapshot_stage;
@@ -38,9 +39,9 @@ typedef struct weir__snapshot {
     size_t nstages;
     const weir__shards *shards;  //  the reader's, with
     const uint64_t *offsets;     //  where reading goes on in each
-    weir__workspace *workspace;
-    unsigned ranks;       //  of the run that takes it (0 is taken as 1)
-    uint64_t generation;  //  the runs of the job so far
+    weir__workspace *workspace;  //  NULL: no blobs (a rank's part of a checkpoint)
+    unsigned ranks;              //  of the run that takes it (0 is taken as 1)
+    uint64_t generation;         //  the runs of the job so far
 } weir__snapshot;
 
 /*  Copies of the blobs, kept from one checkpoint to the next: the pages of

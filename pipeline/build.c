@@ -68,12 +68,9 @@ int weir__build_add_processor (weir__stages *stages, const weir_processor *proc,
     if (weir__processor_check (proc, name, &table, err))
         return err->code = WEIR_EPROCESSOR;
     weir__stage *stage = weir__stages_append (stages, name, -1);
-    if (!stage)
+    if (!stage || !(stage->callbacks = weir__callbacks_new (&table, NULL, user, 0)))
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     stage->kind = WEIR_ELEMENT_PROCESSOR;
-    stage->proc_table = table;
-    stage->proc = &stage->proc_table;
-    stage->user = user;
     return s_add_props (stage, props, err);
 }
 
@@ -84,161 +81,143 @@ static weir_element_kind s_wanted (size_t i, size_t count, const char **place)
     return i == 0 ? WEIR_ELEMENT_READER : i == count - 1 ? WEIR_ELEMENT_WRITER : WEIR_ELEMENT_PROCESSOR;
 }
 
-//  A stage whose name is no builtin of the kind its place wants.
+//  A builtin: its role.
+static int s_builtin (weir__stage *stage, const weir__element *e, weir__err *err)
+{
+    if (e->reader)
+        stage->input = weir__input_new (e->reader);
+    else if (e->writer)
+        stage->output = weir__output_new (e->writer);
+    else
+        stage->callbacks = weir__callbacks_new (e->processor, NULL, NULL, e->passthrough);
+    return stage->input || stage->output || stage->callbacks
+               ? 0
+               : weir__err_set (err, WEIR_ENOMEM, "out of memory");
+}
+
+//  No builtin of the kind its place wants: a plugin, by path or by name,
+//  or a mistake.  An unknown name is said with the builtin it most likely
+//  mistypes, last.
 static int s_not_builtin (weir__stage *stage, weir_element_kind want, const char *place, weir__err *err)
 {
     const weir__element *other = weir__element_find (stage->name, -1);
+    char builtins[900] = "";
     if (want == WEIR_ELEMENT_PROCESSOR && !other) {
-        //  Not a builtin: a plugin, by path or by name
-        int rc = weir__plugin_load (stage->name, &stage->plugin, err);
-        if (rc == WEIR_EUNKNOWN) {
-            //  "unknown element 'X': did you mean 'Y'? (no builtin ...)"
-            const char *best = weir__element_suggest (stage->name, (int) want);
-            size_t head = strlen ("unknown element '") + strlen (stage->name) + strlen ("': ");
-            if (best && strlen (err->msg) > head) {
-                char rest[sizeof err->msg];
-                snprintf (rest, sizeof rest, "%s", err->msg + head);
-                weir__err_set (err, WEIR_EUNKNOWN, "unknown element '%s': did you mean '%s'? (%s)",
-                               stage->name, best, rest);
-            }
-            err->offset = stage->name_offset;
-        }
-        if (rc)
+        weir_plugin *plugin = NULL;
+        int rc = weir__plugin_load (stage->name, &plugin, err);
+        if (!rc && !(stage->callbacks = weir__callbacks_new (weir_plugin_table (plugin), &plugin, NULL, 0)))
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        weir_plugin_destroy (&plugin);
+        if (rc != WEIR_EUNKNOWN)
             return rc;
-        stage->proc = weir_plugin_table (stage->plugin);
-        return 0;
     }
-    if (weir__plugin_is_path (stage->name))
-        return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
-                             "'%s' is a plugin, and plugins are processors, but the %s element must be a %s",
-                             stage->name, place, weir__stage_kind_name (want));
-    if (other)
-        return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
-                             "'%s' is a %s, but the %s element must be a %s (%ss: %s)", stage->name,
-                             weir__stage_kind_name (other->kind), place, weir__stage_kind_name (want),
-                             weir__stage_kind_name (want), weir__element_names (want));
+    else if (weir__plugin_is_path (stage->name))
+        return weir__stage_error (
+            stage, err, WEIR_ESTRUCTURE, -1,
+            "'%s' is a plugin, and plugins are processors, but the %s element must be a %s", stage->name,
+            place, weir__stage_kind_name (want));
+    else if (other)
+        return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
+                                  "'%s' is a %s, but the %s element must be a %s (%ss: %s)", stage->name,
+                                  weir__stage_kind_name (other->kind), place, weir__stage_kind_name (want),
+                                  weir__stage_kind_name (want), weir__element_names (want));
+    else
+        snprintf (builtins, sizeof builtins, "readers: %s; processors: %s; writers: %s",
+                  weir__element_names (WEIR_ELEMENT_READER), weir__element_names (WEIR_ELEMENT_PROCESSOR),
+                  weir__element_names (WEIR_ELEMENT_WRITER));
     const char *best = weir__element_suggest (stage->name, (int) want);
-    char hint[96] = "";
-    if (best)
-        snprintf (hint, sizeof hint, ": did you mean '%s'?", best);
-    return weir__err_at (err, WEIR_EUNKNOWN, stage->name_offset,
-                         "unknown element '%s'%s (readers: %s; processors: %s; writers: %s)", stage->name,
-                         hint, weir__element_names (WEIR_ELEMENT_READER),
-                         weir__element_names (WEIR_ELEMENT_PROCESSOR),
-                         weir__element_names (WEIR_ELEMENT_WRITER));
+    size_t head = strlen ("unknown element '") + strlen (stage->name) + strlen ("': ");
+    if (*builtins) {
+        char hint[96] = "";
+        if (best)
+            snprintf (hint, sizeof hint, ": did you mean '%s'?", best);
+        weir__err_set (err, WEIR_EUNKNOWN, "unknown element '%s'%s (%s)", stage->name, hint, builtins);
+    }
+    else if (best && strlen (err->msg) > head) {
+        //  "unknown element 'X': did you mean 'Y'? (no builtin ...)"
+        char rest[sizeof err->msg];
+        snprintf (rest, sizeof rest, "%s", err->msg + head);
+        weir__err_set (err, WEIR_EUNKNOWN, "unknown element '%s': did you mean '%s'? (%s)", stage->name, best,
+                       rest);
+    }
+    err->offset = stage->name_offset;
+    return WEIR_EUNKNOWN;
 }
 
-//  A builtin: bind it and check its properties.
-static int s_builtin (weir__stage *stage, const weir__element *e, weir__err *err)
+//  The element of STAGE, the I-th of COUNT: a builtin of the kind its
+//  place wants, a plugin, or callbacks added in code; then the properties
+//  every stage of its kind takes.  The engine's own calls come first,
+//  reading the properties last.
+static int s_resolve (weir__stage *stage, size_t i, size_t count, weir__err *err)
 {
+    const char *place;
+    weir_element_kind want = s_wanted (i, count, &place);
     static const weir_property_info none[] = {{NULL, NULL, NULL}};
-    stage->reader = e->reader;
-    stage->writer = e->writer;
-    stage->proc = e->processor;
-    stage->passthrough = e->passthrough;
-    const weir_property_info *known = e->reader ? e->reader->props : e->writer ? e->writer->props : none;
-    int rc = weir__props_check (&stage->props, stage->name, known, weir_kind_properties (e->kind), err);
-    if (rc || !e->reader)
+    const weir_property_info *known = NULL;
+    int rc = 0;
+    if (stage->callbacks) {
+        //  Added in code as callbacks
+        if (want != WEIR_ELEMENT_PROCESSOR)
+            return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
+                                      "'%s' is a processor, but the %s element must be a %s", stage->name,
+                                      place, weir__stage_kind_name (want));
+    }
+    else {
+        const weir__element *e =
+            weir__plugin_is_path (stage->name) ? NULL : weir__element_find (stage->name, (int) want);
+        known = !e ? NULL : e->reader ? e->reader->props : e->writer ? e->writer->props : none;
+        rc = e ? s_builtin (stage, e, err) : s_not_builtin (stage, want, place, err);
+    }
+    if (rc && stage->glued >= 0 && (rc == WEIR_EUNKNOWN || rc == WEIR_ESTRUCTURE)) {
+        //  The element came from a '!' inside a value
+        char was[sizeof err->msg];
+        snprintf (was, sizeof was, "%s", err->msg);
+        weir__err_set (err, rc,
+                       "%s; '!' separates elements: if it is part of a value, quote the value, as in "
+                       "path='/tmp/a!b.txt'",
+                       was);
+        err->offset = stage->glued;
+    }
+    //  Builtin writers refuse on-error= and dead-letter= as unknown
+    if (rc
+        || (want != WEIR_ELEMENT_WRITER
+            && (rc = weir__rejects_new (stage->name, &stage->props, &stage->rejects, err))))
         return rc;
-    int64_t passes;
-    if ((rc = weir__props_int (&stage->props, stage->name, "passes", 1, 1, 1000000, &passes, err)))
-        return rc;
-    stage->passes = (unsigned) passes;
-    return 0;
-}
-
-//  on-error and dead-letter of a reader or processor: what a bad record
-//  does.  WANT is the stage's kind.
-static int s_policy (weir__stage *stage, weir_element_kind want, weir__err *err)
-{
-    weir__prop *on_error = weir__props_find (&stage->props, "on-error");
-    weir__prop *dead = weir__props_find (&stage->props, "dead-letter");
-    //  Builtin writers refuse both as unknown properties
-    if (want == WEIR_ELEMENT_WRITER)
-        return 0;
-    if (on_error)
-        atomic_store (&on_error->used, 1);
-    if (dead)
-        atomic_store (&dead->used, 1);
-    if (on_error && strcmp (on_error->value, "fail") && strcmp (on_error->value, "skip"))
-        return weir__err_at (err, WEIR_EPROPERTY, on_error->value_offset,
-                             "%s: on-error wants fail or skip, not '%s'", stage->name, on_error->value);
-    if (dead && !*dead->value)
-        return weir__err_at (err, WEIR_EPROPERTY, dead->value_offset, "%s: dead-letter wants a file path",
-                             stage->name);
-    if (dead && on_error && !strcmp (on_error->value, "fail"))
-        return weir__err_at (err, WEIR_EPROPERTY, dead->key_offset,
-                             "%s: dead-letter= keeps skipped records, but on-error=fail skips none; use "
-                             "on-error=skip, or drop one of them",
-                             stage->name);
-    int64_t linger;
-    int rc = weir__props_int (&stage->props, stage->name, "linger", 5, 0, 60000, &linger, err);
-    if (rc)
-        return rc;
-    stage->linger_ms = (unsigned) linger;
-    stage->skip = dead || (on_error && !strcmp (on_error->value, "skip"));
-    stage->dead_path = dead ? dead->value : NULL;
-    return 0;
-}
-
-//  threads, capacity, batch.
-static int s_common (weir__stage *stage, weir__err *err)
-{
-    int64_t threads, capacity, batch;
-    int rc = weir__props_int (&stage->props, stage->name, "threads", 1, 1, WEIR__MAX_THREADS, &threads, err);
-    if (!rc)
-        rc = weir__props_int (&stage->props, stage->name, "capacity", WEIR__DEFAULT_CAPACITY, 1, 1 << 20,
-                              &capacity, err);
-    if (!rc)
-        rc = weir__props_int (&stage->props, stage->name, "batch", WEIR__DEFAULT_BATCH, 1, 1 << 20, &batch,
-                              err);
-    if (rc)
+    stage->kind = want;
+    //  What a builtin does not know is refused; threads, capacity, batch,
+    //  and linger for readers and processors
+    int64_t threads, capacity, batch, linger = 0;
+    if ((known
+         && (rc = weir__props_check (&stage->props, stage->name, known, weir_kind_properties (want), err)))
+        || (rc = weir__props_int (&stage->props, stage->name, "threads", 1, 1, WEIR__MAX_THREADS, &threads,
+                                  err))
+        || (rc = weir__props_int (&stage->props, stage->name, "capacity", WEIR__DEFAULT_CAPACITY, 1, 1 << 20,
+                                  &capacity, err))
+        || (rc = weir__props_int (&stage->props, stage->name, "batch", WEIR__DEFAULT_BATCH, 1, 1 << 20,
+                                  &batch, err))
+        || (want != WEIR_ELEMENT_WRITER
+            && (rc = weir__props_int (&stage->props, stage->name, "linger", 5, 0, 60000, &linger, err))))
         return rc;
     stage->threads = (unsigned) threads;
     stage->capacity = (unsigned) capacity;
     stage->batch = (unsigned) batch;
+    stage->linger_ms = (unsigned) linger;
     return 0;
 }
 
 int weir__build_resolve (weir__stages *stages, weir__err *err)
 {
-    if (stages->count < 2)
-        return weir__err_at (err, WEIR_ESTRUCTURE, stages->count ? stages->items[0]->name_offset : 0,
-                             "a pipe needs at least a reader and a writer, as in "
-                             "'range count=10 ! lines path=out.txt'");
-    for (size_t i = 0; i < stages->count; i++) {
-        weir__stage *stage = stages->items[i];
-        const char *place;
-        weir_element_kind want = s_wanted (i, stages->count, &place);
-        int rc = 0;
-        if (stage->proc) {
-            //  Added in code as callbacks
-            if (want != WEIR_ELEMENT_PROCESSOR)
-                return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
-                                     "'%s' is a processor, but the %s element must be a %s", stage->name,
-                                     place, weir__stage_kind_name (want));
-        }
-        else {
-            const weir__element *e =
-                weir__plugin_is_path (stage->name) ? NULL : weir__element_find (stage->name, (int) want);
-            rc = e ? s_builtin (stage, e, err) : s_not_builtin (stage, want, place, err);
-        }
-        if (rc && stage->glued >= 0 && (rc == WEIR_EUNKNOWN || rc == WEIR_ESTRUCTURE)) {
-            //  The element came from a '!' inside a value
-            char was[sizeof err->msg];
-            snprintf (was, sizeof was, "%s", err->msg);
-            weir__err_at (err, rc, stage->glued,
-                          "%s; '!' separates elements: if it is part of a value, quote the value, as in "
-                          "path='/tmp/a!b.txt'",
-                          was);
-        }
-        if (rc || (rc = s_common (stage, err)) || (rc = s_policy (stage, want, err)))
-            return rc;
-        stage->kind = want;
-        if (want == WEIR_ELEMENT_READER && stage->passes == 0)
-            stage->passes = 1;
+    if (stages->count < 2) {
+        weir__err_set (
+            err, WEIR_ESTRUCTURE,
+            "a pipe needs at least a reader and a writer, as in 'range count=10 ! lines path=out.txt'");
+        err->offset = stages->count ? stages->items[0]->name_offset : 0;
+        return err->code;
     }
-    return 0;
+    int rc = 0;
+    for (size_t i = 0; i < stages->count && !rc; i++)
+        rc = s_resolve (stages->items[i], i, stages->count, err);
+    return rc;
 }
 
 static int s_prop_cmp (const void *a, const void *b)

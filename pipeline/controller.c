@@ -71,10 +71,12 @@ void weir__controller_destroy (weir__controller **self_p)
     *self_p = NULL;
 }
 
-void weir__controller_start (weir__controller *self, uint64_t first, unsigned pass, unsigned threads,
-                             unsigned readers)
+void weir__controller_start (weir__controller *self, uint64_t first, unsigned pass, unsigned passes,
+                             unsigned threads, unsigned readers)
 {
     pthread_mutex_lock (&self->lock);
+    if (passes)
+        self->rules.passes = passes;
     self->epoch = first;
     self->pass = pass;
     self->threads = threads;

@@ -29,7 +29,7 @@ typedef struct weir__epoch_rules {
     uint64_t records;     //  --epoch-records (0: no limit)
     double seconds;       //  --epoch-seconds (0: no limit)
     uint64_t last;        //  --epochs: pause after this epoch (0: no limit)
-    unsigned passes;      //  passes over the input (at least 1)
+    unsigned passes;      //  passes over the input (at least 1; or as weir__controller_start says)
     double stop_timeout;  //  a stop that takes longer aborts the job (0: never)
 } weir__epoch_rules;
 
@@ -61,10 +61,11 @@ weir__controller *weir__controller_new (weir__job *job, const weir__epoch_rules 
 void weir__controller_destroy (weir__controller **self_p);
 
 /*  Before the threads start: the job goes on with epoch FIRST (1 for a
-    fresh job) in pass PASS; THREADS threads arrive at every barrier, READERS
-    of them reader threads.  Opens the first epoch's budget.  */
-void weir__controller_start (weir__controller *self, uint64_t first, unsigned pass, unsigned threads,
-                             unsigned readers);
+    fresh job) in pass PASS of PASSES (0: as the rules said); THREADS
+    threads arrive at every barrier, READERS of them reader threads.  Opens
+    the first epoch's budget.  */
+void weir__controller_start (weir__controller *self, uint64_t first, unsigned pass, unsigned passes,
+                             unsigned threads, unsigned readers);
 
 /*  The budget reader threads claim from.  */
 weir__budget *weir__controller_budget (weir__controller *self);

@@ -43,78 +43,75 @@ static int s_same (const char *out, const struct stat *out_st, int out_exists, c
     return same;
 }
 
-//  The property KEY of STAGE (its last value), or NULL.
-static const weir__prop *s_prop (const weir__stage *stage, const char *key)
+//  Two outputs in one file would write over each other.
+static int s_check_twice (const weir__stage **stages, const weir__prop **outputs, size_t n, weir__err *err)
 {
-    for (size_t k = stage->props.count; k-- > 0;)
-        if (strcmp (stage->props.items[k].key, key) == 0)
-            return &stage->props.items[k];
-    return NULL;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++) {
+            const char *x = outputs[a]->value, *y = outputs[b]->value;
+            struct stat st;
+            int exists = stat (x, &st) == 0;
+            if (strcmp (x, "-") && strcmp (y, "-") && s_same (x, &st, exists, y))
+                return weir__stage_error (
+                    stages[b], err, WEIR_ESTRUCTURE, outputs[b]->value_offset,
+                    "'%s' is written twice, as '%s' and as '%s': give each output a file "
+                    "of its own",
+                    y, outputs[a]->key, outputs[b]->key);
+        }
+    return 0;
 }
 
-//  The output PROP of WRITER (an element's name) against the options and
-//  the reader's inputs.
-static int s_check_output (const weir__stage *reader, const char *writer, const weir__prop *prop,
-                           const weir__options *options, weir__err *err)
+//  The output PROP of STAGE (a writer's path, a dead letter) against the
+//  inputs of READER, SHARDS, and the options.
+static int s_check_output (const weir__stage *stage, const weir__prop *prop, const weir__stage *reader,
+                           const weir__shards *shards, const weir__options *options, weir__err *err)
 {
-    const char *out = prop->value;
+    const char *out = prop->value, *clash = NULL;
+    struct stat st;
+    int exists = stat (out, &st) == 0;
+    for (size_t i = 0; i < shards->count && !clash && strcmp (out, "-"); i++) {
+        const char *in = shards->items[i].path;
+        //  Shards of one file come in a row: look at each file once
+        if (in && !(i > 0 && shards->items[i - 1].path && !strcmp (in, shards->items[i - 1].path))
+            && s_same (out, &st, exists, in))
+            clash = in;
+    }
     if (options->checkpoint_dir && weir__outfile_is_stream (out))
         return weir__err_at (
             err, WEIR_ESTRUCTURE, prop->value_offset,
             "%s: '%s' is standard output, a pipe, a terminal or a device: it cannot be cut back "
             "to what a checkpoint committed, so a job that writes to it cannot be resumed "
             "exactly; write to a file, or drop --checkpoint",
-            writer, out);
-    if (strcmp (out, "-") == 0)
-        return 0;
-    struct stat st;
-    int exists = stat (out, &st) == 0;
-    for (size_t i = 0; i < reader->shards.count; i++) {
-        const char *in = reader->shards.items[i].path;
-        //  Shards of one file come in a row: look at each file once
-        if (!in
-            || (i > 0 && reader->shards.items[i - 1].path && !strcmp (in, reader->shards.items[i - 1].path)))
-            continue;
-        if (s_same (out, &st, exists, in))
-            return weir__err_at (
-                err, WEIR_ESTRUCTURE, prop->value_offset,
-                "%s: '%s' is also an input of the reader '%s' ('%s'): writing it would destroy "
-                "what is being read; write to another file",
-                writer, out, reader->name, in);
-    }
+            stage->name, out);
+    if (clash)
+        return weir__err_at (err, WEIR_ESTRUCTURE, prop->value_offset,
+                             "%s: '%s' is also an input of the reader '%s' ('%s'): writing it would destroy "
+                             "what is being read; write to another file",
+                             stage->name, out, reader->name, clash);
     return 0;
 }
 
 int weir__guard_check (const weir__stages *stages, const weir__options *options, weir__err *err)
 {
     const weir__stage *reader = stages->items[0], *writer = stages->items[stages->count - 1];
+    const weir__shards *shards = weir__input_shards_const (reader->input);
     //  The outputs: the writer's file, and the dead letters
     const weir__prop **outputs = calloc (stages->count, sizeof *outputs);
-    if (!outputs)
-        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    const weir__stage **of = calloc (stages->count, sizeof *of);
     size_t n = 0;
-    int rc = 0;
-    for (size_t i = 0; i < stages->count; i++) {
+    for (size_t i = 0; outputs && of && i < stages->count; i++) {
         const weir__stage *stage = stages->items[i];
-        const weir__prop *prop = stage->writer ? s_prop (stage, "path") : s_prop (stage, "dead-letter");
-        if (prop && (!stage->writer || stage == writer)) {
-            if ((rc = s_check_output (reader, stage->name, prop, options, err)))
-                break;
+        const weir__prop *prop = weir__stage_prop (stage, stage->output ? "path" : "dead-letter");
+        if (prop && (!stage->output || stage == writer)) {
+            of[n] = stage;
             outputs[n++] = prop;
         }
     }
-    //  Two outputs in one file would write over each other
-    for (size_t a = 0; a < n && !rc; a++)
-        for (size_t b = a + 1; b < n && !rc; b++) {
-            const char *x = outputs[a]->value, *y = outputs[b]->value;
-            struct stat st;
-            int exists = stat (x, &st) == 0;
-            if (strcmp (x, "-") && strcmp (y, "-") && s_same (x, &st, exists, y))
-                rc = weir__err_at (err, WEIR_ESTRUCTURE, outputs[b]->value_offset,
-                                   "'%s' is written twice, as '%s' and as '%s': give each output a file of "
-                                   "its own",
-                                   y, outputs[a]->key, outputs[b]->key);
-        }
+    int rc = !outputs || !of ? weir__err_set (err, WEIR_ENOMEM, "out of memory")
+                             : s_check_twice (of, outputs, n, err);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = s_check_output (of[i], outputs[i], reader, shards, options, err);
     free (outputs);
+    free (of);
     return rc;
 }

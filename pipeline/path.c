@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #include "lib/clock.h"
-#include "pipeline/deadletter.h"
 #include "pipeline/controller.h"
 
 static void s_wait (weir__worker *w, uint64_t wait)
@@ -30,12 +29,12 @@ int weir__path_send (weir__worker *w)
     if (rc == WEIR_ENOMEM) {
         weir__err err;
         weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", stage->name);
-        weir__job_fail (stage->job, &err);
+        weir__job_fail (stage->run->job, &err);
     }
     if (rc)
         return WEIR__SINK_ABORT;
     w->sink.first_ns = 0;
-    atomic_fetch_add_explicit (&stage->records_out, count, memory_order_relaxed);
+    atomic_fetch_add_explicit (&stage->counts.out, count, memory_order_relaxed);
     return 0;
 }
 
@@ -47,7 +46,7 @@ int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag)
     if (rc == WEIR_ENOMEM) {
         weir__err err;
         weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", w->stage->name);
-        weir__job_fail (w->stage->job, &err);
+        weir__job_fail (w->stage->run->job, &err);
     }
     return rc ? -1 : 0;
 }
@@ -78,13 +77,13 @@ int weir__path_recv (weir__worker *w, weir__batch_header *hdr, const char **payl
     if (rc == WEIR_ESYSTEM) {
         weir__err err;
         weir__err_set (&err, WEIR_ESYSTEM, "%s: short message on the queue", stage->name);
-        weir__job_fail (stage->job, &err);
+        weir__job_fail (stage->run->job, &err);
     }
     if (rc)
         return -1;
     if (hdr->kind == WEIR__BATCH_DATA) {
-        atomic_fetch_add_explicit (&stage->records_in, hdr->count, memory_order_relaxed);
-        atomic_fetch_add_explicit (&stage->batches_in, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit (&stage->counts.in, hdr->count, memory_order_relaxed);
+        atomic_fetch_add_explicit (&stage->counts.batches, 1, memory_order_relaxed);
     }
     return 0;
 }
@@ -97,7 +96,7 @@ int weir__path_forward (weir__worker *w, uint32_t count)
     s_wait (w, wait);
     if (rc)
         return -1;
-    atomic_fetch_add_explicit (&stage->records_out, count, memory_order_relaxed);
+    atomic_fetch_add_explicit (&stage->counts.out, count, memory_order_relaxed);
     return 0;
 }
 
@@ -114,42 +113,24 @@ int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__
     w->barriers = 0;
     //  Only the end of the input finishes a job: --epochs and stops pause it,
     //  and a resume goes on
-    w->last_epoch = w->inputs_done && weir__controller_last_pass (stage->controller);
+    w->last_epoch = w->inputs_done && weir__controller_last_pass (stage->run->controller);
     if (end (w))
         return -1;
     if (stage->out
         && (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) w->inputs_done)))
         return -1;
-    return weir__controller_arrive (stage->controller, 0, NULL) == WEIR__ABORT ? -1 : 0;
-}
-
-//  Count a bad record that STAGE skips; the first of the run is said
-//  (WHAT names it), as it may well be the first of many.
-static void s_count_bad (weir__stage *stage, const char *what, const char *reason)
-{
-    if (atomic_fetch_add_explicit (&stage->rejected, 1, memory_order_relaxed) != 0)
-        return;
-    if (stage->dead_path)
-        weir__job_warn (stage->job, "%s: skipped %s: %s (kept with any others in '%s')", stage->name, what,
-                        reason, stage->dead_path);
-    else
-        weir__job_warn (stage->job, "%s: skipped %s: %s (dead-letter=PATH would keep it)", stage->name, what,
-                        reason);
+    return weir__controller_arrive (stage->run->controller, 0, NULL) == WEIR__ABORT ? -1 : 0;
 }
 
 int weir__path_sink_reject (weir__sink *sink, const weir__bad *bad)
 {
     weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
     weir__stage *stage = w->stage;
-    char what[256];
-    snprintf (what, sizeof what, "a bad record of '%s' at byte %" PRIu64, bad->path ? bad->path : "",
-              bad->offset);
-    s_count_bad (stage, what, bad->reason);
     weir__err err;
     weir__err_init (&err);
-    if (stage->dead
-        && weir__deadletter_input (stage->dead, weir__controller_epoch (stage->controller), bad, &err)) {
-        weir__job_fail (stage->job, &err);
+    uint64_t epoch = weir__controller_epoch (stage->run->controller);
+    if (weir__rejects_input (stage->rejects, stage->run->job, epoch, bad, &err)) {
+        weir__job_fail (stage->run->job, &err);
         return WEIR__SINK_ABORT;
     }
     return 0;
@@ -160,17 +141,9 @@ int weir__path_reject (weir__worker *w, const msgpack_object *record, const char
     weir__stage *stage = w->stage;
     weir__err err;
     weir__err_init (&err);
-    uint64_t epoch = weir__controller_epoch (stage->controller);
-    if (!stage->skip) {
-        weir__err_set (&err, WEIR_EPROCESSOR,
-                       "%s: a bad record: %s (epoch %" PRIu64 "; on-error=skip would skip it)", stage->name,
-                       reason, epoch);
-        weir__job_fail (stage->job, &err);
-        return -1;
-    }
-    s_count_bad (stage, "a record it rejected", reason);
-    if (stage->dead && weir__deadletter_record (stage->dead, epoch, record, reason, &err)) {
-        weir__job_fail (stage->job, &err);
+    uint64_t epoch = weir__controller_epoch (stage->run->controller);
+    if (weir__rejects_record (stage->rejects, stage->run->job, epoch, record, reason, &err)) {
+        weir__job_fail (stage->run->job, &err);
         return -1;
     }
     return 0;
@@ -179,23 +152,23 @@ int weir__path_reject (weir__worker *w, const msgpack_object *record, const char
 void weir__path_sink_warn (weir__sink *sink, const char *message)
 {
     weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
-    weir__job_log (w->stage->job, WEIR_LOG_WARNING, "%s: %s", w->stage->name, message);
+    weir__job_log (w->stage->run->job, WEIR_LOG_WARNING, "%s: %s", w->stage->name, message);
 }
 
 void weir__path_sink_truncated (weir__sink *sink)
 {
     weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
-    atomic_fetch_add_explicit (&w->stage->truncations, 1, memory_order_relaxed);
+    weir__input_truncated (w->stage->input);
 }
 
 int weir__path_sink_idle (weir__sink *sink)
 {
     weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
     weir__stage *stage = w->stage;
-    if (weir__job_failed (stage->job))
+    if (weir__job_failed (stage->run->job))
         return WEIR__SINK_ABORT;
-    if (weir__job_stopping (stage->job)
-        || weir__budget_expired (weir__controller_budget (stage->controller), weir__now_ns ()))
+    if (weir__job_stopping (stage->run->job)
+        || weir__budget_expired (weir__controller_budget (stage->run->controller), weir__now_ns ()))
         return WEIR__SINK_PAUSE;
     //  Records in hand since linger= ms: send them on
     uint64_t now = weir__now_ns ();
@@ -212,10 +185,11 @@ int weir__path_sink_send (weir__sink *sink)
     weir__stage_input_count (w);
     if (sink->batch.count >= sink->limit && weir__path_send (w))
         return WEIR__SINK_ABORT;
-    if (weir__job_failed (stage->job))
+    if (weir__job_failed (stage->run->job))
         return WEIR__SINK_ABORT;
     if (sink->quota == 0
-        && (sink->quota = weir__budget_reclaim (weir__controller_budget (stage->controller), stage->batch))
+        && (sink->quota =
+                weir__budget_reclaim (weir__controller_budget (stage->run->controller), stage->batch))
                == 0)
         return WEIR__SINK_PAUSE;
     return 0;

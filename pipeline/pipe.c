@@ -22,7 +22,7 @@ struct weir_pipe {
     char *description;  //  text of the last weir_pipe_parse
     weir__options options;
     weir__controller *controller;  //  made when it runs
-    weir__cluster *cluster;        //  the ranks of the job, known when it runs
+    weir__ranks *ranks;            //  the ranks of the job, known when it runs
     weir_progress_fn *progress;
     void *progress_arg;
     unsigned progress_ms;
@@ -45,6 +45,7 @@ void weir_pipe_destroy (weir_pipe **self_p)
     weir_pipe *self = *self_p;
     if (!self)
         return;
+    weir__ranks_destroy (&self->ranks);
     weir__stages_release (&self->stages);
     weir__controller_destroy (&self->controller);
     free (self->description);
@@ -194,15 +195,14 @@ int weir_pipe_run (weir_pipe *self)
     char *shape = weir__build_shape (&self->stages);
     if (!shape)
         return s_refuse (self, WEIR_ENOMEM, "out of memory");
-    if (weir__cluster_get (&self->cluster, &err)
-        || weir__ranks_apply (&self->stages, weir__cluster_rank (self->cluster),
-                              weir__cluster_size (self->cluster), &err)) {
+    if (weir__ranks_new (&self->stages, &self->job, self->options.epoch_timeout, &self->ranks, &err)) {
         free (shape);
         return weir__job_refuse (&self->job, &err);
     }
+    //  The passes are known once the reader opened: the runtime says them
     weir__epoch_rules rules = {
-        self->options.epoch_records,   self->options.epoch_seconds, self->options.max_epochs,
-        self->stages.items[0]->passes, self->options.stop_timeout,
+        self->options.epoch_records, self->options.epoch_seconds, self->options.max_epochs, 1,
+        self->options.stop_timeout,
     };
     self->controller = weir__controller_new (&self->job, &rules);
     if (!self->controller) {
@@ -216,7 +216,7 @@ int weir_pipe_run (weir_pipe *self)
         .description = self->description,
         .shape = shape,
         .controller = self->controller,
-        .cluster = self->cluster,
+        .ranks = self->ranks,
         .tick = self->progress ? s_tick : NULL,
         .tick_arg = self,
         .tick_ms = self->progress_ms,
@@ -245,13 +245,13 @@ void weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds)
 
 int weir_pipe_rank (const weir_pipe *self, int *ranks)
 {
-    if (self && self->cluster) {
+    if (self && self->ranks) {
         if (ranks)
-            *ranks = weir__cluster_size (self->cluster);
-        return weir__cluster_rank (self->cluster);
+            *ranks = weir__ranks_size (self->ranks);
+        return weir__ranks_rank (self->ranks);
     }
     //  Not run yet: what the launcher says, without starting MPI
-    int rank, size = weir__cluster_launched (&rank);
+    int rank, size = weir__ranks_launched (&rank);
     if (ranks)
         *ranks = size;
     return rank;

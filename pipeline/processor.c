@@ -41,7 +41,7 @@ static int s_added (weir__worker *w)
     if (b->oom) {
         weir__err err;
         weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", w->stage->name);
-        weir__job_fail (w->stage->job, &err);
+        weir__job_fail (w->stage->run->job, &err);
         return -1;
     }
     //  linger= counts from a batch's first record
@@ -89,7 +89,7 @@ int weir_emit_packed (weir_stage *st)
 void weir_stop (weir_stage *st)
 {
     assert (st);
-    weir__job_stop (st->stage->job);
+    weir__job_stop (st->stage->run->job);
 }
 
 int weir_fail (weir_stage *st, const char *fmt, ...)
@@ -102,12 +102,12 @@ int weir_fail (weir_stage *st, const char *fmt, ...)
     vsnprintf (text, sizeof text, fmt, ap);
     va_end (ap);
     //  open and init run before the first epoch, close after the last
-    if (atomic_load (&st->stage->job->running))
+    if (atomic_load (&st->stage->run->job->running))
         weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s (epoch %" PRIu64 ")", st->stage->name, text,
-                       weir__controller_epoch (st->stage->controller));
+                       weir__controller_epoch (st->stage->run->controller));
     else
         weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s", st->stage->name, text);
-    weir__job_fail (st->stage->job, &err);
+    weir__job_fail (st->stage->run->job, &err);
     return -1;
 }
 
@@ -127,7 +127,7 @@ void *weir_blob (weir_stage *st, const char *name, size_t size)
     assert (st && name);
     weir__err err;
     weir__err_init (&err);
-    void *data = weir__workspace_blob (st->stage->workspace, name, size, &err);
+    void *data = weir__workspace_blob (st->stage->run->workspace, name, size, &err);
     if (!data)
         weir_fail (st, "%s", err.msg);
     return data;
@@ -136,13 +136,13 @@ void *weir_blob (weir_stage *st, const char *name, size_t size)
 const void *weir_blob_find (weir_stage *st, const char *name, size_t *size)
 {
     assert (st && name && size);
-    return weir__workspace_find (st->stage->workspace, name, size);
+    return weir__workspace_find (st->stage->run->workspace, name, size);
 }
 
 int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t size)
 {
     assert (st && name && (data || !size));
-    if (weir__workspace_restore (st->stage->workspace, name, data, size))
+    if (weir__workspace_restore (st->stage->run->workspace, name, data, size))
         return weir_fail (st, "out of memory storing blob '%s' of %zu bytes", name, size);
     return 0;
 }
@@ -161,8 +161,8 @@ int weir_blob_reduce (weir_stage *st, const char *name, size_t offset, size_t co
         return weir_fail (st, "weir_blob_reduce: blob '%s': unknown type %d or operation %d", name,
                           (int) type, (int) op);
     size_t width = type == WEIR_REDUCE_FLOAT32 ? 4 : 8;
-    int rc =
-        weir__workspace_add_reduce (st->stage->workspace, name, offset, count, width, (int) type, (int) op);
+    int rc = weir__workspace_add_reduce (st->stage->run->workspace, name, offset, count, width, (int) type,
+                                         (int) op);
     if (rc == -1)
         return weir_fail (st, "weir_blob_reduce: there is no blob '%s' (create it with weir_blob first)",
                           name);
@@ -196,7 +196,7 @@ int weir_last_epoch (const weir_stage *st)
 
 uint64_t weir_epoch (const weir_stage *st)
 {
-    return weir__controller_epoch (st->stage->controller);
+    return weir__controller_epoch (st->stage->run->controller);
 }
 
 unsigned weir_thread_index (const weir_stage *st)
@@ -216,5 +216,5 @@ const char *weir_stage_name (const weir_stage *st)
 
 void *weir_user (weir_stage *st)
 {
-    return st->stage->user;
+    return weir__callbacks_user (st->stage->callbacks);
 }

@@ -1,12 +1,41 @@
-/*  pipeline/ranks.c - shards and outputs of one rank of a job.  */
+/*  pipeline/ranks.c - the shares, the meetings and the one checkpoint of
+    a job of several ranks.  */
 #include "config.h"
 #include "pipeline/ranks.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
+#include "lib/killpoint.h"
+#include "pipeline/reduce.h"
+
 #define S_RANK "{rank}"
+
+//  A writer's outputs, one per rank that ever wrote ("slots").
+typedef struct {
+    char *template;  //  path= with "{rank}" as written, or NULL
+    unsigned slots;
+    //  [slots] the committed state of the outputs this rank holds (slot s
+    //  with s mod N == rank: its own, and those of ranks gone since the
+    //  checkpoint it resumed from); on rank 0, once merged, of every slot
+    char (*states)[WEIR__WRITER_STATE_MAX];
+    const char **held;  //  [slots] states[s] if held, else NULL: a snapshot's slot states
+} s_output;
+
+struct weir__ranks {
+    weir__cluster *cluster;
+    int rank, size;
+    double timeout;
+    weir__job *job;
+    weir__stages *stages;
+    s_output *outputs;  //  per stage; slots 0 for stages that do not write
+    //  Rank 0's merge of every rank's part, and the snapshot made of it
+    weir__snapshot_stage *items;
+    uint64_t *offsets;
+};
 
 //  TEMPLATE with every "{rank}" replaced by SLOT; NULL when out of memory.
 static char *s_expand (const char *template, unsigned slot)
@@ -31,54 +60,116 @@ static char *s_expand (const char *template, unsigned slot)
     return out;
 }
 
-//  The writer's path= property, without marking it read.
-static weir__prop *s_path (const weir__props *props)
+//  STAGE's share of the job: a reader's shards, a writer's path.
+static int s_share (weir__ranks *self, weir__stage *stage, weir__err *err)
 {
-    for (size_t i = 0; i < props->count; i++)
-        if (strcmp (props->items[i].key, "path") == 0)
-            return &props->items[i];
-    return NULL;
-}
-
-int weir__ranks_apply (weir__stages *stages, int rank, int size, weir__err *err)
-{
-    for (size_t i = 0; i < stages->count; i++) {
-        weir__stage *stage = stages->items[i];
-        stage->rank = (unsigned) rank;
-        stage->ranks = (unsigned) size;
-        if (size > 1 && stage->dead_path)
-            return weir__err_at (err, WEIR_ESTRUCTURE, stage->name_offset,
-                                 "%s (stage %zu): dead-letter= is not supported yet in a job of several "
-                                 "ranks (%d)",
-                                 stage->name, i + 1, size);
-        if (stage->kind != WEIR_ELEMENT_WRITER)
-            continue;
-        weir__prop *path = s_path (&stage->props);
-        if (path && strstr (path->value, S_RANK)) {
-            char *mine = s_expand (path->value, (unsigned) rank);
-            if (!mine)
-                return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-            stage->path_template = path->value;
-            path->value = mine;
-        }
-        else if (path && size > 1 && strcmp (path->value, "-") != 0)
-            return weir__err_at (err, WEIR_ESTRUCTURE, path->value_offset,
-                                 "%s (stage %zu): path=%s in a job of %d ranks: every rank would write "
-                                 "that one file; put {rank} in the path (each rank's number), as in "
-                                 "path=out-{rank}.txt",
-                                 stage->name, i + 1, path->value, size);
+    if (self->size > 1 && stage->rejects && weir__rejects_path (stage->rejects))
+        return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
+                                  "%s (stage %zu): dead-letter= is not supported yet in a job of several "
+                                  "ranks (%d)",
+                                  stage->name, stage->index + 1, self->size);
+    if (stage->input)
+        weir__input_share (stage->input, (unsigned) self->rank, (unsigned) self->size);
+    if (!stage->output)
+        return 0;
+    weir__prop *path = weir__stage_prop (stage, "path");
+    if (path && strstr (path->value, S_RANK)) {
+        char *mine = s_expand (path->value, (unsigned) self->rank);
+        if (!mine)
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        self->outputs[stage->index].template = path->value;
+        path->value = mine;
     }
+    else if (path && self->size > 1 && strcmp (path->value, "-") != 0)
+        return weir__stage_error (stage, err, WEIR_ESTRUCTURE, path->value_offset,
+                                  "%s (stage %zu): path=%s in a job of %d ranks: every rank would write "
+                                  "that one file; put {rank} in the path (each rank's number), as in "
+                                  "path=out-{rank}.txt",
+                                  stage->name, stage->index + 1, path->value, self->size);
     return 0;
 }
 
-int weir__ranks_props (const weir__stage *stage, unsigned slot, weir__props *out)
+int weir__ranks_new (weir__stages *stages, weir__job *job, double timeout, weir__ranks **out, weir__err *err)
 {
+    *out = NULL;
+    weir__ranks *self = calloc (1, sizeof *self);
+    if (!self || !(self->outputs = calloc (stages->count, sizeof *self->outputs))) {
+        free (self);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    self->job = job;
+    self->stages = stages;
+    self->timeout = timeout;
+    *out = self;
+    int rc = weir__cluster_get (&self->cluster, err);
+    if (rc)
+        return rc;
+    self->rank = weir__cluster_rank (self->cluster);
+    self->size = weir__cluster_size (self->cluster);
+    for (size_t i = 0; i < stages->count && !rc; i++)
+        rc = s_share (self, stages->items[i], err);
+    return rc;
+}
+
+void weir__ranks_destroy (weir__ranks **self_p)
+{
+    weir__ranks *self = *self_p;
+    if (!self)
+        return;
+    for (size_t i = 0; i < self->stages->count; i++) {
+        free (self->outputs[i].template);
+        free (self->outputs[i].states);
+        free (self->outputs[i].held);
+    }
+    free (self->outputs);
+    free (self->items);
+    free (self->offsets);
+    free (self);
+    *self_p = NULL;
+}
+
+int weir__ranks_launched (int *rank)
+{
+    return weir__cluster_launched (rank);
+}
+
+int weir__ranks_rank (const weir__ranks *self)
+{
+    return self->rank;
+}
+
+int weir__ranks_size (const weir__ranks *self)
+{
+    return self->size;
+}
+
+int weir__ranks_hand_out (weir__ranks *self, weir__resume **resume, const char *shape, weir__err *err)
+{
+    if (self->size <= 1)
+        return 0;
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = 0;
+    if (self->rank == 0 && *resume && (rc = weir__resume_pack (*resume, &buf, &len, err)))
+        return rc;
+    rc = weir__cluster_bcast (self->cluster, &buf, &len, self->timeout,
+                              "handing out the checkpoint to go on from", err);
+    if (!rc && self->rank != 0 && len)
+        rc = weir__resume_unpack (buf, len, shape, "rank 0", resume, err);
+    free (buf);
+    return rc;
+}
+
+//  A copy of writer STAGE's properties with the path of rank SLOT's
+//  output, into OUT (released by the caller).
+static int s_slot_props (const weir__ranks *self, const weir__stage *stage, unsigned slot, weir__props *out)
+{
+    const char *template = self->outputs[stage->index].template;
     weir__props_init (out);
     for (size_t i = 0; i < stage->props.count; i++) {
         const weir__prop *p = &stage->props.items[i];
         char *value = NULL;
-        if (stage->path_template && strcmp (p->key, "path") == 0
-            && !(value = s_expand (stage->path_template, slot)))
+        if (template && strcmp (p->key, "path") == 0 && !(value = s_expand (template, slot)))
             goto oom;
         int rc = weir__props_add (out, p->key, value ? value : p->value, p->key_offset, p->value_offset);
         free (value);
@@ -89,4 +180,222 @@ int weir__ranks_props (const weir__stage *stage, unsigned slot, weir__props *out
 oom:
     weir__props_release (out);
     return WEIR_ENOMEM;
+}
+
+//  The output of rank SLOT, gone since the checkpoint, is this rank's to
+//  keep: back to its committed STATE (a file truncated to its length),
+//  then closed, its state kept.
+static int s_adopt (weir__ranks *self, weir__stage *stage, unsigned slot, const char *state, weir__err *err)
+{
+    weir__props props;
+    weir__output *output = weir__output_new (weir__output_class (stage->output));
+    if (!output || s_slot_props (self, stage, slot, &props)) {
+        weir__output_destroy (&output);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    int rc = weir__output_open (output, &props, 1, state, err);
+    if (!rc) {
+        rc = weir__output_commit (output, err);
+        weir__err other;
+        weir__err_init (&other);
+        int closed = weir__output_close (output, rc ? &other : err);
+        rc = rc ? rc : closed;
+    }
+    if (!rc)
+        snprintf (self->outputs[stage->index].states[slot], WEIR__WRITER_STATE_MAX, "%s",
+                  weir__output_committed (output));
+    weir__output_destroy (&output);
+    weir__props_release (&props);
+    if (rc)
+        weir__err_prefix (err, "rank %d, taking back the output of rank %u: ", self->rank, slot);
+    else
+        weir__job_log (self->job, WEIR_LOG_INFO, "%s (stage %zu): rank %d keeps the output of rank %u, gone",
+                       stage->name, stage->index + 1, self->rank, slot);
+    return rc;
+}
+
+int weir__ranks_adopt (weir__ranks *self, weir__stage *stage, const weir__resume *resume, weir__err *err)
+{
+    s_output *o = &self->outputs[stage->index];
+    unsigned size = (unsigned) self->size;
+    unsigned old = resume ? weir__resume_slots (resume, stage->index, stage->name) : 1;
+    o->slots = old > size ? old : size;
+    o->states = calloc (o->slots, sizeof *o->states);
+    o->held = calloc (o->slots, sizeof *o->held);
+    if (!o->states || !o->held)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (unsigned slot = size; slot < old; slot++) {
+        if (slot % size != (unsigned) self->rank)
+            continue;
+        char state[WEIR__WRITER_STATE_MAX];
+        int rc = weir__resume_writer_slot (resume, stage->index, stage->name, slot, state, sizeof state, err);
+        if (rc || (rc = s_adopt (self, stage, slot, state, err)))
+            return rc;
+    }
+    return 0;
+}
+
+int weir__ranks_agree (void *arg, uint64_t epoch, int *exhausted, int *stopping)
+{
+    weir__ranks *self = arg;
+    if (self->size <= 1)
+        return 0;
+    weir__err err;
+    weir__err_init (&err);
+    char what[96];
+    snprintf (what, sizeof what, "the end of epoch %" PRIu64, epoch);
+    //  Who has not come is named here; then one all-reduce: the inputs are
+    //  exhausted when all are, the job stops when any rank stops
+    int64_t flags[2] = {*exhausted ? 1 : 0, *stopping ? 0 : 1};
+    if (weir__cluster_barrier (self->cluster, self->timeout, what, &err)
+        || weir__cluster_allreduce (self->cluster, flags, 2, WEIR__REDUCE_I64, WEIR__REDUCE_MIN,
+                                    self->timeout, what, &err)) {
+        weir__job_fail (self->job, &err);
+        return 1;
+    }
+    *exhausted = flags[0] != 0;
+    *stopping = flags[1] == 0;
+    return 0;
+}
+
+int weir__ranks_reduce (weir__ranks *self, weir__workspace *ws, uint64_t epoch, weir__err *err)
+{
+    return weir__reduce_run (ws, self->cluster, epoch, self->timeout, err);
+}
+
+//  The states of the slots this rank holds into a copy of S's stages:
+//  its own output's (what S says) and those it adopted.
+static void s_slots (weir__ranks *self, weir__snapshot *s)
+{
+    memcpy (self->items, s->stages, s->nstages * sizeof *self->items);
+    for (size_t i = 0; i < s->nstages; i++) {
+        s_output *o = &self->outputs[i];
+        if (!o->slots || !self->items[i].writer_state)
+            continue;
+        snprintf (o->states[self->rank], WEIR__WRITER_STATE_MAX, "%s", self->items[i].writer_state);
+        for (unsigned slot = 0; slot < o->slots; slot++)
+            o->held[slot] = slot % (unsigned) self->size == (unsigned) self->rank ? o->states[slot] : NULL;
+        self->items[i].slot_states = o->held;
+        self->items[i].nslots = o->slots;
+    }
+    s->stages = self->items;
+}
+
+//  Rank R's PART (a packed checkpoint) into the job's S: its counts
+//  added, the states of the slots it holds and the offsets of the shards
+//  it reads taken.
+static int s_merge (weir__ranks *self, weir__snapshot *s, int r, const char *part, size_t len, weir__err *err)
+{
+    char who[32];
+    snprintf (who, sizeof who, "rank %d", r);
+    weir__resume *from = NULL;
+    int rc = weir__resume_unpack (part, len, s->shape, who, &from, err);
+    for (size_t i = 0; i < s->nstages && !rc; i++) {
+        weir__snapshot_stage *item = &self->items[i];
+        uint64_t in, out, rejected;
+        weir__resume_records (from, i, &in, &out, &rejected);
+        item->records_in += in;
+        item->records_out += out;
+        item->rejected += rejected;
+        s_output *o = &self->outputs[i];
+        for (unsigned slot = (unsigned) r; slot < o->slots && !rc; slot += (unsigned) self->size)
+            rc = weir__resume_writer_slot (from, i, item->element, slot, o->states[slot],
+                                           WEIR__WRITER_STATE_MAX, err)
+                 < 0;
+        for (unsigned slot = 0; slot < o->slots; slot++)
+            o->held[slot] = o->states[slot];
+    }
+    size_t n = s->shards->count;
+    uint64_t *offsets = calloc (n ? n : 1, sizeof *offsets);
+    if (!rc && !offsets)
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    if (!rc)
+        rc = weir__resume_offsets (from, self->stages->items[0]->name, s->shards, offsets, err);
+    for (size_t k = (size_t) r; k < n && !rc; k += (size_t) self->size)
+        self->offsets[k] = offsets[k];
+    free (offsets);
+    weir__resume_destroy (&from);
+    return rc ? err->code : 0;
+}
+
+//  Every rank's part of S, packed as a checkpoint, to rank 0, which
+//  merges them into S.
+static int s_gather (weir__ranks *self, weir__snapshot *s, weir__err *err)
+{
+    weir__snapshot part = *s;
+    part.workspace = NULL;  //  the blobs are the same on every rank, or rank 0's
+    weir__ckpt *ck = weir__snapshot_take (&part, NULL);
+    char *buf = NULL, *all = NULL;
+    size_t len = 0, *lens = calloc ((size_t) self->size, sizeof *lens);
+    char what[96];
+    snprintf (what, sizeof what, "gathering the checkpoint of epoch %" PRIu64, s->epoch);
+    int rc = !ck || !lens || weir__ckpt_pack (ck, &buf, &len)
+                 ? weir__err_set (err, WEIR_ENOMEM, "out of memory")
+                 : weir__cluster_gather (self->cluster, buf, len, &all, lens, self->timeout, what, err);
+    weir__ckpt_destroy (&ck);
+    free (buf);
+    if (!rc && self->rank == 0) {
+        for (size_t i = 0; i < s->nstages; i++) {
+            self->items[i].records_in = self->items[i].records_out = self->items[i].rejected = 0;
+            self->items[i].writer_state = self->outputs[i].slots ? self->outputs[i].states[0] : NULL;
+        }
+        size_t at = 0;
+        for (int r = 0; r < self->size && !rc; at += lens[r], r++)
+            rc = s_merge (self, s, r, all + at, lens[r], err);
+        s->offsets = self->offsets;
+    }
+    free (all);
+    free (lens);
+    return rc;
+}
+
+int weir__ranks_snapshot (weir__ranks *self, weir__snapshot *s, weir__err *err)
+{
+    //  One rank that writes only its own outputs: nothing to add
+    int more = self->size > 1;
+    for (size_t i = 0; i < s->nstages; i++)
+        more |= self->outputs[i].slots > 1;
+    if (!more)
+        return 0;
+    size_t n = s->shards->count;
+    free (self->items);
+    free (self->offsets);
+    self->items = calloc (s->nstages ? s->nstages : 1, sizeof *self->items);
+    self->offsets = calloc (n ? n : 1, sizeof *self->offsets);
+    if (!self->items || !self->offsets)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    s_slots (self, s);
+    if (self->size <= 1)
+        return 0;
+    int rc = s_gather (self, s, err);
+    if (!rc && self->rank == 0)
+        WEIR_KILL_POINT ("ranks-prepared");
+    return rc;
+}
+
+int weir__ranks_totals (weir__ranks *self, weir__stages *stages, weir__err *err)
+{
+    if (self->size <= 1)
+        return 0;
+    int64_t *v = calloc (stages->count * 3, sizeof *v);
+    if (!v)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < stages->count; i++) {
+        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+        weir__stage_stats (stages->items[i], &st);
+        v[3 * i] = (int64_t) st.records_in;
+        v[3 * i + 1] = (int64_t) st.records_out;
+        v[3 * i + 2] = (int64_t) st.records_rejected;
+    }
+    int rc = weir__cluster_allreduce (self->cluster, v, stages->count * 3, WEIR__REDUCE_I64, WEIR__REDUCE_SUM,
+                                      self->timeout, "summing the ranks' record counts", err);
+    for (size_t i = 0; i < stages->count && !rc; i++) {
+        weir__counts *c = &stages->items[i]->counts;
+        c->job_in = (uint64_t) v[3 * i];
+        c->job_out = (uint64_t) v[3 * i + 1];
+        c->job_rejected = (uint64_t) v[3 * i + 2];
+        c->job_known = 1;
+    }
+    free (v);
+    return rc;
 }

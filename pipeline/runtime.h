@@ -13,10 +13,10 @@
 #ifndef WEIR_RUNTIME_H_INCLUDED
 #define WEIR_RUNTIME_H_INCLUDED
 
-#include "cluster/cluster.h"
 #include "pipeline/controller.h"
 #include "pipeline/job.h"
 #include "pipeline/options.h"
+#include "pipeline/ranks.h"
 #include "pipeline/stage.h"
 
 /*  What a run needs, all borrowed from the pipe.  */
@@ -27,7 +27,7 @@ typedef struct weir__run {
     const char *description;
     const char *shape;
     weir__controller *controller;  //  made for these stages' passes and the options
-    weir__cluster *cluster;        //  the ranks of the job
+    weir__ranks *ranks;            //  the ranks of the job, the stages given their share
     weir__tick_fn *tick;           //  progress, or NULL
     void *tick_arg;
     unsigned tick_ms;

@@ -1,7 +1,9 @@
-/*  pipeline/stage.c - stages, their workers, their statistics.  */
+/*  pipeline/stage.c - stages, and what every stage has.  */
 #include "config.h"
 #include "pipeline/stage.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,17 +20,16 @@ static void s_stage_destroy (weir__stage **self_p)
     weir__stage *self = *self_p;
     if (!self)
         return;
+    weir__input_destroy (&self->input);
+    weir__output_destroy (&self->output);
+    weir__rejects_destroy (&self->rejects);
     weir__stage_workers_release (self);
     free (self->workers);
     free (self->name);
     weir__props_release (&self->props);
-    free (self->path_template);
-    free (self->slot_committed);
     weir__metrics_release (&self->metrics);
-    weir__shards_release (&self->shards);
-    free (self->offsets);
-    //  Last: the plugin's code and its table go away with it
-    weir_plugin_destroy (&self->plugin);
+    //  Last: a plugin's code and its table go away with them
+    weir__callbacks_destroy (&self->callbacks);
     free (self);
     *self_p = NULL;
 }
@@ -56,14 +57,14 @@ weir__stage *weir__stages_append (weir__stages *self, const char *name, long off
     stage->name_offset = offset;
     stage->glued = -1;
     weir__props_init (&stage->props);
-    weir__shards_init (&stage->shards);
     weir__metrics_init (&stage->metrics);
     items[self->count++] = stage;
     return stage;
 }
 
-int weir__stage_workers_new (weir__stage *self, weir__err *err)
+int weir__stage_workers_new (weir__stage *self, const weir__sink *sink, weir__err *err)
 {
+    int skip = self->rejects && weir__rejects_skip (self->rejects);
     self->workers = calloc (self->threads, sizeof *self->workers);
     if (!self->workers)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
@@ -71,6 +72,12 @@ int weir__stage_workers_new (weir__stage *self, weir__err *err)
         weir__worker *w = &self->workers[t];
         w->stage = self;
         w->index = t;
+        w->shard = SIZE_MAX;
+        if (self->input) {
+            w->sink = *sink;
+            w->sink.skip = skip;
+            w->sink.linger_ms = self->linger_ms;
+        }
         w->sink.limit = self->batch;
         //  Room for a batch of small records; grows for larger ones
         if (weir__batch_init (&w->sink.batch, WEIR__BATCH_HEADER + (size_t) self->batch * 16))
@@ -93,53 +100,52 @@ void weir__stage_workers_release (weir__stage *self)
     }
 }
 
+void weir__stage_input_count (weir__worker *w)
+{
+    if (w->shard != SIZE_MAX)
+        weir__input_count (w->stage->input, w->shard, &w->seen);
+}
+
 const char *weir__stage_kind_name (weir_element_kind kind)
 {
     return kind == WEIR_ELEMENT_READER ? "reader" : kind == WEIR_ELEMENT_WRITER ? "writer" : "processor";
 }
 
-void weir__stage_input_plan (weir__stage *self, unsigned pass)
+int weir__stage_error (const weir__stage *self, weir__err *err, int code, long offset, const char *fmt, ...)
 {
-    uint64_t size = 0, done = 0;
-    for (size_t i = 0; i < self->shards.count; i++) {
-        const weir__shard *s = &self->shards.items[i];
-        if (s->end == UINT64_MAX) {
-            //  A pipe or standard input: its end is not known
-            self->input_total = 0;
-            return;
-        }
-        size += s->end - s->start;
-        done += self->offsets[i] - s->start;
-    }
-    self->input_total = size * (self->passes ? self->passes : 1);
-    atomic_store (&self->input_done, size * pass + done);
+    va_list ap;
+    va_start (ap, fmt);
+    weir__err_vset (err, code, fmt, ap);
+    va_end (ap);
+    err->offset = offset >= 0 ? offset : self->name_offset;
+    return code;
 }
 
-void weir__stage_input_count (weir__worker *w)
+weir__prop *weir__stage_prop (const weir__stage *self, const char *key)
 {
-    if (!w->offset)
-        return;
-    uint64_t now = *w->offset;
-    if (now > w->seen)
-        atomic_fetch_add_explicit (&w->stage->input_done, now - w->seen, memory_order_relaxed);
-    w->seen = now;
+    for (size_t k = self->props.count; k-- > 0;)
+        if (strcmp (self->props.items[k].key, key) == 0)
+            return &self->props.items[k];
+    return NULL;
 }
 
-void weir__stage_stats (weir__stage *self, weir_stage_stats *stats)
+void weir__stage_records (const weir__stage *self, uint64_t *in, uint64_t *out, uint64_t *rejected)
 {
-    stats->name = self->name;
-    stats->kind = self->kind;
-    stats->threads = self->threads;
-    stats->records_in = atomic_load_explicit (&self->records_in, memory_order_relaxed);
-    stats->records_out = atomic_load_explicit (&self->records_out, memory_order_relaxed);
+    weir__counts *c = (weir__counts *) &self->counts;
+    uint64_t sent = atomic_load (&c->out);
     //  A reader takes from its input what it sends on
-    if (self->kind == WEIR_ELEMENT_READER)
-        stats->records_in = stats->records_out;
-    stats->batches_in = atomic_load_explicit (&self->batches_in, memory_order_relaxed);
+    *in = c->base_in + (self->kind == WEIR_ELEMENT_READER ? sent : atomic_load (&c->in));
+    *out = c->base_out + sent;
+    *rejected = self->rejects ? weir__rejects_total (self->rejects) : 0;
+}
+
+//  Summed over the workers: the time each lived, less the time it waited
+//  on a queue.
+static double s_busy (const weir__stage *self)
+{
     uint64_t now = weir__now_ns (), busy = 0;
-    weir__worker *workers = self->workers;
-    for (unsigned t = 0; workers && t < self->threads; t++) {
-        weir__worker *w = &workers[t];
+    for (unsigned t = 0; self->workers && t < self->threads; t++) {
+        weir__worker *w = &self->workers[t];
         uint64_t start = atomic_load (&w->start_ns), end = atomic_load (&w->end_ns);
         uint64_t wait = atomic_load (&w->wait_ns);
         if (!start)
@@ -147,14 +153,31 @@ void weir__stage_stats (weir__stage *self, weir_stage_stats *stats)
         uint64_t life = (end ? end : now) - start;
         busy += life > wait ? life - wait : 0;
     }
-    stats->busy_seconds = (double) busy / 1e9;
+    return (double) busy / 1e9;
+}
+
+void weir__stage_stats (const weir__stage *self, weir_stage_stats *stats)
+{
+    weir__counts *c = (weir__counts *) &self->counts;
+    stats->name = self->name;
+    stats->kind = self->kind;
+    stats->threads = self->threads;
+    stats->input_total = 0;
+    stats->input_done = 0;
+    stats->files_truncated = 0;
+    if (self->input)
+        weir__input_stats (self->input, stats);
+    stats->records_rejected = self->rejects ? weir__rejects_count (self->rejects) : 0;
+    stats->records_in = atomic_load_explicit (&c->in, memory_order_relaxed);
+    stats->records_out = atomic_load_explicit (&c->out, memory_order_relaxed);
+    //  A reader takes from its input what it sends on
+    if (self->kind == WEIR_ELEMENT_READER)
+        stats->records_in = stats->records_out;
+    stats->batches_in = atomic_load_explicit (&c->batches, memory_order_relaxed);
+    stats->job_records_in = c->job_known ? c->job_in : stats->records_in;
+    stats->job_records_out = c->job_known ? c->job_out : stats->records_out;
+    stats->job_records_rejected = c->job_known ? c->job_rejected : stats->records_rejected;
+    stats->busy_seconds = s_busy (self);
     stats->queue_fill = self->in ? weir__queue_fill (self->in) : 0;
     stats->queue_capacity = self->in ? weir__queue_capacity (self->in) : 0;
-    stats->input_total = self->input_total;
-    stats->input_done = self->kind == WEIR_ELEMENT_READER ? atomic_load (&self->input_done) : 0;
-    stats->records_rejected = atomic_load_explicit (&self->rejected, memory_order_relaxed);
-    stats->files_truncated = atomic_load_explicit (&self->truncations, memory_order_relaxed);
-    stats->job_records_in = self->job_known ? self->job_records[0] : stats->records_in;
-    stats->job_records_out = self->job_known ? self->job_records[1] : stats->records_out;
-    stats->job_records_rejected = self->job_known ? self->job_records[2] : stats->records_rejected;
 }

@@ -1,14 +1,19 @@
-/*  pipeline/stage.h - a stage of a pipe and its workers.
+/*  pipeline/stage.h - a stage of a pipe: one element of the description
+    (a reader, a processor or a writer) with its properties and threads.
 
-    A stage is one element of the description (a reader, a processor or a
-    writer) with its properties and threads.  A worker is one runtime
-    thread of a stage.  The handle a processor's callbacks get, the public
-    weir_stage, is its worker: internal code calls it weir__worker and
-    keeps "stage" for the stage itself.
+    What every stage has is here: its name and place in the description,
+    its properties, its threads and batches, the queues around it, its
+    workers and its record counts.  What only one kind of stage has is a
+    role part, owned by the file of that concept and reached through its
+    functions: a reader's input (pipeline/input.h), a writer's output
+    (pipeline/output.h), a processor's callbacks (pipeline/callbacks.h),
+    and the bad-record policy of readers and processors
+    (pipeline/rejects.h).  The builder (build.c) makes a stage and its
+    role; the runtime (runtime.c) gives it its place in the running pipe.
 
-    The builder (build.c) fills in what a stage is; the runtime
-    (runtime.c) fills in where it runs: the job, the controller, the
-    queues around it, its workers.  */
+    A worker is one runtime thread of a stage.  The handle a processor's
+    callbacks get, the public weir_stage, is its worker: internal code
+    calls it weir__worker and keeps "stage" for the stage itself.  */
 #ifndef WEIR_STAGE_H_INCLUDED
 #define WEIR_STAGE_H_INCLUDED
 
@@ -23,9 +28,11 @@
 #include "lib/props.h"
 #include "lib/queue.h"
 #include "lib/workspace.h"
+#include "pipeline/callbacks.h"
+#include "pipeline/input.h"
 #include "pipeline/job.h"
-#include "readers/reader.h"
-#include "writers/writer.h"
+#include "pipeline/output.h"
+#include "pipeline/rejects.h"
 
 struct weir__controller;
 typedef struct weir__stage weir__stage;
@@ -36,13 +43,13 @@ struct weir_stage {
     weir__stage *stage;
     unsigned index;  //  0 .. threads-1
     pthread_t thread;
-    int started;             //  the thread was created (to be joined)
-    weir__sink sink;         //  the outgoing batch (sink.batch), for every kind
-    const uint64_t *offset;  //  a reader's offset in the shard in hand, or NULL
-    uint64_t seen;           //  its value when last counted into the stage's input_done
-    size_t packed_from;      //  where the record being packed began
-    void *tstate;            //  a processor's thread state
-    int rejecting;           //  weir_reject was called for the record in process
+    int started;         //  the thread was created (to be joined)
+    weir__sink sink;     //  the outgoing batch (sink.batch), for every kind
+    size_t shard;        //  a reader's shard in hand, or SIZE_MAX
+    uint64_t seen;       //  its offset when last counted into the input's progress
+    size_t packed_from;  //  where the record being packed began
+    void *tstate;        //  a processor's thread state
+    int rejecting;       //  weir_reject was called for the record in process
     char reject_reason[256];
     weir__records decoder;  //  incoming records
     int decoder_ready;
@@ -52,6 +59,23 @@ struct weir_stage {
     int last_epoch;     //  what weir_last_epoch says in epoch_end
     _Atomic uint64_t start_ns, end_ns, wait_ns;
 };
+
+/*  What every stage of a running pipe shares (the runtime fills it).  */
+typedef struct weir__shared {
+    weir__job *job;
+    struct weir__controller *controller;
+    weir__workspace *workspace;
+} weir__shared;
+
+/*  A stage's records: counted by its threads as they go (any thread
+    reads them), those of the runs before (from the checkpoint resumed),
+    and, in a job of several ranks, every rank's once the run ended.  */
+typedef struct weir__counts {
+    _Atomic uint64_t in, out, batches;
+    uint64_t base_in, base_out;
+    uint64_t job_in, job_out, job_rejected;
+    int job_known;
+} weir__counts;
 
 struct weir__stage {
     size_t index;      //  in the pipe, from 0 (the reader)
@@ -63,62 +87,21 @@ struct weir__stage {
     unsigned threads, capacity, batch;
     unsigned linger_ms;  //  how long a partial batch waits for more when the input is idle
 
-    //  What it is (the builder)
-    const weir__reader_class *reader;
-    const weir__writer_class *writer;
-    const weir_processor *proc;
-    weir_processor proc_table;  //  a table added in code, as this weir reads it
-    weir_plugin *plugin;        //  where proc came from, if a shared object
-    void *user;                 //  weir_pipe_add_processor's argument
-    int passthrough;            //  forwards batches untouched (identity)
-    unsigned passes;            //  a reader's passes over its input
-
-    //  Its state while it runs
-    void *reader_state;
-    weir__shards shards;  //  a reader's input
-    uint64_t *offsets;    //  per shard: where reading goes on (owned by the thread holding it)
-    atomic_size_t next_shard;
-    uint64_t input_total;         //  sum of the shards' sizes times the passes, 0 if unknown
-    _Atomic uint64_t input_done;  //  of it, read so far
-    void *writer_state;
-    char committed[WEIR__WRITER_STATE_MAX];  //  a writer's state at the last commit
-    void *proc_state;
-    int proc_opened;
-    int proc_opened_once;  //  its properties had a chance to be read
-
-    //  Bad records (on-error=, dead-letter=): readers and processors
-    int skip;                                     //  on-error=skip
-    const char *dead_path;                        //  dead-letter=, or NULL
-    struct weir__deadletter *dead;                //  open while it runs
-    char dead_committed[WEIR__WRITER_STATE_MAX];  //  its state at the last commit
-    _Atomic uint64_t rejected;                    //  skipped in this run
-    _Atomic uint64_t truncations;                 //  followed files found truncated in place
-    uint64_t base_rejected;                       //  from the resumed checkpoint
-
-    //  Its share of a job of several ranks (pipeline/ranks.h)
-    unsigned rank, ranks;     //  a reader reads shard i when i % ranks == rank
-    char *path_template;      //  a writer's path= with "{rank}", or NULL
-    uint64_t job_records[3];  //  in, out, rejected over every rank, once the run ended
-    int job_known;
-    unsigned slots;  //  a writer's outputs: one per rank that ever wrote
-    //  [slots] the committed state of each output this rank holds (slot s
-    //  with s % ranks == rank): its own, and those of ranks gone since the
-    //  checkpoint it resumed from
-    char (*slot_committed)[WEIR__WRITER_STATE_MAX];
+    //  Its role (the builder): the one of its kind, the others NULL
+    weir__input *input;
+    weir__output *output;
+    weir__callbacks *callbacks;
+    weir__rejects *rejects;  //  readers and processors
 
     //  Where it runs (the runtime)
-    weir__job *job;
-    struct weir__controller *controller;
-    weir__workspace *workspace;
+    const weir__shared *run;
     weir__queue *in;        //  feeds this stage; NULL for the reader
     weir__queue *out;       //  the next stage's in; NULL for the writer
     unsigned producers;     //  threads of the stage before
     weir__worker *workers;  //  [threads]
 
     weir__metrics metrics;  //  what its processor publishes
-
-    _Atomic uint64_t records_in, records_out, batches_in;
-    uint64_t base_records_in, base_records_out;  //  from the resumed checkpoint
+    weir__counts counts;
 };
 
 /*  The stages of a pipe, in order.  */
@@ -134,26 +117,38 @@ void weir__stages_release (weir__stages *self);
     NULL when out of memory.  */
 weir__stage *weir__stages_append (weir__stages *self, const char *name, long offset);
 
-/*  The stage's workers, with their outgoing batches and decoders.  0 or
-    WEIR_ENOMEM.  */
-int weir__stage_workers_new (weir__stage *self, weir__err *err);
+/*  The stage's workers, with their outgoing batches and decoders; a
+    reader's sinks are copies of SINK's callbacks, with the stage's
+    linger and its bad-record policy.  0 or WEIR_ENOMEM.  */
+int weir__stage_workers_new (weir__stage *self, const weir__sink *sink, weir__err *err);
 
 /*  Release the workers' batches and decoders once their threads are
     joined; the workers stay, for the statistics.  */
 void weir__stage_workers_release (weir__stage *self);
 
+/*  A reader worker W counts how far it went in its shard since it last
+    did.  The worker's own thread.  */
+void weir__stage_input_count (weir__worker *w);
+
 /*  "reader", "processor" or "writer".  */
 const char *weir__stage_kind_name (weir_element_kind kind);
 
-/*  A reader whose shards are planned and offsets set, in pass PASS of
-    its passes: the size of its input and how far it is.  */
-void weir__stage_input_plan (weir__stage *self, unsigned pass);
-
-/*  Count how far reader worker W went in its shard since it last did.
-    The worker's own thread.  */
-void weir__stage_input_count (weir__worker *w);
+/*  An error about the stage (printf-style): CODE and the message into
+    ERR, pointing at OFFSET in the description, or at the element's name
+    when OFFSET is -1.  Returns CODE.  */
+int weir__stage_error (const weir__stage *self, weir__err *err, int code, long offset, const char *fmt, ...)
+    WEIR_PRINTF (5, 6);
 
 /*  Its statistics, as weir_pipe_stats gives them.  Any thread.  */
-void weir__stage_stats (weir__stage *self, weir_stage_stats *stats);
+void weir__stage_stats (const weir__stage *self, weir_stage_stats *stats);
+
+/*  The stage's property KEY (the last given), or NULL, not marked read:
+    for what the engine checks, apart from what the element reads.  */
+weir__prop *weir__stage_prop (const weir__stage *self, const char *key);
+
+/*  The stage's records over the job's life (this rank's): what it took
+    in (a reader: what it read) and sent on, and the bad records it
+    skipped.  Any thread.  */
+void weir__stage_records (const weir__stage *self, uint64_t *in, uint64_t *out, uint64_t *rejected);
 
 #endif

@@ -15,57 +15,47 @@ void weir__worker_callback_failed (weir__worker *w, const char *callback)
     weir__stage *stage = w->stage;
     weir__err err;
     weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s returned an error without a message (epoch %" PRIu64 ")",
-                   stage->name, callback, weir__controller_epoch (stage->controller));
-    weir__job_fail (stage->job, &err);
+                   stage->name, callback, weir__controller_epoch (stage->run->controller));
+    weir__job_fail (stage->run->job, &err);
 }
 
-//  The next shard with something left to read, or SIZE_MAX.
-static size_t s_take_shard (weir__stage *stage)
+//  Take SHARD into the worker's hand, or none (SIZE_MAX).
+static void s_hold (weir__worker *w, size_t shard)
 {
-    for (;;) {
-        size_t i = atomic_fetch_add (&stage->next_shard, 1);
-        if (i >= stage->shards.count)
-            return SIZE_MAX;
-        //  Another rank's shard
-        if (stage->ranks > 1 && i % stage->ranks != stage->rank)
-            continue;
-        if (stage->offsets[i] < stage->shards.items[i].end)
-            return i;
-    }
+    w->shard = shard;
+    if (shard != SIZE_MAX)
+        w->seen = weir__input_offset (w->stage->input, shard);
 }
 
 static void s_reader (weir__worker *w)
 {
     weir__stage *stage = w->stage;
-    weir__budget *budget = weir__controller_budget (stage->controller);
+    weir__input *input = stage->input;
+    weir__budget *budget = weir__controller_budget (stage->run->controller);
     weir__err err;
     weir__err_init (&err);
-    size_t current = SIZE_MAX;  //  the shard in hand, kept across epochs
+    //  The shard in hand (w->shard) is kept across epochs
     for (;;) {
         int exhausted = 0, rc = 0;
         w->sink.quota = weir__budget_claim (budget, stage->batch);
         while (w->sink.quota > 0) {
-            if (current == SIZE_MAX && (current = s_take_shard (stage)) != SIZE_MAX) {
-                w->offset = &stage->offsets[current];
-                w->seen = stage->offsets[current];
-            }
-            if (current == SIZE_MAX) {
+            if (w->shard == SIZE_MAX)
+                s_hold (w, weir__input_take (input));
+            if (w->shard == SIZE_MAX) {
                 //  No more input: give the rest of the claim to the others
                 exhausted = 1;
                 weir__budget_unclaim (budget, w->sink.quota);
                 w->sink.quota = 0;
                 break;
             }
-            rc = stage->reader->read (stage->reader_state, &stage->shards.items[current],
-                                      &stage->offsets[current], &w->sink, &err);
+            rc = weir__input_read (input, w->shard, &w->sink, &err);
             weir__stage_input_count (w);
             if (rc)
                 break;
-            current = SIZE_MAX;
-            w->offset = NULL;
+            s_hold (w, SIZE_MAX);
         }
         if (rc < 0)
-            weir__job_fail (stage->job, &err);
+            weir__job_fail (stage->run->job, &err);
         if (rc < 0 || rc == WEIR__SINK_ABORT)
             break;
         //  The epoch is over for this thread: its data, then the barrier,
@@ -74,12 +64,10 @@ static void s_reader (weir__worker *w)
             break;
         int new_pass = 0;
         WEIR_KILL_POINT ("readers-stopped");
-        int release = weir__controller_arrive (stage->controller, exhausted, &new_pass);
-        if (new_pass) {
-            //  The offsets went back to the start of each shard
-            current = SIZE_MAX;
-            w->offset = NULL;
-        }
+        int release = weir__controller_arrive (stage->run->controller, exhausted, &new_pass);
+        //  The offsets went back to the start of each shard
+        if (new_pass)
+            s_hold (w, SIZE_MAX);
         if (release == WEIR__GO)
             continue;
         if (release == WEIR__STOP)
@@ -88,65 +76,55 @@ static void s_reader (weir__worker *w)
     }
 }
 
-//  New followed files become shards, starting from their beginning.
-//  Between epochs: the snapshot has read the offsets, and nothing else
-//  holds a pointer into them.
-static int s_follow_discover (weir__stage *stage, weir__err *err)
+//  One look at every followed file, each read to its end for now in turn,
+//  from *NEXT (the file a read paused in goes first next time); when none
+//  has more, a wait for the folder to change.
+static int s_follow_round (weir__worker *w, size_t *next, weir__err *err)
 {
-    size_t had = stage->shards.count;
-    int rc = stage->reader->discover (stage->reader_state, &stage->shards, err);
-    if (rc || stage->shards.count == had)
-        return rc;
-    uint64_t *offsets = realloc (stage->offsets, stage->shards.count * sizeof *offsets);
-    if (!offsets)
-        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    for (size_t i = had; i < stage->shards.count; i++)
-        offsets[i] = stage->shards.items[i].start;
-    stage->offsets = offsets;
-    return 0;
+    weir__input *input = w->stage->input;
+    size_t n = weir__input_count_shards (input), dry = 0;
+    int rc = 0;
+    for (size_t k = 0; k < n && !rc; k++) {
+        size_t i = (*next + k) % n;
+        s_hold (w, i);
+        rc = weir__input_read (input, i, &w->sink, err);
+        weir__stage_input_count (w);
+        if (rc == WEIR__READ_DRY || rc == 0) {
+            dry++;
+            rc = 0;
+        }
+        else
+            *next = i;
+    }
+    s_hold (w, SIZE_MAX);
+    if (!rc && dry == n)
+        rc = weir__input_wait (input, &w->sink);
+    return rc;
 }
 
-//  A reader that follows its files (follow=1), with one thread: read each
-//  file to its end for now in turn, and when none has more, wait for the
-//  folder to change.  Its input never runs out: epochs end by time or
-//  record count, and the job ends with a stop.
+//  A reader that follows its files (follow=1), with one thread.  Its
+//  input never runs out: epochs end by time or record count, and the job
+//  ends with a stop.  New files become shards between epochs: the
+//  snapshot has read the offsets, and no thread holds a shard.
 static void s_follower (weir__worker *w)
 {
     weir__stage *stage = w->stage;
-    weir__budget *budget = weir__controller_budget (stage->controller);
+    weir__budget *budget = weir__controller_budget (stage->run->controller);
     weir__err err;
     weir__err_init (&err);
-    size_t next = 0;  //  the file read first, in turn
+    size_t next = 0;
     for (;;) {
-        int rc = s_follow_discover (stage, &err);
+        int rc = weir__input_discover (stage->input, &err);
         w->sink.quota = rc ? 0 : weir__budget_claim (budget, stage->batch);
-        while (!rc && w->sink.quota > 0) {
-            size_t n = stage->shards.count, dry = 0;
-            for (size_t k = 0; k < n && !rc; k++) {
-                size_t i = (next + k) % n;
-                w->offset = &stage->offsets[i];
-                w->seen = stage->offsets[i];
-                rc = stage->reader->read (stage->reader_state, &stage->shards.items[i], &stage->offsets[i],
-                                          &w->sink, &err);
-                weir__stage_input_count (w);
-                if (rc == WEIR__READ_DRY || rc == 0) {
-                    dry++;
-                    rc = 0;
-                }
-                else
-                    next = i;  //  paused in this one: it goes first next time
-            }
-            w->offset = NULL;
-            if (!rc && dry == n)
-                rc = stage->reader->wait (stage->reader_state, &w->sink);
-        }
+        while (!rc && w->sink.quota > 0)
+            rc = s_follow_round (w, &next, &err);
         if (rc < 0)
-            weir__job_fail (stage->job, &err);
+            weir__job_fail (stage->run->job, &err);
         if (rc < 0 || rc == WEIR__SINK_ABORT)
             break;
         if (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, 0))
             break;
-        int release = weir__controller_arrive (stage->controller, 0, NULL);
+        int release = weir__controller_arrive (stage->run->controller, 0, NULL);
         if (release == WEIR__GO)
             continue;
         if (release == WEIR__STOP)
@@ -157,8 +135,9 @@ static void s_follower (weir__worker *w)
 
 static int s_processor_epoch_end (weir__worker *w)
 {
-    const weir_processor *proc = w->stage->proc;
-    if (proc->epoch_end && proc->epoch_end (w, w->tstate, weir__controller_epoch (w->stage->controller))) {
+    const weir_processor *proc = weir__callbacks_table (w->stage->callbacks);
+    if (proc->epoch_end
+        && proc->epoch_end (w, w->tstate, weir__controller_epoch (w->stage->run->controller))) {
         weir__worker_callback_failed (w, "epoch_end");
         return -1;
     }
@@ -168,9 +147,11 @@ static int s_processor_epoch_end (weir__worker *w)
 static void s_processor (weir__worker *w)
 {
     weir__stage *stage = w->stage;
-    const weir_processor *proc = stage->proc;
-    w->tstate = stage->proc_state;
-    if (proc->thread_open && proc->thread_open (w, stage->proc_state, &w->tstate)) {
+    const weir_processor *proc = weir__callbacks_table (stage->callbacks);
+    void *state = weir__callbacks_state (stage->callbacks);
+    int passthrough = weir__callbacks_passthrough (stage->callbacks);
+    w->tstate = state;
+    if (proc->thread_open && proc->thread_open (w, state, &w->tstate)) {
         weir__worker_callback_failed (w, "thread_open");
         return;
     }
@@ -184,7 +165,7 @@ static void s_processor (weir__worker *w)
                 break;
             continue;
         }
-        if (stage->passthrough) {
+        if (passthrough) {
             //  Untouched batches go on as they are: no decoding, no copy
             if (weir__path_forward (w, hdr.count))
                 break;
@@ -205,7 +186,7 @@ static void s_processor (weir__worker *w)
                 weir__worker_callback_failed (w, "process");
                 break;
             }
-            if (weir__job_failed (stage->job)) {
+            if (weir__job_failed (stage->run->job)) {
                 more = 0;
                 break;
             }
@@ -218,7 +199,7 @@ static void s_processor (weir__worker *w)
                                len);
             else
                 weir__err_set (&err, WEIR_ESYSTEM, "%s: malformed record in a batch", stage->name);
-            weir__job_fail (stage->job, &err);
+            weir__job_fail (stage->run->job, &err);
         }
         if (more != 0)
             break;
@@ -236,8 +217,8 @@ static int s_writer_epoch_end (weir__worker *w)
     weir__stage *stage = w->stage;
     weir__err err;
     weir__err_init (&err);
-    if (stage->writer->flush (stage->writer_state, w->index, &err)) {
-        weir__job_fail (stage->job, &err);
+    if (weir__output_flush (stage->output, w->index, &err)) {
+        weir__job_fail (stage->run->job, &err);
         return -1;
     }
     return 0;
@@ -258,11 +239,11 @@ static void s_writer (weir__worker *w)
                 break;
             continue;
         }
-        if (stage->writer->write (stage->writer_state, w->index, payload, len, hdr.count, &err)) {
-            weir__job_fail (stage->job, &err);
+        if (weir__output_write (stage->output, w->index, payload, len, hdr.count, &err)) {
+            weir__job_fail (stage->run->job, &err);
             break;
         }
-        atomic_fetch_add_explicit (&stage->records_out, hdr.count, memory_order_relaxed);
+        atomic_fetch_add_explicit (&stage->counts.out, hdr.count, memory_order_relaxed);
     }
 }
 
@@ -271,7 +252,7 @@ void *weir__worker_main (void *arg)
     weir__worker *w = arg;
     switch (w->stage->kind) {
     case WEIR_ELEMENT_READER:
-        if (w->stage->shards.follow)
+        if (weir__input_follows (w->stage->input))
             s_follower (w);
         else
             s_reader (w);

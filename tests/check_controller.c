@@ -109,7 +109,7 @@ static void s_start (s_run *run, const weir__epoch_rules *rules, unsigned n, uns
     run->boundary.all_arrived = 1;
     run->boundary.ctl = run->ctl;
     run->boundary.job = &run->job;
-    weir__controller_start (run->ctl, 1, 0, n, readers);
+    weir__controller_start (run->ctl, 1, 0, 0, n, readers);
     for (unsigned i = 0; i < n; i++) {
         run->threads[i].ctl = run->ctl;
         run->threads[i].arrivals = &run->arrivals;
@@ -278,7 +278,7 @@ START_TEST (test_resumed_epochs_go_on)
     weir__job_init (&job, NULL);
     weir__epoch_rules rules = {0, 0, 8, 1};
     weir__controller *ctl = weir__controller_new (&job, &rules);
-    weir__controller_start (ctl, 7, 0, 1, 1);
+    weir__controller_start (ctl, 7, 0, 0, 1, 1);
     ck_assert_uint_eq (weir__controller_epoch (ctl), 7);
     ck_assert_uint_eq (weir__controller_done (ctl), 6);
     atomic_uint arrivals;
@@ -397,7 +397,7 @@ START_TEST (test_ticks_while_waiting)
     weir__job_init (&job, NULL);
     weir__epoch_rules rules = {0, 0, 0, 1};
     weir__controller *ctl = weir__controller_new (&job, &rules);
-    weir__controller_start (ctl, 1, 0, 1, 1);
+    weir__controller_start (ctl, 1, 0, 0, 1, 1);
     atomic_uint ticks;
     atomic_init (&ticks, 0);
     pthread_t id;

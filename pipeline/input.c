@@ -1,0 +1,224 @@
+/*  pipeline/input.c - a reader stage's shards and offsets.  */
+#include "config.h"
+#include "pipeline/input.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+struct weir__input {
+    const weir__reader_class *cls;
+    void *state;  //  the reader's, while open
+    unsigned passes;
+    weir__shards shards;
+    uint64_t *offsets;   //  per shard: where reading goes on (the thread holding it writes it)
+    atomic_size_t next;  //  the next shard to take
+    unsigned rank, ranks;
+    uint64_t total;                //  the shards' sizes times the passes, 0 if unknown
+    _Atomic uint64_t done;         //  of it, read so far
+    _Atomic uint64_t truncations;  //  followed files found truncated in place
+};
+
+weir__input *weir__input_new (const weir__reader_class *cls)
+{
+    weir__input *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->cls = cls;
+    self->passes = 1;
+    self->ranks = 1;
+    weir__shards_init (&self->shards);
+    atomic_init (&self->next, 0);
+    atomic_init (&self->done, 0);
+    atomic_init (&self->truncations, 0);
+    return self;
+}
+
+void weir__input_destroy (weir__input **self_p)
+{
+    weir__input *self = *self_p;
+    if (!self)
+        return;
+    weir__input_close (self);
+    weir__shards_release (&self->shards);
+    free (self->offsets);
+    free (self);
+    *self_p = NULL;
+}
+
+unsigned weir__input_passes (const weir__input *self)
+{
+    return self->passes;
+}
+
+int weir__input_open (weir__input *self, const char *element, long where, weir__props *props,
+                      unsigned threads, weir__err *err)
+{
+    int64_t passes;
+    int rc = weir__props_int (props, element, "passes", 1, 1, 1000000, &passes, err);
+    if (!rc)
+        self->passes = (unsigned) passes;
+    if (rc || (rc = self->cls->open (props, &self->state, &self->shards, err)) || !self->shards.follow)
+        return rc;
+    //  Following is waiting, not work: one thread serves every file
+    const char *culprit = NULL;
+    if (threads > 1) {
+        weir__err_set (err, WEIR_EPROPERTY, "%s: follow=1 reads its files with one thread, not threads=%u",
+                       element, threads);
+        culprit = "threads";
+    }
+    else if (passes > 1) {
+        weir__err_set (err, WEIR_EPROPERTY,
+                       "%s: follow=1 never reaches the end of its input, so passes=%u cannot be", element,
+                       (unsigned) passes);
+        culprit = "passes";
+    }
+    else if (self->ranks > 1)
+        weir__err_set (err, WEIR_ESTRUCTURE,
+                       "%s: follow=1 is not supported yet in a job of several ranks (%u)", element,
+                       self->ranks);
+    else
+        return 0;
+    weir__prop *p = culprit ? weir__props_find (props, culprit) : NULL;
+    err->offset = p ? p->value_offset : where;
+    return err->code;
+}
+
+int weir__input_follows (const weir__input *self)
+{
+    return self->shards.follow;
+}
+
+void weir__input_share (weir__input *self, unsigned rank, unsigned ranks)
+{
+    self->rank = rank;
+    self->ranks = ranks ? ranks : 1;
+}
+
+weir__shards *weir__input_shards (weir__input *self)
+{
+    return &self->shards;
+}
+
+const weir__shards *weir__input_shards_const (const weir__input *self)
+{
+    return &self->shards;
+}
+
+int weir__input_start (weir__input *self, weir__err *err)
+{
+    size_t n = self->shards.count;
+    free (self->offsets);
+    self->offsets = calloc (n ? n : 1, sizeof *self->offsets);
+    if (!self->offsets)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        self->offsets[i] = self->shards.items[i].start;
+    return 0;
+}
+
+uint64_t *weir__input_offsets (weir__input *self)
+{
+    return self->offsets;
+}
+
+void weir__input_plan (weir__input *self, unsigned pass)
+{
+    uint64_t size = 0, done = 0;
+    for (size_t i = 0; i < self->shards.count; i++) {
+        const weir__shard *s = &self->shards.items[i];
+        if (s->end == UINT64_MAX) {
+            //  A pipe or standard input: its end is not known
+            self->total = 0;
+            return;
+        }
+        size += s->end - s->start;
+        done += self->offsets[i] - s->start;
+    }
+    self->total = size * self->passes;
+    atomic_store (&self->done, size * pass + done);
+}
+
+void weir__input_rewind (weir__input *self)
+{
+    for (size_t i = 0; i < self->shards.count; i++)
+        self->offsets[i] = self->shards.items[i].start;
+    atomic_store (&self->next, 0);
+}
+
+size_t weir__input_take (weir__input *self)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add (&self->next, 1);
+        if (i >= self->shards.count)
+            return SIZE_MAX;
+        //  Another rank's shard
+        if (self->ranks > 1 && i % self->ranks != self->rank)
+            continue;
+        if (self->offsets[i] < self->shards.items[i].end)
+            return i;
+    }
+}
+
+int weir__input_read (weir__input *self, size_t shard, weir__sink *sink, weir__err *err)
+{
+    return self->cls->read (self->state, &self->shards.items[shard], &self->offsets[shard], sink, err);
+}
+
+uint64_t weir__input_offset (const weir__input *self, size_t shard)
+{
+    return self->offsets[shard];
+}
+
+void weir__input_count (weir__input *self, size_t shard, uint64_t *seen)
+{
+    uint64_t now = self->offsets[shard];
+    if (now > *seen)
+        atomic_fetch_add_explicit (&self->done, now - *seen, memory_order_relaxed);
+    *seen = now;
+}
+
+size_t weir__input_count_shards (const weir__input *self)
+{
+    return self->shards.count;
+}
+
+int weir__input_discover (weir__input *self, weir__err *err)
+{
+    size_t had = self->shards.count;
+    int rc = self->cls->discover (self->state, &self->shards, err);
+    if (rc || self->shards.count == had)
+        return rc;
+    uint64_t *offsets = realloc (self->offsets, self->shards.count * sizeof *offsets);
+    if (!offsets)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (size_t i = had; i < self->shards.count; i++)
+        offsets[i] = self->shards.items[i].start;
+    self->offsets = offsets;
+    return 0;
+}
+
+int weir__input_wait (weir__input *self, weir__sink *sink)
+{
+    return self->cls->wait (self->state, sink);
+}
+
+void weir__input_truncated (weir__input *self)
+{
+    atomic_fetch_add_explicit (&self->truncations, 1, memory_order_relaxed);
+}
+
+void weir__input_stats (const weir__input *self, weir_stage_stats *stats)
+{
+    weir__input *in = (weir__input *) self;
+    stats->input_total = self->total;
+    stats->input_done = atomic_load (&in->done);
+    stats->files_truncated = atomic_load_explicit (&in->truncations, memory_order_relaxed);
+}
+
+void weir__input_close (weir__input *self)
+{
+    if (!self->state)
+        return;
+    self->cls->close (self->state);
+    self->state = NULL;
+}
