@@ -40,7 +40,8 @@
 #include <string.h>
 #include <weir/weir.h>
 
-#include "readers/reader.h"
+#include "readers/identity.h"
+#include "readers/shards.h"
 
 /*  The sections, as stored, and the store's own section of blob chunks.  */
 #define WEIR__SECTION_META ((char) WEIR_CHECKPOINT_META)

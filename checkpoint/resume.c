@@ -9,6 +9,7 @@
 #include <weir/weir.h>
 
 #include "checkpoint/keys.h"
+#include "readers/shards.h"
 
 struct weir__resume {
     weir__ckpt *ckpt;

@@ -16,7 +16,7 @@
 #include "checkpoint/store.h"
 #include "lib/error.h"
 #include "lib/workspace.h"
-#include "readers/reader.h"
+#include "readers/shards.h"
 
 typedef struct weir__resume weir__resume;
 

@@ -12,7 +12,7 @@
 
 #include "checkpoint/ckpt.h"
 #include "lib/workspace.h"
-#include "readers/reader.h"
+#include "readers/shards.h"
 
 typedef struct weir__snapshot_stage {
     const char *element;  //  as written in the description

@@ -19,6 +19,7 @@
 #include "lib/error.h"
 #include "lib/props.h"
 #include "readers/reader.h"
+#include "readers/shards.h"
 
 typedef struct weir__input weir__input;
 

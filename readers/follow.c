@@ -13,6 +13,8 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "readers/window.h"
+
 //  How long a wait sleeps between looks at the sink, and how long at most
 //  before every file is looked at again whatever inotify said
 #define S_SLICE_MS 20

@@ -2,15 +2,26 @@
 
     A path may name another file after a rotation, and an inode may be
     reused by another file, so a file is known by its device, its inode
-    and a hash of its first bytes (weir__identity, readers/reader.h).  The
-    windows of readers/files.c check it as they read; a resume looks for
-    a file rotated while weir was not running.  */
+    and a hash of its first bytes.  Each shard of a followed reader carries
+    one (readers/shards.h), checkpointed with its offset; the windows of
+    readers/window.c check it as they read, and a resume looks for a file
+    rotated while weir was not running.  */
 #ifndef WEIR_IDENTITY_H_INCLUDED
 #define WEIR_IDENTITY_H_INCLUDED
 
+#include <stdint.h>
 #include <sys/stat.h>
 
-#include "readers/reader.h"
+/*  How many of a file's first bytes its identity hashes (fewer while
+    the file is younger).  */
+#define WEIR__FINGERPRINT 64
+
+typedef struct weir__identity {
+    int known;
+    uint64_t dev, ino;
+    uint32_t fp_len;   //  bytes fingerprinted (up to WEIR__FINGERPRINT)
+    uint64_t fp_hash;  //  of the first fp_len bytes
+} weir__identity;
 
 /*  The identity of the file open at FD, whose status is ST.  */
 void weir__identity_of (int fd, const struct stat *st, weir__identity *id);

@@ -42,7 +42,9 @@
 
 #include "lib/decimal.h"
 #include "lib/pack.h"
+#include "readers/files.h"
 #include "readers/reader.h"
+#include "readers/window.h"
 
 typedef struct {
     size_t max_line;

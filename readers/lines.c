@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "lib/pack.h"
+#include "readers/files.h"
 #include "readers/follow.h"
 #include "readers/reader.h"
+#include "readers/window.h"
 
 typedef struct {
     size_t max_line;

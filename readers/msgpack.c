@@ -13,8 +13,10 @@
 #include <stdlib.h>
 
 #include "lib/scan.h"
+#include "readers/files.h"
 #include "readers/follow.h"
 #include "readers/reader.h"
+#include "readers/window.h"
 
 typedef struct {
     size_t max_record;

@@ -1,11 +1,9 @@
 /*  readers/reader.h - what a builtin reader is.
 
-    A reader splits its input into shards when the stage opens (the files
-    of a glob, byte ranges of a large file cut at record boundaries, ranges
-    of integers), then reader threads take shards one at a time and push
-    their records into a sink.  Shards are cut the same way whatever the
-    thread count, because offsets are to be kept per shard: a job must be
-    able to resume with a different number of threads.  */
+    A reader splits its input into shards when the stage opens
+    (readers/shards.h), then reader threads take shards one at a time and
+    push their records into a sink; a bad record goes to the sink's
+    reject() or fails the read.  */
 #ifndef WEIR_READER_H_INCLUDED
 #define WEIR_READER_H_INCLUDED
 
@@ -15,46 +13,7 @@
 #include "lib/batch.h"
 #include "lib/error.h"
 #include "lib/props.h"
-
-struct weir__window;
-
-/*  Which file a followed shard's offset is in: a path may name another
-    file after a rotation, and an inode may be reused, so the first bytes
-    are compared too.  */
-typedef struct weir__identity {
-    int known;
-    uint64_t dev, ino;
-    uint32_t fp_len;   //  bytes fingerprinted (up to WEIR__FINGERPRINT)
-    uint64_t fp_hash;  //  of the first fp_len bytes
-} weir__identity;
-
-#define WEIR__FINGERPRINT 64
-
-typedef struct weir__shard {
-    char *path;      //  NULL for inputs that are not files
-    uint64_t start;  //  byte offset, or first integer
-    uint64_t end;    //  one past the last byte or integer
-    //  A pipe or terminal cannot be read again from an offset: its window,
-    //  read-ahead included, is kept here when a read pauses, and the next
-    //  read of the shard goes on from it
-    struct weir__window *kept;
-    //  Followed files (follow=1): the file the offset is in, whether it
-    //  must be looked for (a resume: it may have been rotated meanwhile),
-    //  and whether it is gone (deleted once read to its end)
-    weir__identity id;
-    int check;
-    int gone;
-} weir__shard;
-
-typedef struct weir__shards {
-    weir__shard *items;
-    size_t count;
-    int follow;  //  follow=1: the files grow and come and go
-} weir__shards;
-
-void weir__shards_init (weir__shards *self);
-void weir__shards_release (weir__shards *self);
-int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint64_t end);
+#include "readers/shards.h"
 
 /*  Where a reader thread puts records.  Append a record's bytes to
     'batch' (raw, or with weir__pack_*), record the offset just past it,
@@ -148,118 +107,5 @@ extern const weir__reader_class weir__reader_msgpack;
 extern const weir__reader_class weir__reader_leveldb;
 extern const weir__reader_class weir__reader_libsvm;
 extern const weir__reader_class weir__reader_json;
-
-/*  Shared by the file readers (readers/files.c).  */
-
-/*  '-' names standard input, as Unix tools have it: a glob of '-' is
-    itself, weir__files_open gives a duplicate of descriptor 0 (read-only,
-    close-on-exec) and weir__files_stat its status.  */
-struct stat;
-int weir__files_is_stdin (const char *path);
-int weir__files_open (const char *path);
-int weir__files_stat (const char *path, struct stat *st);
-
-/*  The files matching PATTERN, sorted; an error names ELEMENT and the
-    pattern when nothing matches.  Free with weir__files_free.  */
-int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err);
-void weir__files_free (char **paths, size_t count);
-
-/*  Plan the shards of a line-oriented file: one, or pieces of about SPLIT
-    bytes when it is larger, each cut moved forward to just after a
-    newline; a pipe or device is one shard read to its end.  Errors name
-    ELEMENT and PATH.  */
-int weir__files_plan_lines (const char *element, const char *path, uint64_t split, weir__shards *shards,
-                            weir__err *err);
-
-/*  The newlines in the first END bytes of PATH: a shard that starts
-    inside a file knows its byte offset but not its line number, so error
-    messages count them, only when they need them.  */
-int weir__files_count_lines (const char *element, const char *path, uint64_t end, uint64_t *lines,
-                             weir__err *err);
-
-/*  Sequential reading of one byte range of a file through a buffer that
-    grows up to a limit, for records that must be seen whole.  */
-typedef struct weir__window {
-    int fd;
-    const char *path;
-    char *buf;
-    size_t cap, max;          //  current and largest buffer
-    size_t lo, hi;            //  unconsumed bytes are buf[lo, hi)
-    uint64_t base;            //  file offset of buf[0]
-    uint64_t end;             //  stop reading here
-    int eof;                  //  nothing more to read
-    int stream;               //  a pipe, socket or device: reads may wait, no seeking back
-    int follow;               //  a followed file: its end is only where it ends for now
-    int next_fd;              //  a followed file's successor after a rotation, or -1
-    unsigned rotate_wait_ms;  //  how long a rotated file must be quiet before it is left
-    uint64_t rotated_ns;      //  when it was seen rotated (0: it was not)
-    uint64_t rotated_size;    //  its size then
-    weir__shard *shard;
-    uint64_t *offset;  //  the reader's, reset when a followed file starts over
-    weir__sink *sink;  //  asked, while a read waits, whether to go on waiting
-    int idle;          //  what the sink said when it ended a wait
-    uint64_t read_ns;  //  when a stream's last read returned
-} weir__window;
-
-#define WEIR__WINDOW_FULL 1  //  the buffer is at its maximum, full of one record
-#define WEIR__WINDOW_IDLE 2  //  a wait for input was ended by the sink (see idle)
-#define WEIR__WINDOW_DRY 3   //  a followed file has nothing more for now
-
-/*  Open SHARD for reading from byte *OFFSET, or take back the window its
-    last read left there.  SINK (or NULL) is asked while reads wait.  A
-    followed file keeps *OFFSET right when it starts over (rotated,
-    truncated); FOLLOW_MS is how long a rotated followed file must be quiet
-    before it is left (weir__follow_rotate_wait), or WEIR__NOT_FOLLOWED.  */
-#define WEIR__NOT_FOLLOWED (-1L)
-int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t *offset, size_t max,
-                       long follow_ms, weir__sink *sink, weir__err *err);
-
-/*  At the end (eof) of a followed file that was rotated: go on with the
-    new file under its name, from its start.  1 if so, else 0.  */
-int weir__window_next_file (weir__window *w);
-
-/*  Done reading SHARD for now: keep a stream's window in the shard when
-    there is more to read, else close it.  */
-void weir__window_leave (weir__window *w, weir__shard *shard);
-void weir__window_close (weir__window *w);
-
-/*  Read more bytes after buf[hi], growing the buffer when it is full of
-    one unfinished record.  0, WEIR__WINDOW_FULL, WEIR__WINDOW_IDLE (what
-    the sink said is in idle), or WEIR_EIO.  */
-int weir__window_fill (weir__window *w, const char *element, weir__err *err);
-
-/*  The next line: 0 and *LINE pointing at it in the buffer (without its
-    newline; a last line without one counts) with buf[lo] just past it, or
-    *LINE NULL at the end of the range; WEIR__WINDOW_FULL when the line
-    starting at buf[lo] is longer than the buffer's maximum;
-    WEIR__WINDOW_IDLE; or WEIR_EIO / WEIR_ENOMEM.  *LINE
-    is valid until the next call.  */
-int weir__window_line (weir__window *w, const char *element, const char **line, size_t *len, weir__err *err);
-
-/*  Read on past the next newline, for a line longer than the buffer may
-    hold: buf[lo] is just after it (or at the end of the range), and
-    *SKIPPED counts the bytes passed over, newline included.  0 or
-    WEIR_EIO; a wait for input is not cut short.  */
-int weir__window_skip_line (weir__window *w, const char *element, uint64_t *skipped, weir__err *err);
-
-/*  With sink->skip: everything from buf[lo] to the end of the range is
-    bad for REASON (a stream of records without boundaries cannot be
-    resynchronised): give it to reject() (its first bytes), skip it and
-    move *OFFSET to the end.  Results as weir__window_reject_line.  */
-int weir__window_reject_rest (weir__window *w, const char *element, const char *reason, uint64_t *offset,
-                              weir__err *err);
-
-/*  With sink->skip: the line at buf[lo], too long for the buffer, is bad
-    for REASON: give it to the sink's reject() (its first bytes), skip it
-    and move *OFFSET past it.  0, WEIR__SINK_ABORT, WEIR_EIO or
-    WEIR_ENOMEM.  */
-int weir__window_reject_line (weir__window *w, const char *element, const char *reason, uint64_t *offset,
-                              weir__err *err);
-
-/*  File offset of buf[i].  */
-static inline uint64_t weir__window_offset (const weir__window *w, size_t i)
-{
-    return w->base + i;
-}
 
 #endif

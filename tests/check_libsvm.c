@@ -6,6 +6,7 @@
 
 #include "lib/batch.h"
 #include "readers/reader.h"
+#include "readers/shards.h"
 #include "writers/writer.h"
 #include "tests/testutil.h"
 

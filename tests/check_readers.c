@@ -1,6 +1,7 @@
 /*  tests/check_readers.c - the builtin readers, driven directly: their
     shards and the records they push into a sink.  */
 #include "readers/reader.h"
+#include "readers/shards.h"
 #include "tests/testutil.h"
 
 /*  A sink that keeps every batch's records in one buffer.  */

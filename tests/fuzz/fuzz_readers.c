@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "readers/reader.h"
+#include "readers/shards.h"
 
 static int s_send (weir__sink *sink)
 {

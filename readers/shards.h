@@ -1,0 +1,55 @@
+/*  readers/shards.h - the pieces a reader's input is cut into.
+
+    A reader plans its shards when its stage opens (the files of a glob,
+    byte ranges of a large file cut at record boundaries, ranges of
+    integers); reader threads then take them one at a time.  Shards are
+    cut the same way whatever the thread count, because offsets are kept
+    per shard: a job must be able to resume with a different number of
+    threads.  The checkpoint keeps each shard's offset, and a followed
+    file's identity (checkpoint/keys.h).
+
+    The shards own their paths and the windows kept in them; a reader
+    adds shards, the stage releases them.  */
+#ifndef WEIR_SHARDS_H_INCLUDED
+#define WEIR_SHARDS_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "readers/identity.h"
+
+struct weir__window;
+
+typedef struct weir__shard {
+    char *path;      //  NULL for inputs that are not files
+    uint64_t start;  //  byte offset, or first integer
+    uint64_t end;    //  one past the last byte or integer
+    //  A pipe or terminal cannot be read again from an offset: its window,
+    //  read-ahead included, is kept here when a read pauses, and the next
+    //  read of the shard goes on from it (readers/window.h)
+    struct weir__window *kept;
+    //  Followed files (follow=1): the file the offset is in, whether it
+    //  must be looked for (a resume: it may have been rotated meanwhile),
+    //  and whether it is gone (deleted once read to its end)
+    weir__identity id;
+    int check;
+    int gone;
+} weir__shard;
+
+typedef struct weir__shards {
+    weir__shard *items;
+    size_t count;
+    int follow;  //  follow=1: the files grow and come and go
+} weir__shards;
+
+void weir__shards_init (weir__shards *self);
+
+/*  Free every shard, its path and the window kept in it.  */
+void weir__shards_release (weir__shards *self);
+
+/*  Append the shard [START, END) of PATH (copied; NULL for an input that
+    is not a file).  0 or WEIR_ENOMEM.  Pointers to shards are valid until
+    the next add.  */
+int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint64_t end);
+
+#endif

@@ -1,0 +1,466 @@
+/*  readers/window.c - windowed reads of a shard: files, pipes, followed
+    files.  */
+#include "config.h"
+#include "readers/window.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "readers/files.h"
+#include "readers/identity.h"
+
+//  How long a read waits for a pipe before asking the sink again
+#define S_IDLE_MS 20
+
+static void s_warn (weir__window *w, const char *fmt, ...) WEIR_PRINTF (2, 3);
+
+static void s_warn (weir__window *w, const char *fmt, ...)
+{
+    if (!w->sink || !w->sink->warn)
+        return;
+    char message[900];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (message, sizeof message, fmt, ap);
+    va_end (ap);
+    w->sink->warn (w->sink, message);
+}
+
+//  Which file a followed shard's *OFFSET is in, opened: the file at its
+//  path, or after a resume the one the checkpoint was in wherever a
+//  rotation put it.  -1 (errno set) when there is none for now.
+static int s_follow_open (weir__window *w, weir__shard *shard, uint64_t *offset)
+{
+    int fd = open (shard->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int e = errno;
+    if (fd >= 0 && fstat (fd, &st)) {
+        e = errno;
+        close (fd);
+        fd = -1;
+    }
+    int same = fd >= 0 && weir__identity_is (fd, &st, &shard->id);
+    if (shard->id.known && !same && !shard->gone && shard->check) {
+        //  Resumed, and the path holds another file, or none: the
+        //  checkpoint's file was rotated while weir was not running
+        int old = weir__identity_find (shard->path, &shard->id);
+        if (old >= 0) {
+            if (fd >= 0)
+                close (fd);
+            fd = old;
+            same = fstat (fd, &st) == 0;
+        }
+        else if (*offset > 0)
+            s_warn (w,
+                    "'%s' is not the file checkpointed at byte %llu (inode %llu), which is nowhere in its "
+                    "folder: what was written to it after that byte is lost; reading '%s' from its start",
+                    shard->path, (unsigned long long) *offset, (unsigned long long) shard->id.ino,
+                    shard->path);
+    }
+    shard->check = 0;
+    if (fd < 0) {
+        errno = e;
+        return -1;
+    }
+    if (!same) {
+        //  A new file: from its start
+        *offset = 0;
+        shard->gone = 0;
+        weir__identity_of (fd, &st, &shard->id);
+    }
+    else if ((uint64_t) st.st_size < *offset) {
+        s_warn (w,
+                "'%s' is shorter (%llu bytes) than where reading it stopped (byte %llu): it was truncated; "
+                "reading it again from its start",
+                shard->path, (unsigned long long) st.st_size, (unsigned long long) *offset);
+        if (w->sink && w->sink->truncated)
+            w->sink->truncated (w->sink);
+        *offset = 0;
+    }
+    if (shard->gone) {
+        //  Read to its end and deleted; its name not taken again yet
+        close (fd);
+        errno = ENOENT;
+        return -1;
+    }
+    return fd;
+}
+
+int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t *offset, size_t max,
+                       long follow_ms, weir__sink *sink, weir__err *err)
+{
+    uint64_t start = *offset;
+    weir__window *kept = shard->kept;
+    if (kept) {
+        shard->kept = NULL;
+        int same = kept->base + kept->lo == start;
+        if (same)
+            *w = *kept;
+        else
+            weir__window_close (kept);
+        free (kept);
+        if (same) {
+            //  The shards may have moved since (new files were added)
+            w->sink = sink;
+            w->offset = offset;
+            w->shard = shard;
+            return 0;
+        }
+    }
+    const char *path = shard->path;
+    memset (w, 0, sizeof *w);
+    w->fd = -1;
+    w->next_fd = -1;
+    w->path = path;
+    w->max = max;
+    w->cap = max < (1u << 20) ? max : (1u << 20);
+    w->end = shard->end;
+    w->sink = sink;
+    int follow = follow_ms != WEIR__NOT_FOLLOWED;
+    w->follow = follow;
+    w->rotate_wait_ms = follow ? (unsigned) follow_ms : 0;
+    w->shard = shard;
+    w->offset = offset;
+    if (follow) {
+        w->fd = s_follow_open (w, shard, offset);
+        if (w->fd < 0 && errno == ENOENT)
+            return WEIR__WINDOW_DRY;
+        start = *offset;
+    }
+    else
+        w->fd = weir__files_open (path);
+    w->base = start;
+    if (w->fd < 0)
+        return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
+    struct stat st;
+    if (fstat (w->fd, &st) != 0)
+        st.st_mode = S_IFREG;  //  read() will tell what is wrong
+    if (S_ISDIR (st.st_mode)) {
+        weir__window_close (w);
+        return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path, strerror (EISDIR));
+    }
+    w->stream = !S_ISREG (st.st_mode);
+    if (start && lseek (w->fd, (off_t) start, SEEK_SET) < 0) {
+        int e = errno;
+        weir__window_close (w);
+        return weir__err_set (err, WEIR_EIO, "%s: cannot seek '%s' to byte %llu: %s", element, path,
+                              (unsigned long long) start, strerror (e));
+    }
+    w->buf = malloc (w->cap);
+    if (!w->buf) {
+        weir__window_close (w);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+//  A followed file's end for now: has it been truncated, rotated or
+//  deleted?  0 (read again, or the end: eof set), or WEIR__WINDOW_DRY.
+static int s_follow_end (weir__window *w)
+{
+    struct stat here, now;
+    if (fstat (w->fd, &here))
+        return WEIR__WINDOW_DRY;
+    if ((uint64_t) here.st_size < w->base + w->hi) {
+        //  Truncated in place (copytruncate): what is in it now is new
+        s_warn (w,
+                "'%s' shrank to %llu bytes below byte %llu, where reading had got: it was truncated; "
+                "reading it again from its start",
+                w->path, (unsigned long long) here.st_size, (unsigned long long) (w->base + w->hi));
+        if (w->sink && w->sink->truncated)
+            w->sink->truncated (w->sink);
+        if (lseek (w->fd, 0, SEEK_SET) < 0)
+            return WEIR__WINDOW_DRY;
+        w->base = 0;
+        w->lo = w->hi = 0;
+        *w->offset = 0;
+        weir__identity_of (w->fd, &here, &w->shard->id);
+        return 0;
+    }
+    if (stat (w->path, &now) == 0) {
+        if (now.st_dev == here.st_dev && now.st_ino == here.st_ino)
+            return WEIR__WINDOW_DRY;
+        //  The writer may not have moved to the new file yet: the old one
+        //  must have been quiet for rotate-wait= ms before it is left
+        uint64_t t = weir__now_ns ();
+        if (!w->rotated_ns || (uint64_t) here.st_size != w->rotated_size) {
+            w->rotated_ns = t;
+            w->rotated_size = (uint64_t) here.st_size;
+        }
+        if (t - w->rotated_ns < (uint64_t) w->rotate_wait_ms * 1000000u)
+            return WEIR__WINDOW_DRY;
+        //  Rotated: the name holds a new file, and this one is read to its
+        //  end.  A last record without its end is still one (eof); the new
+        //  file comes after it (weir__window_next_file).
+        int fd = open (w->path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return WEIR__WINDOW_DRY;
+        w->next_fd = fd;
+        if (w->hi > w->lo) {
+            w->eof = 1;
+            return 0;
+        }
+        weir__window_next_file (w);
+        return 0;
+    }
+    if (errno == ENOENT && here.st_nlink == 0) {
+        //  Deleted, and read to its end: finished, until the name is taken
+        //  again by a new file
+        w->eof = 1;
+        w->shard->gone = 1;
+        return 0;
+    }
+    //  Renamed away, no new file yet: more may still come to this one
+    return WEIR__WINDOW_DRY;
+}
+
+void weir__window_leave (weir__window *w, weir__shard *shard)
+{
+    if ((w->stream || w->follow) && w->fd >= 0 && !(w->eof && w->lo == w->hi)) {
+        //  Without memory for it, the next read fails to seek, saying so
+        weir__window *kept = malloc (sizeof *kept);
+        if (kept) {
+            *kept = *w;
+            kept->sink = NULL;
+            shard->kept = kept;
+            return;
+        }
+    }
+    weir__window_close (w);
+}
+
+void weir__window_close (weir__window *w)
+{
+    if (w->fd >= 0)
+        close (w->fd);
+    if (w->next_fd >= 0)
+        close (w->next_fd);
+    w->next_fd = -1;
+    free (w->buf);
+    w->fd = -1;
+    w->buf = NULL;
+}
+
+//  A pipe or terminal may have nothing for a long time: wait in short
+//  slices, asking the sink in between whether the epoch must end.  0 when
+//  there is something to read (data, the end, an error or a signal:
+//  read() says which), or WEIR__WINDOW_IDLE with what the sink said in
+//  w->idle.
+static int s_wait (weir__window *w)
+{
+    //  Records in hand wait at most linger= ms, counted from the read that
+    //  brought the first of them (as Kafka's linger.ms counts from a
+    //  batch's first record): a steady trickle must not wait for a batch
+    //  to fill
+    weir__sink *sink = w->sink;
+    for (;;) {
+        int slice = S_IDLE_MS;
+        if (sink->batch.count > 0) {
+            if (!sink->first_ns)
+                sink->first_ns = w->read_ns;
+            uint64_t age = weir__now_ns () - sink->first_ns, linger = (uint64_t) sink->linger_ms * 1000000u;
+            if (age < linger) {
+                uint64_t left = (linger - age + 999999u) / 1000000u;
+                slice = left < (uint64_t) slice ? (int) left : slice;
+            }
+            else
+                slice = 0;
+        }
+        struct pollfd ready = {w->fd, POLLIN, 0};
+        if (slice > 0 && poll (&ready, 1, slice) != 0)
+            return 0;
+        int said = sink->idle (sink);
+        if (said) {
+            w->idle = said;
+            return WEIR__WINDOW_IDLE;
+        }
+        if (slice == 0 && poll (&ready, 1, 0) != 0)
+            return 0;
+    }
+}
+
+int weir__window_fill (weir__window *w, const char *element, weir__err *err)
+{
+    if (w->lo > 0) {
+        //  Slide the unconsumed tail to the front
+        memmove (w->buf, w->buf + w->lo, w->hi - w->lo);
+        w->base += w->lo;
+        w->hi -= w->lo;
+        w->lo = 0;
+    }
+    if (w->hi == w->cap) {
+        if (w->cap >= w->max)
+            return 1;
+        size_t cap = w->cap * 2 > w->max ? w->max : w->cap * 2;
+        char *buf = realloc (w->buf, cap);
+        if (!buf)
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        w->buf = buf;
+        w->cap = cap;
+    }
+    uint64_t at = w->base + w->hi;
+    size_t want = w->cap - w->hi;
+    if (w->end - at < want)
+        want = (size_t) (w->end - at);
+    if (want == 0) {
+        w->eof = 1;
+        return 0;
+    }
+    if (w->stream && w->sink && w->sink->idle && s_wait (w))
+        return WEIR__WINDOW_IDLE;
+    ssize_t n;
+    do
+        n = read (w->fd, w->buf + w->hi, want);
+    while (n < 0 && errno == EINTR);
+    if (w->stream)
+        w->read_ns = weir__now_ns ();
+    if (n < 0)
+        return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element, w->path,
+                              (unsigned long long) at, strerror (errno));
+    if (n == 0 && w->follow)
+        return s_follow_end (w);
+    if (n == 0)
+        w->eof = 1;
+    w->hi += (size_t) n;
+    if (w->follow && w->shard->id.fp_len < WEIR__FINGERPRINT && w->base + w->hi > w->shard->id.fp_len) {
+        //  The fingerprint grows with a young file, up to its full length
+        struct stat st;
+        if (fstat (w->fd, &st) == 0)
+            weir__identity_of (w->fd, &st, &w->shard->id);
+    }
+    return 0;
+}
+
+int weir__window_next_file (weir__window *w)
+{
+    if (w->next_fd < 0)
+        return 0;
+    close (w->fd);
+    w->fd = w->next_fd;
+    w->next_fd = -1;
+    w->base = 0;
+    w->lo = w->hi = 0;
+    w->eof = 0;
+    w->rotated_ns = 0;
+    *w->offset = 0;
+    struct stat st;
+    if (fstat (w->fd, &st) == 0)
+        weir__identity_of (w->fd, &st, &w->shard->id);
+    return 1;
+}
+
+int weir__window_line (weir__window *w, const char *element, const char **line, size_t *len, weir__err *err)
+{
+    //  What was searched already is not searched again after a fill, so a
+    //  long line costs one pass, not one per fill
+    size_t searched = 0;
+    for (;;) {
+        char *start = w->buf + w->lo;
+        char *nl = memchr (start + searched, '\n', w->hi - w->lo - searched);
+        if (nl) {
+            *line = start;
+            *len = (size_t) (nl - start);
+            w->lo += *len + 1;
+            return 0;
+        }
+        if (w->eof && w->hi == w->lo && weir__window_next_file (w)) {
+            searched = 0;
+            continue;
+        }
+        if (w->eof) {
+            //  A last line without its newline is still a line
+            *line = w->hi > w->lo ? start : NULL;
+            *len = w->hi - w->lo;
+            w->lo = w->hi;
+            return 0;
+        }
+        searched = w->hi - w->lo;
+        int rc = weir__window_fill (w, element, err);
+        if (rc)
+            return rc;
+    }
+}
+
+int weir__window_skip_line (weir__window *w, const char *element, uint64_t *skipped, weir__err *err)
+{
+    //  The skip is one step: a pause in the middle of it would leave the
+    //  offset and a kept window apart
+    weir__sink *sink = w->sink;
+    w->sink = NULL;
+    *skipped = 0;
+    int rc = 0;
+    for (;;) {
+        char *start = w->buf + w->lo;
+        char *nl = memchr (start, '\n', w->hi - w->lo);
+        if (nl) {
+            *skipped += (uint64_t) (nl - start) + 1;
+            w->lo += (size_t) (nl - start) + 1;
+            break;
+        }
+        *skipped += w->hi - w->lo;
+        w->lo = w->hi;
+        if (w->eof)
+            break;
+        if ((rc = weir__window_fill (w, element, err)))
+            break;
+    }
+    w->sink = sink;
+    return rc;
+}
+
+//  Skip to the end of the range.  As weir__window_skip_line.
+static int s_skip_rest (weir__window *w, const char *element, uint64_t *skipped, weir__err *err)
+{
+    weir__sink *sink = w->sink;
+    w->sink = NULL;
+    *skipped = 0;
+    int rc = 0;
+    for (;;) {
+        *skipped += w->hi - w->lo;
+        w->lo = w->hi;
+        if (w->eof || (rc = weir__window_fill (w, element, err)))
+            break;
+    }
+    w->sink = sink;
+    return rc;
+}
+
+//  Give the bad record at buf[lo] to the sink, after SKIP passed over it.
+static int s_reject (weir__window *w, const char *element, const char *reason, uint64_t *offset,
+                     int (*skip) (weir__window *, const char *, uint64_t *, weir__err *), weir__err *err)
+{
+    //  What the dead letter keeps of it (it keeps no more)
+    size_t keep = w->hi - w->lo < 65536 ? w->hi - w->lo : 65536;
+    char *head = malloc (keep ? keep : 1);
+    if (!head)
+        return weir__err_set (err, WEIR_ENOMEM, "%s: out of memory", element);
+    memcpy (head, w->buf + w->lo, keep);
+    weir__bad bad = {w->path, weir__window_offset (w, w->lo), head, keep, 0, reason};
+    int rc = skip (w, element, &bad.size, err);
+    if (!rc) {
+        *offset = weir__window_offset (w, w->lo);
+        rc = w->sink->reject (w->sink, &bad);
+    }
+    free (head);
+    return rc;
+}
+
+int weir__window_reject_line (weir__window *w, const char *element, const char *reason, uint64_t *offset,
+                              weir__err *err)
+{
+    return s_reject (w, element, reason, offset, weir__window_skip_line, err);
+}
+
+int weir__window_reject_rest (weir__window *w, const char *element, const char *reason, uint64_t *offset,
+                              weir__err *err)
+{
+    return s_reject (w, element, reason, offset, s_skip_rest, err);
+}
