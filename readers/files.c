@@ -29,7 +29,17 @@ int weir__files_stat (const char *path, struct stat *st)
     return weir__files_is_stdin (path) ? fstat (STDIN_FILENO, st) : stat (path, st);
 }
 
-int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err)
+static void s_free (char **paths, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free (paths[i]);
+    free (paths);
+}
+
+//  The files matching PATTERN, sorted; an error names ELEMENT and the
+//  pattern when nothing matches.  Free with s_free.
+
+static int s_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err)
 {
     if (weir__files_is_stdin (pattern)) {
         //  The Unix convention: '-' is standard input
@@ -67,7 +77,7 @@ int weir__files_glob (const char *element, const char *pattern, char ***paths, s
     }
     for (size_t i = 0; i < g.gl_pathc; i++)
         if (!(out[i] = strdup (g.gl_pathv[i]))) {
-            weir__files_free (out, i);
+            s_free (out, i);
             globfree (&g);
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
         }
@@ -75,13 +85,6 @@ int weir__files_glob (const char *element, const char *pattern, char ***paths, s
     *count = g.gl_pathc;
     globfree (&g);
     return 0;
-}
-
-void weir__files_free (char **paths, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        free (paths[i]);
-    free (paths);
 }
 
 //  The offset just after the first newline at or after AT, or SIZE.
@@ -109,8 +112,9 @@ static int s_next_line (int fd, const char *element, const char *path, uint64_t 
     return 0;
 }
 
-int weir__files_plan_lines (const char *element, const char *path, uint64_t split, weir__shards *shards,
-                            weir__err *err)
+//  Plan the shards of the file of lines PATH (weir__files_plan).
+static int s_plan_lines (const char *element, const char *path, uint64_t split, weir__shards *shards,
+                         weir__err *err)
 {
     //  stat, not open: opening a FIFO here would take its writer's data
     //  and then drop it on close, before the reading thread gets there
@@ -143,6 +147,23 @@ int weir__files_plan_lines (const char *element, const char *path, uint64_t spli
         start = end;
     }
     close (fd);
+    return rc;
+}
+
+int weir__files_plan (const char *element, const char *pattern, uint64_t split, weir__shards *shards,
+                      weir__err *err)
+{
+    char **paths = NULL;
+    size_t count = 0;
+    int rc = s_glob (element, pattern, &paths, &count, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < count && !rc; i++)
+        if (split != WEIR__FILES_WHOLE)
+            rc = s_plan_lines (element, paths[i], split, shards, err);
+        else if (weir__shards_add (shards, paths[i], 0, UINT64_MAX))
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    s_free (paths, count);
     return rc;
 }
 

@@ -21,17 +21,16 @@ int weir__files_is_stdin (const char *path);
 int weir__files_open (const char *path);
 int weir__files_stat (const char *path, struct stat *st);
 
-/*  The files matching PATTERN, sorted; an error names ELEMENT and the
-    pattern when nothing matches.  Free with weir__files_free.  */
-int weir__files_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err);
-void weir__files_free (char **paths, size_t count);
-
-/*  Plan the shards of a line-oriented file: one, or pieces of about SPLIT
-    bytes when it is larger, each cut moved forward to just after a
-    newline; a pipe or device is one shard read to its end.  Errors name
-    ELEMENT and PATH.  */
-int weir__files_plan_lines (const char *element, const char *path, uint64_t split, weir__shards *shards,
-                            weir__err *err);
+/*  Plan the shards of the files matching PATTERN, in the order of their
+    sorted names.  With SPLIT, the files are of lines: each is one shard,
+    or pieces of about SPLIT bytes when it is larger, each cut moved
+    forward to just after a newline; a pipe or device is one shard read to
+    its end.  With SPLIT 0 (WEIR__FILES_WHOLE) each file is one shard: its
+    records' boundaries cannot be found from the middle of it.  An error
+    names ELEMENT and the pattern when nothing matches, or the file.  */
+#define WEIR__FILES_WHOLE 0
+int weir__files_plan (const char *element, const char *pattern, uint64_t split, weir__shards *shards,
+                      weir__err *err);
 
 /*  The newlines in the first END bytes of PATH: a shard that starts
     inside a file knows its byte offset but not its line number, so error

@@ -64,17 +64,8 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     weir__follow *follow = NULL;
     if (rc || (rc = weir__follow_open ("json", props, pattern, shards, &follow, err)))
         return rc;
-    if (!follow) {
-        char **paths;
-        size_t count;
-        if ((rc = weir__files_glob ("json", pattern, &paths, &count, err)))
-            return rc;
-        for (size_t i = 0; i < count && !rc; i++)
-            rc = weir__files_plan_lines ("json", paths[i], (uint64_t) split, shards, err);
-        weir__files_free (paths, count);
-        if (rc)
-            return rc;
-    }
+    if (!follow && (rc = weir__files_plan ("json", pattern, (uint64_t) split, shards, err)))
+        return rc;
     s_json *self = calloc (1, sizeof *self);
     if (!self) {
         weir__follow_destroy (&follow);

@@ -84,16 +84,7 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     int rc = weir__props_int (props, "libsvm", "split", 64000000, 1, INT64_MAX, &split, err);
     if (!rc)
         rc = weir__props_int (props, "libsvm", "max-line", 64000000, 1, SIZE_MAX / 4, &max_line, err);
-    if (rc)
-        return rc;
-    char **paths;
-    size_t count;
-    if ((rc = weir__files_glob ("libsvm", pattern, &paths, &count, err)))
-        return rc;
-    for (size_t i = 0; i < count && !rc; i++)
-        rc = weir__files_plan_lines ("libsvm", paths[i], (uint64_t) split, shards, err);
-    weir__files_free (paths, count);
-    if (rc)
+    if (rc || (rc = weir__files_plan ("libsvm", pattern, (uint64_t) split, shards, err)))
         return rc;
     s_libsvm *self = malloc (sizeof *self);
     if (!self)

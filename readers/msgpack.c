@@ -49,18 +49,8 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     weir__follow *follow = NULL;
     if (rc || (rc = weir__follow_open ("msgpack", props, pattern, shards, &follow, err)))
         return rc;
-    if (!follow) {
-        char **paths;
-        size_t count;
-        if ((rc = weir__files_glob ("msgpack", pattern, &paths, &count, err)))
-            return rc;
-        for (size_t i = 0; i < count && !rc; i++)
-            if (weir__shards_add (shards, paths[i], 0, UINT64_MAX))
-                rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        weir__files_free (paths, count);
-        if (rc)
-            return rc;
-    }
+    if (!follow && (rc = weir__files_plan ("msgpack", pattern, WEIR__FILES_WHOLE, shards, err)))
+        return rc;
     s_msgpack *self = malloc (sizeof *self);
     if (!self) {
         weir__follow_destroy (&follow);
