@@ -1,5 +1,5 @@
-/*  readers/follow.c - following growing files: the folder watched, file
-    identities.  */
+/*  readers/follow.c - following growing files: the folder of a glob
+    watched, its new files found.  */
 #include "config.h"
 #include "readers/follow.h"
 
@@ -13,7 +13,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "readers/window.h"
+#include "readers/files.h"
 
 //  How long a wait sleeps between looks at the sink, and how long at most
 //  before every file is looked at again whatever inotify said
@@ -23,17 +23,16 @@
 struct weir__follow {
     char *pattern;
     int inotify;
-    unsigned rotate_wait_ms;
 };
-
-long weir__follow_rotate_wait (const weir__follow *self)
-{
-    return self ? (long) self->rotate_wait_ms : WEIR__NOT_FOLLOWED;
-}
 
 int weir__follow_new (const char *element, const char *pattern, weir__follow **out, weir__err *err)
 {
     *out = NULL;
+    if (weir__files_is_stdin (pattern))
+        return weir__err_set (err, WEIR_EPROPERTY,
+                              "%s: follow=1 follows files, and standard input is no file: it is read to its "
+                              "end (or until a stop) without follow",
+                              element);
     char *copy = strdup (pattern);
     weir__follow *self = calloc (1, sizeof *self);
     if (!copy || !self || !(self->pattern = strdup (pattern))) {
@@ -63,36 +62,6 @@ int weir__follow_new (const char *element, const char *pattern, weir__follow **o
     }
     *out = self;
     return 0;
-}
-
-int weir__follow_open (const char *element, weir__props *props, const char *pattern, weir__shards *shards,
-                       weir__follow **out, weir__err *err)
-{
-    *out = NULL;
-    int64_t follow, wait;
-    int rc = weir__props_int (props, element, "follow", 0, 0, 1, &follow, err);
-    if (!rc)
-        rc = weir__props_int (props, element, "rotate-wait", 1000, 0, 3600000, &wait, err);
-    if (rc)
-        return rc;
-    if (!follow) {
-        weir__prop *p = weir__props_find (props, "rotate-wait");
-        return p ? weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "%s: rotate-wait= applies with follow=1",
-                                 element)
-                 : 0;
-    }
-    if (strcmp (pattern, "-") == 0)
-        return weir__err_set (err, WEIR_EPROPERTY,
-                              "%s: follow=1 follows files, and standard input is no file: it is read to its "
-                              "end (or until a stop) without follow",
-                              element);
-    if ((rc = weir__follow_new (element, pattern, out, err)))
-        return rc;
-    (*out)->rotate_wait_ms = (unsigned) wait;
-    shards->follow = 1;
-    if ((rc = weir__follow_discover (*out, shards, err)))
-        weir__follow_destroy (out);
-    return rc;
 }
 
 void weir__follow_destroy (weir__follow **self_p)

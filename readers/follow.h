@@ -8,7 +8,9 @@
     which catches an inode reused by another file), so that a rotation
     (the file renamed, a new one created under its name) is read to the end
     of the old file, then from the start of the new, and a resume finds a
-    file rotated while weir was not running.  */
+    file rotated while weir was not running.  The readers of files use it
+    through their skeleton (readers/filereader.h), which reads follow=
+    and rotate-wait=.  */
 #ifndef WEIR_FOLLOW_H_INCLUDED
 #define WEIR_FOLLOW_H_INCLUDED
 
@@ -18,14 +20,9 @@
 
 typedef struct weir__follow weir__follow;
 
-/*  Watch the folder of PATTERN (wildcards only in its last part), for
-    ELEMENT's messages.  */
+/*  Watch the folder of PATTERN (wildcards only in its last part; not
+    standard input, which is no file), for ELEMENT's messages.  */
 int weir__follow_new (const char *element, const char *pattern, weir__follow **out, weir__err *err);
-
-/*  A reader's follow= property: 0 (*OUT NULL) or 1, then the folder of
-    PATTERN watched and the files matching now as SHARDS, each whole.  */
-int weir__follow_open (const char *element, weir__props *props, const char *pattern, weir__shards *shards,
-                       weir__follow **out, weir__err *err);
 void weir__follow_destroy (weir__follow **self_p);
 
 /*  Add to SHARDS the files matching the pattern now that are not shards
@@ -36,10 +33,5 @@ int weir__follow_discover (weir__follow *self, weir__shards *shards, weir__err *
     catch a rotated file written in another folder), asking SINK's idle in
     between: 0, or what idle said.  */
 int weir__follow_wait (weir__follow *self, weir__sink *sink);
-
-/*  What a window of a file of SELF needs to know (readers/reader.h):
-    rotate-wait=, how long a rotated file must be quiet before it is left
-    for its successor; WEIR__NOT_FOLLOWED when SELF is NULL (follow=0).  */
-long weir__follow_rotate_wait (const weir__follow *self);
 
 #endif

@@ -17,7 +17,8 @@
 
     Each read takes a parser from a pool (one per thread at most) and
     gives it back: simdjson's parser keeps buffers as large as the longest
-    line, worth keeping across the reads of a thread.  */
+    line, worth keeping across the reads of a thread.  Files, shards,
+    windows and following are the skeleton's (readers/filereader.h).  */
 #include "config.h"
 
 #include <pthread.h>
@@ -26,56 +27,32 @@
 #include <string.h>
 
 #include "lib/jsonparse.h"
+#include "readers/filereader.h"
 #include "readers/files.h"
-#include "readers/follow.h"
-#include "readers/reader.h"
-#include "readers/window.h"
 
 typedef struct {
-    size_t max_line;
-    weir__follow *follow;  //  follow=1, else NULL
     pthread_mutex_t lock;
     weir__jsonparse **idle;  //  parsers no read is using
     size_t count, cap;
 } s_json;
 
 static const weir_property_info s_props[] = {
-    {"path", NULL, "file or glob of JSON Lines files to read (required); each file is a shard"},
-    {"split", "64M", "cut files larger than this many bytes into shards at line boundaries"},
-    {"max-line", "64M", "refuse lines longer than this many bytes (at most 4000M)"},
-    {"follow", "0",
-     "1: like tail -F, wait for the files to grow, pick up new files, follow rotations and truncations "
-     "(one thread; split is ignored)"},
-    {"rotate-wait", "1000",
-     "with follow=1: ms a rotated file must be quiet before it is left for the new one"},
+    WEIR__FILEREADER_PATH ("JSON Lines files to read"),
+    WEIR__FILEREADER_SPLIT,
+    WEIR__FILEREADER_MAX_LINE (" (at most 4000M)"),
+    WEIR__FILEREADER_FOLLOW ("", "; split is ignored"),
+    WEIR__FILEREADER_ROTATE_WAIT,
     {NULL, NULL, NULL},
 };
 
-static int s_open (weir__props *props, void **state, weir__shards *shards, weir__err *err)
+//  The own state of the json reader: its pool of parsers
+static int s_pool_open (weir__props *props, void **own, weir__err *err)
 {
-    const char *pattern = weir__props_get (props, "path", NULL);
-    if (!pattern)
-        return weir__err_set (err, WEIR_EPROPERTY, "json: property 'path' is required");
-    int64_t split, max_line;
-    int rc = weir__props_int (props, "json", "split", 64000000, 1, INT64_MAX, &split, err);
-    //  simdjson parses documents of up to 4 GiB
-    if (!rc)
-        rc = weir__props_int (props, "json", "max-line", 64000000, 1, 4000000000, &max_line, err);
-    weir__follow *follow = NULL;
-    if (rc || (rc = weir__follow_open ("json", props, pattern, shards, &follow, err)))
-        return rc;
-    if (!follow && (rc = weir__files_plan ("json", pattern, (uint64_t) split, shards, err)))
-        return rc;
     s_json *self = calloc (1, sizeof *self);
-    if (!self) {
-        weir__follow_destroy (&follow);
+    if (!self)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    }
-    self->follow = follow;
     pthread_mutex_init (&self->lock, NULL);
-    //  One more byte for the newline that ends the longest line
-    self->max_line = (size_t) max_line + 1;
-    *state = self;
+    *own = self;
     return 0;
 }
 
@@ -137,43 +114,58 @@ static int s_fail (const weir__shard *shard, uint64_t first, uint64_t lines, uin
                           (unsigned long long) (at + (column ? column - 1 : 0)), problem);
 }
 
-static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
+//  The line at AT, N bytes from LINE, is no JSON: PROBLEM at byte WHERE
+//  of it.  With sink->skip it goes whole, newline included, to reject()
+//  (0 or what reject said), else the read fails naming it.
+static int s_malformed (weir__shard *shard, weir__window *w, uint64_t *offset, weir__sink *sink,
+                        uint64_t first, uint64_t lines, const char *line, size_t n, size_t where,
+                        const char *problem, weir__err *err)
 {
-    s_json *self = state;
+    uint64_t at = weir__window_offset (w, (size_t) (line - w->buf));
+    if (!sink->skip)
+        return s_fail (shard, first, lines, at, where, err, problem);
+    char reason[256];
+    if (where)
+        snprintf (reason, sizeof reason, "%s (column %zu)", problem, where);
+    else
+        snprintf (reason, sizeof reason, "%s", problem);
+    weir__bad bad = {shard->path, at, line, n, weir__window_offset (w, w->lo) - at, reason};
+    *offset = weir__window_offset (w, w->lo);
+    return sink->reject (sink, &bad);
+}
+
+static int s_read (void *own, size_t max_line, weir__shard *shard, weir__window *w, uint64_t *offset,
+                   weir__sink *sink, weir__err *err)
+{
+    s_json *self = own;
     weir__jsonparse *parser = s_take (self);
     if (!parser)
         return weir__err_set (err, WEIR_ENOMEM, "json: out of memory");
-    weir__window w;
-    int rc = weir__window_open (&w, "json", shard, offset, self->max_line,
-                                weir__follow_rotate_wait (self->follow), sink, err);
-    if (rc) {
-        s_give (self, parser);
-        return rc == WEIR__WINDOW_DRY ? WEIR__READ_DRY : rc;
-    }
     const uint64_t first = *offset;
     uint64_t lines = 0;  //  lines read by this call
+    int rc;
     for (;;) {
         const char *line;
         size_t n;
-        rc = weir__window_line (&w, "json", &line, &n, err);
+        rc = weir__window_line (w, "json", &line, &n, err);
         if (rc == WEIR__WINDOW_FULL) {
             char problem[64];
-            snprintf (problem, sizeof problem, "line longer than max-line=%zu bytes", self->max_line - 1);
+            snprintf (problem, sizeof problem, "line longer than max-line=%zu bytes", max_line);
             if (sink->skip) {
-                if ((rc = weir__window_reject_line (&w, "json", problem, offset, err)))
+                if ((rc = weir__window_reject_line (w, "json", problem, offset, err)))
                     break;
                 lines++;
                 continue;
             }
-            rc = s_fail (shard, first, lines, weir__window_offset (&w, w.lo), 0, err, problem);
+            rc = s_fail (shard, first, lines, weir__window_offset (w, w->lo), 0, err, problem);
         }
         if (rc || !line)
             break;
-        uint64_t at = weir__window_offset (&w, (size_t) (line - w.buf));
+        uint64_t at = weir__window_offset (w, (size_t) (line - w->buf));
         size_t skip = at == 0 && n >= 3 && memcmp (line, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
         if (s_blank (line + skip, n - skip)) {
             lines++;
-            *offset = weir__window_offset (&w, w.lo);
+            *offset = weir__window_offset (w, w->lo);
             continue;
         }
         size_t where;
@@ -181,22 +173,10 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
         rc = weir__jsonparse_pack (parser, line + skip, n - skip, &sink->batch, &where, &problem);
         if (rc == WEIR__JSONPARSE_MALFORMED) {
             size_t column = where == WEIR__JSONPARSE_NOWHERE ? 0 : skip + where + 1;
-            if (sink->skip) {
-                //  The whole line goes, newline included
-                char reason[256];
-                if (column)
-                    snprintf (reason, sizeof reason, "%s (column %zu)", problem, column);
-                else
-                    snprintf (reason, sizeof reason, "%s", problem);
-                weir__bad bad = {shard->path, at, line, n, weir__window_offset (&w, w.lo) - at, reason};
-                *offset = weir__window_offset (&w, w.lo);
-                lines++;
-                if ((rc = sink->reject (sink, &bad)))
-                    break;
-                continue;
-            }
-            rc = s_fail (shard, first, lines, at, column, err, problem);
-            break;
+            if ((rc = s_malformed (shard, w, offset, sink, first, lines, line, n, column, problem, err)))
+                break;
+            lines++;
+            continue;
         }
         if (rc) {
             rc = WEIR_ENOMEM;
@@ -205,48 +185,41 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
         //  The record is in the batch, and the offset past it, before the
         //  sink may pause the epoch
         lines++;
-        *offset = weir__window_offset (&w, w.lo);
+        *offset = weir__window_offset (w, w->lo);
         if ((rc = weir__sink_add (sink)))
             break;
     }
     if (rc == WEIR_ENOMEM)
         weir__err_set (err, rc, "json: out of memory");
-    if (rc == WEIR__WINDOW_IDLE)
-        rc = w.idle;
-    //  A followed file's end is only its end for now
-    if (self->follow && (rc == 0 || rc == WEIR__WINDOW_DRY))
-        rc = WEIR__READ_DRY;
-    weir__window_leave (&w, shard);
     s_give (self, parser);
     return rc;
 }
 
-static void s_close (void *state)
+static void s_pool_close (void *own)
 {
-    s_json *self = state;
+    s_json *self = own;
     for (size_t i = 0; i < self->count; i++)
         weir__jsonparse_destroy (self->idle[i]);
     free (self->idle);
     pthread_mutex_destroy (&self->lock);
-    weir__follow_destroy (&self->follow);
     free (self);
 }
 
-static int s_discover (void *state, weir__shards *shards, weir__err *err)
-{
-    s_json *self = state;
-    return self->follow ? weir__follow_discover (self->follow, shards, err) : 0;
-}
-
-static int s_wait (void *state, weir__sink *sink)
-{
-    s_json *self = state;
-    return weir__follow_wait (self->follow, sink);
-}
-
-const weir__reader_class weir__reader_json = {
-    "json",     "JSON Lines: each line of text files as one JSON value, one msgpack record",
-    s_props,    s_open,
-    s_read,     s_close,
-    s_discover, s_wait,
+static const weir__filereader_class s_files = {
+    .reader = &weir__reader_json,
+    .lines = 1,
+    .follows = 1,
+    //  simdjson parses documents of up to 4 GiB
+    .largest = 4000000000,
+    .open = s_pool_open,
+    .read = s_read,
+    .close = s_pool_close,
 };
+
+static int s_open (weir__props *props, void **state, weir__shards *shards, weir__err *err)
+{
+    return weir__filereader_open (&s_files, props, state, shards, err);
+}
+
+const weir__reader_class weir__reader_json = WEIR__FILEREADER_READER (
+    "json", "JSON Lines: each line of text files as one JSON value, one msgpack record", s_props, s_open);

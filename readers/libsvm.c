@@ -42,18 +42,13 @@
 
 #include "lib/decimal.h"
 #include "lib/pack.h"
+#include "readers/filereader.h"
 #include "readers/files.h"
-#include "readers/reader.h"
-#include "readers/window.h"
-
-typedef struct {
-    size_t max_line;
-} s_libsvm;
 
 static const weir_property_info s_props[] = {
-    {"path", NULL, "file or glob of libsvm text files to read (required); each file is a shard"},
-    {"split", "64M", "cut files larger than this many bytes into shards at line boundaries"},
-    {"max-line", "64M", "refuse lines longer than this many bytes"},
+    WEIR__FILEREADER_PATH ("libsvm text files to read"),
+    WEIR__FILEREADER_SPLIT,
+    WEIR__FILEREADER_MAX_LINE (""),
     {NULL, NULL, NULL},
 };
 
@@ -74,26 +69,6 @@ typedef struct {
 } s_example;
 
 #define S_MALFORMED 1
-
-static int s_open (weir__props *props, void **state, weir__shards *shards, weir__err *err)
-{
-    const char *pattern = weir__props_get (props, "path", NULL);
-    if (!pattern)
-        return weir__err_set (err, WEIR_EPROPERTY, "libsvm: property 'path' is required");
-    int64_t split, max_line;
-    int rc = weir__props_int (props, "libsvm", "split", 64000000, 1, INT64_MAX, &split, err);
-    if (!rc)
-        rc = weir__props_int (props, "libsvm", "max-line", 64000000, 1, SIZE_MAX / 4, &max_line, err);
-    if (rc || (rc = weir__files_plan ("libsvm", pattern, (uint64_t) split, shards, err)))
-        return rc;
-    s_libsvm *self = malloc (sizeof *self);
-    if (!self)
-        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    //  One more byte for the newline that ends the longest line
-    self->max_line = (size_t) max_line + 1;
-    *state = self;
-    return 0;
-}
 
 //  Text of the file as it stands in a message: quoted by the caller,
 //  cut after 40 bytes, bytes that are not printable ASCII as \xNN.
@@ -287,13 +262,10 @@ static int s_fail (const weir__shard *shard, uint64_t first, uint64_t lines, uin
                           (unsigned long long) (before + lines + 1), (unsigned long long) at, problem);
 }
 
-static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
+static int s_read (void *own, size_t max_line, weir__shard *shard, weir__window *w, uint64_t *offset,
+                   weir__sink *sink, weir__err *err)
 {
-    const s_libsvm *self = state;
-    weir__window w;
-    int rc = weir__window_open (&w, "libsvm", shard, offset, self->max_line, WEIR__NOT_FOLLOWED, sink, err);
-    if (rc)
-        return rc;
+    int rc;
     const uint64_t first = *offset;
     uint64_t lines = 0;  //  lines read by this call
     s_example ex;
@@ -301,36 +273,36 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
     for (;;) {
         const char *line;
         size_t n;
-        rc = weir__window_line (&w, "libsvm", &line, &n, err);
+        rc = weir__window_line (w, "libsvm", &line, &n, err);
         if (rc == WEIR__WINDOW_FULL) {
             char problem[64];
-            snprintf (problem, sizeof problem, "line longer than max-line=%zu bytes", self->max_line - 1);
+            snprintf (problem, sizeof problem, "line longer than max-line=%zu bytes", max_line);
             if (sink->skip) {
-                if ((rc = weir__window_reject_line (&w, "libsvm", problem, offset, err)))
+                if ((rc = weir__window_reject_line (w, "libsvm", problem, offset, err)))
                     break;
                 lines++;
                 continue;
             }
-            rc = s_fail (shard, first, lines, weir__window_offset (&w, w.lo), err, problem);
+            rc = s_fail (shard, first, lines, weir__window_offset (w, w->lo), err, problem);
         }
         if (rc || !line)
             break;
         rc = s_parse (&ex, line, n);
         if (rc == S_MALFORMED && sink->skip) {
             //  The whole line goes, newline included
-            uint64_t at = weir__window_offset (&w, (size_t) (line - w.buf));
+            uint64_t at = weir__window_offset (w, (size_t) (line - w->buf));
             char reason[320];
             snprintf (reason, sizeof reason, "%s (at byte %llu of the line)", ex.problem,
                       (unsigned long long) ex.where);
-            weir__bad bad = {shard->path, at, line, n, weir__window_offset (&w, w.lo) - at, reason};
-            *offset = weir__window_offset (&w, w.lo);
+            weir__bad bad = {shard->path, at, line, n, weir__window_offset (w, w->lo) - at, reason};
+            *offset = weir__window_offset (w, w->lo);
             lines++;
             if ((rc = sink->reject (sink, &bad)))
                 break;
             continue;
         }
         if (rc == S_MALFORMED) {
-            uint64_t at = weir__window_offset (&w, (size_t) (line - w.buf)) + ex.where;
+            uint64_t at = weir__window_offset (w, (size_t) (line - w->buf)) + ex.where;
             rc = s_fail (shard, first, lines, at, err, ex.problem);
             break;
         }
@@ -341,27 +313,27 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
             break;
         }
         lines++;
-        *offset = weir__window_offset (&w, w.lo);
+        *offset = weir__window_offset (w, w->lo);
         if ((rc = weir__sink_add (sink)))
             break;
     }
     if (rc == WEIR_ENOMEM)
         weir__err_set (err, rc, "libsvm: out of memory");
     free (ex.items);
-    if (rc == WEIR__WINDOW_IDLE)
-        rc = w.idle;
-    weir__window_leave (&w, shard);
     return rc;
 }
 
-static void s_close (void *state)
+static const weir__filereader_class s_files = {
+    .reader = &weir__reader_libsvm,
+    .lines = 1,
+    .read = s_read,
+};
+
+static int s_open (weir__props *props, void **state, weir__shards *shards, weir__err *err)
 {
-    free (state);
+    return weir__filereader_open (&s_files, props, state, shards, err);
 }
 
-const weir__reader_class weir__reader_libsvm = {
+const weir__reader_class weir__reader_libsvm = WEIR__FILEREADER_READER (
     "libsvm", "libsvm / liblinear text files: each line `label index:value ...` as [label, {index: value}]",
-    s_props,  s_open,
-    s_read,   s_close,
-    NULL,     NULL,
-};
+    s_props, s_open);

@@ -50,7 +50,7 @@ typedef struct weir__window {
     last read left there.  SINK (or NULL) is asked while reads wait.  A
     followed file keeps *OFFSET right when it starts over (rotated,
     truncated); FOLLOW_MS is how long a rotated followed file must be quiet
-    before it is left (weir__follow_rotate_wait), or WEIR__NOT_FOLLOWED.  */
+    before it is left (its reader's rotate-wait=), or WEIR__NOT_FOLLOWED.  */
 #define WEIR__NOT_FOLLOWED (-1L)
 int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t *offset, size_t max,
                        long follow_ms, weir__sink *sink, weir__err *err);

@@ -1,0 +1,147 @@
+/*  readers/filereader.c - the skeleton of the readers of files.  */
+#include "config.h"
+#include "readers/filereader.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <weir/weir.h>
+
+#include "lib/number.h"
+#include "readers/files.h"
+#include "readers/follow.h"
+
+//  The state of a reader of files
+typedef struct {
+    const weir__filereader_class *kind;
+    size_t max;            //  max-line= or max-record=
+    long follow_ms;        //  rotate-wait= when following, else WEIR__NOT_FOLLOWED
+    weir__follow *follow;  //  follow=1, else NULL
+    void *own;             //  the reader's own state
+} s_reader;
+
+int weir__filereader_int (const weir__reader_class *reader, weir__props *props, const char *key, int64_t min,
+                          int64_t max, int64_t *out, weir__err *err)
+{
+    const weir_property_info *row = reader->props;
+    while (row->name && strcmp (row->name, key) != 0)
+        row++;
+    int64_t fallback = 0;
+    //  A property the skeleton reads is in the reader's table, with a default
+    assert (row->name && row->fallback);
+    int bad = weir__parse_int (row->fallback, &fallback);
+    assert (!bad);
+    (void) bad;
+    return weir__props_int (props, reader->name, key, fallback, min, max, out, err);
+}
+
+//  split= and max-line=, or max-record=: *SPLIT, self->max.
+static int s_sizes (s_reader *self, weir__props *props, uint64_t *split, weir__err *err)
+{
+    const weir__filereader_class *kind = self->kind;
+    int64_t value = WEIR__FILES_WHOLE, largest = kind->largest ? kind->largest : (int64_t) (SIZE_MAX / 4);
+    int rc = kind->lines ? weir__filereader_int (kind->reader, props, "split", 1, INT64_MAX, &value, err) : 0;
+    *split = (uint64_t) value;
+    if (!rc)
+        rc = weir__filereader_int (kind->reader, props, kind->lines ? "max-line" : "max-record", 1, largest,
+                                   &value, err);
+    self->max = (size_t) value;
+    return rc;
+}
+
+//  follow= and rotate-wait=; following, the folder of PATTERN watched and
+//  the files matching now as SHARDS, each whole.
+static int s_follow (s_reader *self, weir__props *props, const char *pattern, weir__shards *shards,
+                     weir__err *err)
+{
+    const weir__reader_class *reader = self->kind->reader;
+    int64_t follow, wait;
+    int rc = weir__filereader_int (reader, props, "follow", 0, 1, &follow, err);
+    if (!rc)
+        rc = weir__filereader_int (reader, props, "rotate-wait", 0, 3600000, &wait, err);
+    if (rc)
+        return rc;
+    if (!follow) {
+        weir__prop *p = weir__props_find (props, "rotate-wait");
+        return p ? weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "%s: rotate-wait= applies with follow=1",
+                                 reader->name)
+                 : 0;
+    }
+    if ((rc = weir__follow_new (reader->name, pattern, &self->follow, err)))
+        return rc;
+    self->follow_ms = (long) wait;
+    shards->follow = 1;
+    return weir__follow_discover (self->follow, shards, err);
+}
+
+int weir__filereader_open (const weir__filereader_class *kind, weir__props *props, void **state,
+                           weir__shards *shards, weir__err *err)
+{
+    const char *name = kind->reader->name;
+    const char *pattern = weir__props_get (props, "path", NULL);
+    if (!pattern)
+        return weir__err_set (err, WEIR_EPROPERTY, "%s: property 'path' is required", name);
+    s_reader *self = calloc (1, sizeof *self);
+    if (!self)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    self->kind = kind;
+    self->follow_ms = WEIR__NOT_FOLLOWED;
+    uint64_t split;
+    int rc = s_sizes (self, props, &split, err);
+    if (!rc && kind->open)
+        rc = kind->open (props, &self->own, err);
+    if (!rc && kind->follows)
+        rc = s_follow (self, props, pattern, shards, err);
+    if (!rc && !self->follow)
+        rc = weir__files_plan (name, pattern, split, shards, err);
+    if (rc) {
+        weir__filereader_close (self);
+        return rc;
+    }
+    *state = self;
+    return 0;
+}
+
+int weir__filereader_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink,
+                           weir__err *err)
+{
+    const s_reader *self = state;
+    const weir__filereader_class *kind = self->kind;
+    //  One more byte for the newline that ends the longest line
+    size_t window = kind->lines ? self->max + 1 : self->max;
+    weir__window w;
+    int rc = weir__window_open (&w, kind->reader->name, shard, offset, window, self->follow_ms, sink, err);
+    if (rc == WEIR__WINDOW_DRY)
+        return WEIR__READ_DRY;
+    if (rc)
+        return rc;
+    rc = kind->read (self->own, self->max, shard, &w, offset, sink, err);
+    if (rc == WEIR__WINDOW_IDLE)
+        rc = w.idle;
+    //  A followed file's end is only its end for now
+    if (self->follow && (rc == 0 || rc == WEIR__WINDOW_DRY))
+        rc = WEIR__READ_DRY;
+    weir__window_leave (&w, shard);
+    return rc;
+}
+
+void weir__filereader_close (void *state)
+{
+    s_reader *self = state;
+    if (self->own && self->kind->close)
+        self->kind->close (self->own);
+    weir__follow_destroy (&self->follow);
+    free (self);
+}
+
+int weir__filereader_discover (void *state, weir__shards *shards, weir__err *err)
+{
+    s_reader *self = state;
+    return self->follow ? weir__follow_discover (self->follow, shards, err) : 0;
+}
+
+int weir__filereader_wait (void *state, weir__sink *sink)
+{
+    s_reader *self = state;
+    return self->follow ? weir__follow_wait (self->follow, sink) : 0;
+}
