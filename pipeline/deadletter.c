@@ -8,7 +8,7 @@
 
 #include "lib/batch.h"
 #include "lib/pack.h"
-#include "writers/writer.h"
+#include "writers/outfile.h"
 
 //  A record's bytes kept in its entry at most: enough to see what was
 //  wrong, never a copy of a huge input

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "writers/outfile.h"
+
 //  PATH resolved, for a file that may not exist yet: its folder resolved,
 //  and its name.  NULL when the folder does not resolve either.
 static char *s_resolve (const char *path)

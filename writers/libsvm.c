@@ -22,7 +22,7 @@
     record is not written; the records before it in its batch are.
 
     The file is shared by the writer's threads like the lines writer's
-    (writers/outfile.c), and so resumes the same way: truncated to the
+    (writers/filewriter.h), and so resumes the same way: truncated to the
     length the checkpoint committed.  */
 #include "config.h"
 
@@ -35,7 +35,7 @@
 #include "lib/batch.h"
 #include "lib/decimal.h"
 #include "lib/jsontext.h"
-#include "writers/writer.h"
+#include "writers/filewriter.h"
 
 //  The text of recent values, per thread: learning data repeats few
 //  values (pixels, counts, one-hot ones), and printf with a read-back
@@ -61,33 +61,32 @@ typedef struct {
     s_cached *cache;
 } s_thread;
 
+//  The own state of the libsvm writer
 typedef struct {
-    weir__outfile out;
     s_thread *threads;
     unsigned count;
-    char *path;
     //  The text of byte * scale for every byte of a bin (0 is skipped)
     char bytes[256][WEIR__DECIMAL_MAX];
     uint8_t bytes_len[256];
 } s_libsvm;
 
 static const weir_property_info s_props[] = {
-    {"path", NULL, "the file to write (required; replaced if it exists)"},
+    WEIR__FILEWRITER_PATH,
     {"scale", "1", "multiply the bytes of bin features by this number (a decimal, or a fraction like 1/255)"},
     {NULL, NULL, NULL},
 };
 
 #define S_BAD 1
 
-static void s_free (s_libsvm *self)
+static void s_free (void *own)
 {
+    s_libsvm *self = own;
     for (unsigned t = 0; self->threads && t < self->count; t++) {
         weir__records_release (&self->threads[t].decoder);
         free (self->threads[t].pairs);
         free (self->threads[t].cache);
     }
     free (self->threads);
-    free (self->path);
     free (self);
 }
 
@@ -112,18 +111,14 @@ static int s_scale (weir__props *props, double *num, double *den, weir__err *err
     return 0;
 }
 
-static int s_open (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err)
+static int s_state_open (weir__props *props, unsigned threads, void **own, weir__err *err)
 {
-    const char *path = weir__props_get (props, "path", NULL);
-    if (!path)
-        return weir__err_set (err, WEIR_EPROPERTY, "libsvm: property 'path' is required");
     double num, den;
     int rc = s_scale (props, &num, &den, err);
     if (rc)
         return rc;
     s_libsvm *self = calloc (1, sizeof *self);
-    if (!self || !(self->threads = calloc (threads, sizeof *self->threads))
-        || !(self->path = strdup (path))) {
+    if (!self || !(self->threads = calloc (threads, sizeof *self->threads))) {
         if (self)
             s_free (self);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
@@ -137,11 +132,7 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, voi
         }
     for (unsigned b = 1; b < 256; b++)
         self->bytes_len[b] = (uint8_t) weir__decimal_format (self->bytes[b], (double) b * num / den);
-    if ((rc = weir__outfile_open (&self->out, "libsvm", path, threads, resume, err))) {
-        s_free (self);
-        return rc;
-    }
-    *state = self;
+    *own = self;
     return 0;
 }
 
@@ -346,12 +337,12 @@ static int s_line (s_libsvm *self, s_thread *t, weir__buf *b, const msgpack_obje
     return weir__buf_putc (b, '\n');
 }
 
-static int s_write (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
-                    weir__err *err)
+static int s_write (void *own, weir__outfile *file, unsigned thread, const char *payload, size_t len,
+                    uint32_t count, weir__err *err)
 {
-    s_libsvm *self = state;
+    s_libsvm *self = own;
     s_thread *t = &self->threads[thread];
-    weir__buf *b = weir__outfile_buf (&self->out, thread);
+    weir__buf *b = weir__outfile_buf (file, thread);
     weir__records_reset (&t->decoder, payload, len);
     msgpack_object o;
     int more;
@@ -372,7 +363,7 @@ static int s_write (void *state, unsigned thread, const char *payload, size_t le
             if (weir__jsontext_append (&text, &o) || weir__buf_putc (&text, '\0'))
                 weir__buf_release (&text);
             weir__err_set (err, WEIR_ECORRUPT, "libsvm: '%s': record %u of a batch of %u (%.60s%s): %s",
-                           self->path, n, count, text.data ? text.data : "?",
+                           file->path, n, count, text.data ? text.data : "?",
                            text.data && strlen (text.data) > 60 ? "..." : "", problem);
             weir__buf_release (&text);
             return WEIR_ECORRUPT;
@@ -380,34 +371,22 @@ static int s_write (void *state, unsigned thread, const char *payload, size_t le
     }
     if (more < 0)
         return weir__err_set (err, WEIR_ECORRUPT, "libsvm: malformed record in a batch");
-    return weir__outfile_spill (&self->out, thread, err);
+    return 0;
 }
 
-static int s_flush (void *state, unsigned thread, weir__err *err)
+static const weir__filewriter_class s_file = {
+    .writer = &weir__writer_libsvm,
+    .open = s_state_open,
+    .write = s_write,
+    .close = s_free,
+};
+
+static int s_open (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err)
 {
-    return weir__outfile_flush (&((s_libsvm *) state)->out, thread, err);
+    return weir__filewriter_open (&s_file, props, threads, resume, state, err);
 }
 
-static int s_commit (void *state, char *out, weir__err *err)
-{
-    return weir__outfile_commit (&((s_libsvm *) state)->out, out, err);
-}
-
-static int s_close (void *state, weir__err *err)
-{
-    s_libsvm *self = state;
-    int rc = weir__outfile_close (&self->out, err);
-    s_free (self);
-    return rc;
-}
-
-const weir__writer_class weir__writer_libsvm = {
+const weir__writer_class weir__writer_libsvm = WEIR__FILEWRITER_WRITER (
     "libsvm",
     "[label, features] records as libsvm text: features a bin or an array (dense) or a map {index: value}",
-    s_props,
-    s_open,
-    s_write,
-    s_flush,
-    s_commit,
-    s_close,
-};
+    s_props, s_open);

@@ -4,39 +4,17 @@
     text (lib/jsontext.h: an integer is its decimal digits); each is
     followed by a newline.  So `lines ! ... ! lines` round-trips text
     files, and every line that is not a string record's own is valid
-    JSON.  Records are rendered from their msgpack bytes, not decoded.  */
+    JSON.  Records are rendered from their msgpack bytes, not decoded.
+    The file is the skeleton's (writers/filewriter.h).  */
 #include "config.h"
 
-#include <stdlib.h>
-
 #include "lib/jsontext.h"
-#include "writers/writer.h"
-
-typedef struct {
-    weir__outfile out;
-} s_lines;
+#include "writers/filewriter.h"
 
 static const weir_property_info s_props[] = {
-    {"path", NULL, "the file to write (required; replaced if it exists)"},
+    WEIR__FILEWRITER_PATH,
     {NULL, NULL, NULL},
 };
-
-static int s_open (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err)
-{
-    const char *path = weir__props_get (props, "path", NULL);
-    if (!path)
-        return weir__err_set (err, WEIR_EPROPERTY, "lines: property 'path' is required");
-    s_lines *self = calloc (1, sizeof *self);
-    if (!self)
-        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    int rc = weir__outfile_open (&self->out, "lines", path, threads, resume, err);
-    if (rc) {
-        free (self);
-        return rc;
-    }
-    *state = self;
-    return 0;
-}
 
 //  The bytes of the str or bin record at P (N bytes left): 1 and *DATA,
 //  *SIZE, *USED; 0 when it is another kind of record; -1 when truncated.
@@ -67,11 +45,10 @@ static int s_bytes (const unsigned char *p, size_t n, const char **data, size_t 
     return 1;
 }
 
-static int s_write (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
-                    weir__err *err)
+static int s_write (void *own, weir__outfile *file, unsigned thread, const char *payload, size_t len,
+                    uint32_t count, weir__err *err)
 {
-    s_lines *self = state;
-    weir__buf *b = weir__outfile_buf (&self->out, thread);
+    weir__buf *b = weir__outfile_buf (file, thread);
     const char *p = payload, *end = payload + len;
     for (uint32_t i = 0; i < count; i++) {
         const char *data;
@@ -91,30 +68,18 @@ static int s_write (void *state, unsigned thread, const char *payload, size_t le
             return weir__err_set (err, WEIR_ENOMEM, "lines: out of memory");
         p += used;
     }
-    return weir__outfile_spill (&self->out, thread, err);
+    return 0;
 }
 
-static int s_flush (void *state, unsigned thread, weir__err *err)
-{
-    return weir__outfile_flush (&((s_lines *) state)->out, thread, err);
-}
-
-static int s_commit (void *state, char *out, weir__err *err)
-{
-    return weir__outfile_commit (&((s_lines *) state)->out, out, err);
-}
-
-static int s_close (void *state, weir__err *err)
-{
-    s_lines *self = state;
-    int rc = weir__outfile_close (&self->out, err);
-    free (self);
-    return rc;
-}
-
-const weir__writer_class weir__writer_lines = {
-    "lines",  "one line per record: strings and bins as their bytes, anything else as JSON",
-    s_props,  s_open,
-    s_write,  s_flush,
-    s_commit, s_close,
+static const weir__filewriter_class s_file = {
+    .writer = &weir__writer_lines,
+    .write = s_write,
 };
+
+static int s_open (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err)
+{
+    return weir__filewriter_open (&s_file, props, threads, resume, state, err);
+}
+
+const weir__writer_class weir__writer_lines = WEIR__FILEWRITER_WRITER (
+    "lines", "one line per record: strings and bins as their bytes, anything else as JSON", s_props, s_open);

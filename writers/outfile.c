@@ -1,5 +1,6 @@
 /*  writers/outfile.c - an output file written by several threads.  */
 #include "config.h"
+#include "writers/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,8 +9,6 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "writers/writer.h"
 
 #include "lib/sync.h"
 

@@ -1,0 +1,65 @@
+/*  writers/filewriter.c - the skeleton of the writers of a file.  */
+#include "config.h"
+#include "writers/filewriter.h"
+
+#include <stdlib.h>
+#include <weir/weir.h>
+
+//  The state of a writer of a file
+typedef struct {
+    const weir__filewriter_class *kind;
+    weir__outfile file;
+    void *own;  //  the writer's own state
+} s_writer;
+
+int weir__filewriter_open (const weir__filewriter_class *kind, weir__props *props, unsigned threads,
+                           const char *resume, void **state, weir__err *err)
+{
+    const char *name = kind->writer->name;
+    const char *path = weir__props_get (props, "path", NULL);
+    if (!path)
+        return weir__err_set (err, WEIR_EPROPERTY, "%s: property 'path' is required", name);
+    s_writer *self = calloc (1, sizeof *self);
+    if (!self)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    self->kind = kind;
+    int rc = kind->open ? kind->open (props, threads, &self->own, err) : 0;
+    if (!rc)
+        rc = weir__outfile_open (&self->file, name, path, threads, resume, err);
+    if (rc) {
+        if (self->own)
+            kind->close (self->own);
+        free (self);
+        return rc;
+    }
+    *state = self;
+    return 0;
+}
+
+int weir__filewriter_write (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
+                            weir__err *err)
+{
+    s_writer *self = state;
+    int rc = self->kind->write (self->own, &self->file, thread, payload, len, count, err);
+    return rc ? rc : weir__outfile_spill (&self->file, thread, err);
+}
+
+int weir__filewriter_flush (void *state, unsigned thread, weir__err *err)
+{
+    return weir__outfile_flush (&((s_writer *) state)->file, thread, err);
+}
+
+int weir__filewriter_commit (void *state, char *out, weir__err *err)
+{
+    return weir__outfile_commit (&((s_writer *) state)->file, out, err);
+}
+
+int weir__filewriter_close (void *state, weir__err *err)
+{
+    s_writer *self = state;
+    int rc = weir__outfile_close (&self->file, err);
+    if (self->own)
+        self->kind->close (self->own);
+    free (self);
+    return rc;
+}
