@@ -1,4 +1,4 @@
-/*  readers/files.c - globs, standard input, line-oriented shards.  */
+/*  readers/files.c - globs, line-oriented shards, lines counted.  */
 #include "config.h"
 #include "readers/files.h"
 
@@ -11,23 +11,7 @@
 #include <unistd.h>
 #include <weir/weir.h>
 
-int weir__files_is_stdin (const char *path)
-{
-    return strcmp (path, "-") == 0;
-}
-
-int weir__files_open (const char *path)
-{
-    //  A duplicate, so that closing it leaves the process's stdin alone
-    if (weir__files_is_stdin (path))
-        return fcntl (STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
-    return open (path, O_RDONLY | O_CLOEXEC);
-}
-
-int weir__files_stat (const char *path, struct stat *st)
-{
-    return weir__files_is_stdin (path) ? fstat (STDIN_FILENO, st) : stat (path, st);
-}
+#include "readers/source.h"
 
 static void s_free (char **paths, size_t count)
 {
@@ -41,7 +25,7 @@ static void s_free (char **paths, size_t count)
 
 static int s_glob (const char *element, const char *pattern, char ***paths, size_t *count, weir__err *err)
 {
-    if (weir__files_is_stdin (pattern)) {
+    if (weir__source_is_stdin (pattern)) {
         //  The Unix convention: '-' is standard input
         char **out = calloc (1, sizeof *out);
         if (!out || !(out[0] = strdup (pattern))) {
@@ -119,11 +103,11 @@ static int s_plan_lines (const char *element, const char *path, uint64_t split, 
     //  stat, not open: opening a FIFO here would take its writer's data
     //  and then drop it on close, before the reading thread gets there
     struct stat st;
-    if (weir__files_stat (path, &st))
+    if (weir__source_stat (path, &st))
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
     if (S_ISDIR (st.st_mode))
         return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path, strerror (EISDIR));
-    if (!S_ISREG (st.st_mode) || weir__files_is_stdin (path)) {
+    if (!S_ISREG (st.st_mode) || weir__source_is_stdin (path)) {
         //  A pipe or device: one shard, read to its end.  So is standard
         //  input even when it is a file: its descriptors share one offset
         if (weir__shards_add (shards, path, 0, UINT64_MAX))
@@ -173,7 +157,7 @@ int weir__files_count_lines (const char *element, const char *path, uint64_t end
     *lines = 0;
     if (end == 0)
         return 0;
-    int fd = weir__files_open (path);
+    int fd = weir__source_open (path);
     if (fd < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
     const size_t size = 1u << 20;

@@ -1,5 +1,6 @@
-/*  readers/files.h - the files a reader of files reads: globs, standard
-    input, shards cut at line boundaries, lines counted.
+/*  readers/files.h - the files a reader of files reads: globs (of which
+    '-' is standard input, readers/source.h), shards cut at line
+    boundaries, lines counted.
 
     Every function that can fail returns 0 or a WEIR_E* code with ERR
     filled; its messages start with ELEMENT, the reader's name, and name
@@ -12,14 +13,6 @@
 
 #include "lib/error.h"
 #include "readers/shards.h"
-
-/*  '-' names standard input, as Unix tools have it: a glob of '-' is
-    itself, weir__files_open gives a duplicate of descriptor 0 (read-only,
-    close-on-exec) and weir__files_stat its status.  */
-struct stat;
-int weir__files_is_stdin (const char *path);
-int weir__files_open (const char *path);
-int weir__files_stat (const char *path, struct stat *st);
 
 /*  Plan the shards of the files matching PATTERN, in the order of their
     sorted names.  With SPLIT, the files are of lines: each is one shard,

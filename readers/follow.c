@@ -13,7 +13,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "readers/files.h"
+#include "readers/source.h"
 
 //  How long a wait sleeps between looks at the sink, and how long at most
 //  before every file is looked at again whatever inotify said
@@ -28,7 +28,7 @@ struct weir__follow {
 int weir__follow_new (const char *element, const char *pattern, weir__follow **out, weir__err *err)
 {
     *out = NULL;
-    if (weir__files_is_stdin (pattern))
+    if (weir__source_is_stdin (pattern))
         return weir__err_set (err, WEIR_EPROPERTY,
                               "%s: follow=1 follows files, and standard input is no file: it is read to its "
                               "end (or until a stop) without follow",

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
-#include "readers/files.h"
 #include "readers/identity.h"
+#include "readers/source.h"
 
 //  How long a read waits for a pipe before asking the sink again
 #define S_IDLE_MS 20
@@ -136,7 +136,7 @@ int weir__window_open (weir__window *w, const char *element, weir__shard *shard,
         start = *offset;
     }
     else
-        w->fd = weir__files_open (path);
+        w->fd = weir__source_open (path);
     w->base = start;
     if (w->fd < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
