@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "checkpoint/copy.h"
 #include "checkpoint/keys.h"
 #include "lib/hash.h"
 #include "lib/leveldb.h"
@@ -33,11 +33,6 @@ struct weir__store {
     char *copy;              //  a read-only store: the private copy it opened
     struct timespec synced;  //  the directory's mtime when it was last synced
 };
-
-#define S_PID_FILE "WEIR-PID"
-//  The newest epoch written, as a hint that survives what LevelDB may
-//  lose: a log cut by a power failure rolls the store back silently
-#define S_LATEST_FILE "WEIR-LATEST"
 
 static int s_leveldb_error (weir__err *err, int code, const char *what, const char *dir, char *msg)
 {
@@ -88,7 +83,8 @@ static int s_check_dir (const char *dir, int create, int *make, weir__err *err)
         else if (!strcmp (n, "MANIFEST-000001") || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
                  || (len > 6 && !strcmp (n + len - 6, ".dbtmp")))
             leveldb = 1;
-        else if (!strncmp (n, "MANIFEST-", 9) || !strcmp (n, S_PID_FILE) || !strcmp (n, S_LATEST_FILE)
+        else if (!strncmp (n, "MANIFEST-", 9) || !strcmp (n, WEIR__STORE_PID_FILE)
+                 || !strcmp (n, WEIR__STORE_LATEST_FILE)
                  || (len > 4 && (!strcmp (n + len - 4, ".ldb") || !strcmp (n + len - 4, ".log"))))
             leveldb = opened = 1;
         else
@@ -125,7 +121,7 @@ static int s_open_error (weir__err *err, const char *dir, char *msg)
         //  The job that holds the lock wrote its process id
         char path[4200];
         long pid = 0;
-        snprintf (path, sizeof path, "%s/%s", dir, S_PID_FILE);
+        snprintf (path, sizeof path, "%s/%s", dir, WEIR__STORE_PID_FILE);
         FILE *f = fopen (path, "r");
         if (f && fscanf (f, "%ld", &pid) != 1)
             pid = 0;
@@ -150,89 +146,12 @@ static int s_open_error (weir__err *err, const char *dir, char *msg)
     return WEIR_EIO;
 }
 
-//  Remove the private copy COPY and everything in it.
-static void s_remove_copy (const char *copy)
-{
-    DIR *d = opendir (copy);
-    struct dirent *e;
-    char path[4200];
-    while (d && (e = readdir (d)))
-        if (strcmp (e->d_name, ".") && strcmp (e->d_name, "..")) {
-            snprintf (path, sizeof path, "%s/%s", copy, e->d_name);
-            unlink (path);
-        }
-    if (d)
-        closedir (d);
-    rmdir (copy);
-}
-
-//  Copy the file SRC to DST; tables, which LevelDB never changes, are
-//  linked instead when they can be.
-static int s_copy_file (const char *src, const char *dst, int immutable)
-{
-    if (immutable && link (src, dst) == 0)
-        return 0;
-    int in = open (src, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return errno == ENOENT ? 0 : -1;  //  removed meanwhile: the retry sees
-    int out = open (dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    char buf[65536];
-    ssize_t n = 0;
-    while (out >= 0 && (n = read (in, buf, sizeof buf)) > 0)
-        if (write (out, buf, (size_t) n) != n) {
-            n = -1;
-            break;
-        }
-    close (in);
-    if (out < 0 || close (out) || n < 0)
-        return -1;
-    return 0;
-}
-
-//  A private copy of the store in DIR, to read without taking its lock
-//  or changing anything of it: LevelDB has no read-only open, and opening
-//  a store rewrites it (and fails while a job holds it).  NULL with ERR.
-static char *s_make_copy (const char *dir, weir__err *err)
-{
-    const char *tmp = getenv ("TMPDIR");
-    char *copy = malloc (4200);
-    if (!copy) {
-        weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        return NULL;
-    }
-    snprintf (copy, 4200, "%s/weir-checkpoints-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    DIR *d = mkdtemp (copy) ? opendir (dir) : NULL;
-    int rc = d ? 0 : -1;
-    struct dirent *e;
-    char src[4200], dst[4200];
-    while (!rc && (e = readdir (d))) {
-        const char *n = e->d_name;
-        size_t len = strlen (n);
-        if (!strcmp (n, ".") || !strcmp (n, "..") || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
-            || !strcmp (n, S_PID_FILE) || !strcmp (n, S_LATEST_FILE))
-            continue;
-        snprintf (src, sizeof src, "%s/%s", dir, n);
-        snprintf (dst, sizeof dst, "%s/%s", copy, n);
-        rc = s_copy_file (src, dst, len > 4 && !strcmp (n + len - 4, ".ldb"));
-    }
-    if (d)
-        closedir (d);
-    if (rc) {
-        weir__err_set (err, WEIR_EIO, "cannot copy the checkpoints of '%s' to read them: %s", dir,
-                       strerror (errno));
-        s_remove_copy (copy);
-        free (copy);
-        return NULL;
-    }
-    return copy;
-}
-
 //  Open a private copy of DIR, read-only.  A job may be writing meanwhile,
 //  so that the copy's manifest and tables do not match: try again.
 static int s_open_copy (weir__store *self, weir__err *err)
 {
     for (int tries = 0;; tries++) {
-        if (!(self->copy = s_make_copy (self->dir, err)))
+        if (!(self->copy = weir__copy_new (self->dir, err)))
             return WEIR_EIO;
         self->options = weir__leveldb_options (0);
         self->read = weir__leveldb_readoptions ();
@@ -247,9 +166,7 @@ static int s_open_copy (weir__store *self, weir__err *err)
         leveldb_readoptions_destroy (self->read);
         self->options = NULL;
         self->read = NULL;
-        s_remove_copy (self->copy);
-        free (self->copy);
-        self->copy = NULL;
+        weir__copy_destroy (&self->copy);
     }
 }
 
@@ -287,7 +204,7 @@ int weir__store_open (const char *dir, int create, weir__store **out, weir__err 
     }
     //  For the message another job gets on the lock
     char path[4200];
-    snprintf (path, sizeof path, "%s/%s", dir, S_PID_FILE);
+    snprintf (path, sizeof path, "%s/%s", dir, WEIR__STORE_PID_FILE);
     FILE *f = fopen (path, "w");
     if (f) {
         fprintf (f, "%ld\n", (long) getpid ());
@@ -321,9 +238,7 @@ void weir__store_destroy (weir__store **self_p)
         leveldb_readoptions_destroy (self->read);
     if (self->write)
         leveldb_writeoptions_destroy (self->write);
-    if (self->copy)
-        s_remove_copy (self->copy);
-    free (self->copy);
+    weir__copy_destroy (&self->copy);
     free (self->dir);
     free (self);
     *self_p = NULL;
@@ -392,7 +307,7 @@ uint64_t weir__store_written (const weir__store *self)
 {
     char path[4200];
     unsigned long long epoch = 0;
-    snprintf (path, sizeof path, "%s/%s", self->dir, S_LATEST_FILE);
+    snprintf (path, sizeof path, "%s/%s", self->dir, WEIR__STORE_LATEST_FILE);
     FILE *f = fopen (path, "r");
     if (f && fscanf (f, "%llu", &epoch) != 1)
         epoch = 0;
@@ -710,7 +625,7 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
     //  what LevelDB loses when it is
     if (!rc) {
         char path[4200];
-        snprintf (path, sizeof path, "%s/%s", self->dir, S_LATEST_FILE);
+        snprintf (path, sizeof path, "%s/%s", self->dir, WEIR__STORE_LATEST_FILE);
         FILE *f = fopen (path, "w");
         if (f) {
             fprintf (f, "%" PRIu64 "\n", epoch);
