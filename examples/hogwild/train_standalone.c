@@ -1,5 +1,6 @@
-/*  examples/hogwild/train_standalone.c - trains model.c on msgpack files of
-    [label, features] records, as the hogwild plugin will, without weir.
+/*  examples/hogwild/train_standalone.c - trains model.h's model on msgpack
+    files of [label, features] records, as the hogwild plugin will,
+    without weir.
 
         train_standalone [OPTIONS] TRAIN TEST
 
@@ -23,7 +24,7 @@
     from one, so that a run can be cut in two and compared with an
     uninterrupted one (with --threads 1 the weights must be identical).
 
-    Build: cc -std=gnu11 -O2 train_standalone.c model.c -lmsgpackc -lm -lpthread  */
+    Build: cc -std=gnu11 -O2 train_standalone.c model.c worker.c predict.c -lmsgpackc -lm -lpthread  */
 #include "model.h"
 
 #include <errno.h>
