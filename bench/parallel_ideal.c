@@ -5,11 +5,12 @@
 
     The work is a dot product and an axpy over a private array of 8192
     floats (a 10 x 784 softmax model is 7840), the same 16-float blocks
-    model.c uses, repeated ITERATIONS times (default 300000).  It is done
-    once by one thread, then split in halves across two threads that share
-    nothing (each allocates and touches its own arrays).  The runs
-    alternate, seven of each, so that both sample the same background load;
-    the medians go into one JSON object on stdout:
+    the model's kernels use (examples/hogwild/kernels.h), repeated
+    ITERATIONS times (default 300000).  It is done once by one thread,
+    then split in halves across two threads that share nothing (each
+    allocates and touches its own arrays).  The runs alternate, seven of
+    each, so that both sample the same background load; the medians go
+    into one JSON object on stdout:
 
         {"t1_seconds": ..., "t2_seconds": ..., "speedup": ..., ...}
 

@@ -472,18 +472,18 @@ static const s_config *s_find (const s_config *configs, size_t n, s_kind kind, u
     return NULL;
 }
 
-int main (int argc, char *argv[])
+//  The options into s_records and *REPEAT: -1 to go on, or the exit
+//  status (0 after --help, 2 for a wrong command line)
+static int s_parse_args (int argc, char *argv[], int *repeat)
 {
-    s_records = 20000000;
-    int repeat = 3;
     for (int i = 1; i < argc; i++) {
         if (strcmp (argv[i], "--records") == 0 && i + 1 < argc)
             s_records = s_number ("--records", argv[++i], UINT64_C (1) << 40);
         else if (strcmp (argv[i], "--repeat") == 0 && i + 1 < argc)
-            repeat = (int) s_number ("--repeat", argv[++i], S_MAX_REPEAT);
+            *repeat = (int) s_number ("--repeat", argv[++i], S_MAX_REPEAT);
         else if (strcmp (argv[i], "--quick") == 0) {
             s_records = 1000000;
-            repeat = 1;
+            *repeat = 1;
         }
         else if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0) {
             s_usage ();
@@ -494,25 +494,14 @@ int main (int argc, char *argv[])
             return 2;
         }
     }
+    return -1;
+}
 
-    s_config configs[] = {
-        {S_WEIR_IDENTITY, "weir identity", 1, 64, {0}, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 1, 256, {0}, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 1, 1024, {0}, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 2, 64, {0}, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 2, 256, {0}, {0}},
-        {S_WEIR_IDENTITY, "weir identity", 2, 1024, {0}, {0}},
-        {S_WEIR_REPACK, "weir repack", 1, 256, {0}, {0}},
-        {S_WEIR_REPACK, "weir repack", 1, 1024, {0}, {0}},
-        {S_WEIR_REPACK, "weir repack", 2, 256, {0}, {0}},
-        {S_WEIR_REPACK, "weir repack", 2, 1024, {0}, {0}},
-        {S_REF_A, "ref_a zmq chain unpack/repack", 0, S_REF_BATCH, {0}, {0}},
-        {S_REF_B, "ref_b zmq pair", 0, S_REF_BATCH, {0}, {0}},
-    };
-    size_t n = sizeof configs / sizeof configs[0];
-
-    //  Interleaved: a burst of load from elsewhere on the machine slows one
-    //  repeat of every configuration instead of every repeat of one
+//  REPEAT runs of each of the N CONFIGS, interleaved: a burst of load
+//  from elsewhere on the machine slows one repeat of every configuration
+//  instead of every repeat of one
+static void s_run_all (s_config *configs, size_t n, int repeat)
+{
     for (int r = 0; r < repeat; r++)
         for (size_t i = 0; i < n; i++) {
             s_config *c = &configs[i];
@@ -528,7 +517,12 @@ int main (int argc, char *argv[])
             fprintf (stderr, "[%d/%d] %-30s %-9s batch=%-4u %7.2f M records/s %6.1f cpu ns/record\n", r + 1,
                      repeat, c->name, threads, c->batch, c->runs[r] / 1e6, c->cpu[r]);
         }
+}
 
+//  The head of the JSON document and each configuration's results; the
+//  median rate of each into MEDIAN
+static void s_print_results (const s_config *configs, size_t n, int repeat, double *median)
+{
     int zmq_major, zmq_minor, zmq_patch;
     zmq_version (&zmq_major, &zmq_minor, &zmq_patch);
     printf ("{\"bench\":\"pipe\",\"records\":%" PRIu64 ",\"repeat\":%d,\n", s_records, repeat);
@@ -536,7 +530,6 @@ int main (int argc, char *argv[])
             sysconf (_SC_NPROCESSORS_ONLN), weir_version (), zmq_major, zmq_minor, zmq_patch,
             msgpack_version ());
     printf (" \"results\":[\n");
-    double median[sizeof configs / sizeof configs[0]];
     for (size_t i = 0; i < n; i++) {
         const s_config *c = &configs[i];
         median[i] = s_median (c->runs, repeat);
@@ -549,7 +542,12 @@ int main (int argc, char *argv[])
         printf ("],\"cpu_ns_per_record\":%.1f}%s\n", s_median (c->cpu, repeat), i + 1 < n ? "," : "");
     }
     printf (" ],\n");
+}
 
+//  The tail of the JSON document: weir against the references, from the
+//  MEDIAN rates, and the best weir configurations
+static void s_print_ratios (const s_config *configs, size_t n, const double *median)
+{
     double ref_a = median[s_find (configs, n, S_REF_A, 0, S_REF_BATCH) - configs];
     double ref_b = median[s_find (configs, n, S_REF_B, 0, S_REF_BATCH) - configs];
     double id = median[s_find (configs, n, S_WEIR_IDENTITY, 1, 256) - configs];
@@ -575,5 +573,34 @@ int main (int argc, char *argv[])
             configs[best].threads, configs[best].batch);
     printf (" \"best_weir_repack\":{\"name\":\"%s\",\"threads\":%u,\"batch\":%u}}\n",
             configs[best_repack].name, configs[best_repack].threads, configs[best_repack].batch);
+}
+
+int main (int argc, char *argv[])
+{
+    s_records = 20000000;
+    int repeat = 3;
+    int status = s_parse_args (argc, argv, &repeat);
+    if (status >= 0)
+        return status;
+
+    s_config configs[] = {
+        {S_WEIR_IDENTITY, "weir identity", 1, 64, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 1, 256, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 1, 1024, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 2, 64, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 2, 256, {0}, {0}},
+        {S_WEIR_IDENTITY, "weir identity", 2, 1024, {0}, {0}},
+        {S_WEIR_REPACK, "weir repack", 1, 256, {0}, {0}},
+        {S_WEIR_REPACK, "weir repack", 1, 1024, {0}, {0}},
+        {S_WEIR_REPACK, "weir repack", 2, 256, {0}, {0}},
+        {S_WEIR_REPACK, "weir repack", 2, 1024, {0}, {0}},
+        {S_REF_A, "ref_a zmq chain unpack/repack", 0, S_REF_BATCH, {0}, {0}},
+        {S_REF_B, "ref_b zmq pair", 0, S_REF_BATCH, {0}, {0}},
+    };
+    size_t n = sizeof configs / sizeof configs[0];
+    double median[sizeof configs / sizeof configs[0]];
+    s_run_all (configs, n, repeat);
+    s_print_results (configs, n, repeat, median);
+    s_print_ratios (configs, n, median);
     return 0;
 }

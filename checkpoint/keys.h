@@ -31,7 +31,16 @@
                               (CHUNK is 8 decimal digits)
       e/EPOCH/~sum            "COUNT HASH": how many other keys the epoch
                               has and a checksum over them in key order;
-                              an epoch exists once this key does  */
+                              an epoch exists once this key does
+
+    Files of weir's own beside LevelDB's in that directory:
+      WEIR-PID                the process id of the job that holds the
+                              store, for the message another job gets on
+                              its lock
+      WEIR-LATEST             the newest epoch written, decimal: a hint
+                              that survives what LevelDB may lose (a log
+                              cut by a power failure rolls the store back
+                              silently)  */
 #ifndef WEIR_KEYS_H_INCLUDED
 #define WEIR_KEYS_H_INCLUDED
 
@@ -122,6 +131,8 @@ static inline void weir__key_records (const char *which, size_t stage, char *out
 #define WEIR__STORE_SUM "~sum"
 #define WEIR__STORE_CHUNK ((size_t) 4 << 20)
 #define WEIR__STORE_PREFIX_LEN 23 /*  "e/" + 20 digits + "/"  */
+#define WEIR__STORE_PID_FILE "WEIR-PID"
+#define WEIR__STORE_LATEST_FILE "WEIR-LATEST"
 
 /*  "e/EPOCH/" into OUT (at least 24 bytes).  */
 static inline void weir__store_prefix (char *out, size_t size, uint64_t epoch)

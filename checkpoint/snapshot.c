@@ -82,13 +82,10 @@ int weir__staging_prefault (weir__staging *self, weir__workspace *ws)
     return 0;
 }
 
-weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging)
+//  The items of the meta section that describe the whole job.
+static int s_put_meta (weir__ckpt *ck, const weir__snapshot *s)
 {
-    weir__ckpt *ck = weir__ckpt_new (s->epoch);
-    if (!ck)
-        return NULL;
     int rc = 0;
-    char key[WEIR__KEY_MAX];
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_EPOCH, s->epoch);
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_FINISHED, (uint64_t) (s->finished != 0));
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_PASS, s->pass);
@@ -102,31 +99,45 @@ weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging
     rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_VERSION, weir_version ());
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_RANKS, s->ranks ? s->ranks : 1);
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_GENERATION, s->generation);
-    for (size_t i = 0; i < s->nstages; i++) {
-        const weir__snapshot_stage *stage = &s->stages[i];
-        weir__key_records (WEIR_META_RECORDS_IN, i, key, sizeof key);
-        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, key, stage->records_in);
-        weir__key_records (WEIR_META_RECORDS_OUT, i, key, sizeof key);
-        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, key, stage->records_out);
-        if (stage->writer_state) {
-            weir__key_writer (i, stage->element, key, sizeof key);
-            rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->writer_state);
-        }
-        for (size_t slot = 1; slot < stage->nslots; slot++) {
-            if (!stage->slot_states[slot])
-                continue;
-            weir__key_writer_slot (i, stage->element, (unsigned) slot, key, sizeof key);
-            rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->slot_states[slot]);
-        }
-        if (stage->rejected) {
-            weir__key_records (WEIR_META_REJECTED, i, key, sizeof key);
-            rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, key, stage->rejected);
-        }
-        if (stage->dead_state) {
-            weir__key_dead_letter (i, stage->element, key, sizeof key);
-            rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->dead_state);
-        }
+    return rc;
+}
+
+//  Stage I's items: its record counts, and the committed state of each
+//  output it holds (a writer's, each rank's slot, its dead letter).
+static int s_put_stage (weir__ckpt *ck, size_t i, const weir__snapshot_stage *stage)
+{
+    int rc = 0;
+    char key[WEIR__KEY_MAX];
+    weir__key_records (WEIR_META_RECORDS_IN, i, key, sizeof key);
+    rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, key, stage->records_in);
+    weir__key_records (WEIR_META_RECORDS_OUT, i, key, sizeof key);
+    rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, key, stage->records_out);
+    if (stage->writer_state) {
+        weir__key_writer (i, stage->element, key, sizeof key);
+        rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->writer_state);
     }
+    for (size_t slot = 1; slot < stage->nslots; slot++) {
+        if (!stage->slot_states[slot])
+            continue;
+        weir__key_writer_slot (i, stage->element, (unsigned) slot, key, sizeof key);
+        rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->slot_states[slot]);
+    }
+    if (stage->rejected) {
+        weir__key_records (WEIR_META_REJECTED, i, key, sizeof key);
+        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, key, stage->rejected);
+    }
+    if (stage->dead_state) {
+        weir__key_dead_letter (i, stage->element, key, sizeof key);
+        rc |= weir__ckpt_put_text (ck, WEIR__SECTION_WRITERS, key, stage->dead_state);
+    }
+    return rc;
+}
+
+//  Each shard's offset, and for a followed input which file it is in.
+static int s_put_offsets (weir__ckpt *ck, const weir__snapshot *s)
+{
+    int rc = 0;
+    char key[WEIR__KEY_MAX];
     for (size_t i = 0; i < s->shards->count; i++) {
         const weir__shard *shard = &s->shards->items[i];
         weir__key_shard (shard, key, sizeof key);
@@ -137,25 +148,44 @@ weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging
             rc |= weir__ckpt_put_text (ck, WEIR__SECTION_FILES, shard->path, id);
         }
     }
+    return rc;
+}
+
+//  The workspace's blobs: borrowed, or with STAGING, copied into it.
+static int s_put_blobs (weir__ckpt *ck, const weir__snapshot *s, weir__staging *staging)
+{
     size_t n = s->workspace ? weir__workspace_count (s->workspace) : 0;
     if (staging && s_reserve (staging, n))
-        rc = -1;
-    for (size_t i = 0; i < n && !rc; i++) {
+        return -1;
+    for (size_t i = 0; i < n; i++) {
         void *data;
         size_t size;
         const char *name = weir__workspace_item (s->workspace, i, &data, &size);
         if (staging) {
             void *copy = s_copy_of (staging, i, size);
-            if (!copy) {
-                rc = -1;
-                break;
-            }
+            if (!copy)
+                return -1;
             if (size)
                 memcpy (copy, data, size);
             data = copy;
         }
-        rc |= weir__ckpt_put (ck, WEIR__SECTION_BLOBS, name, data, size, 0);
+        if (weir__ckpt_put (ck, WEIR__SECTION_BLOBS, name, data, size, 0))
+            return -1;
     }
+    return 0;
+}
+
+weir__ckpt *weir__snapshot_take (const weir__snapshot *s, weir__staging *staging)
+{
+    weir__ckpt *ck = weir__ckpt_new (s->epoch);
+    if (!ck)
+        return NULL;
+    int rc = s_put_meta (ck, s);
+    for (size_t i = 0; i < s->nstages; i++)
+        rc |= s_put_stage (ck, i, &s->stages[i]);
+    rc |= s_put_offsets (ck, s);
+    if (!rc)
+        rc = s_put_blobs (ck, s, staging);
     if (rc)
         weir__ckpt_destroy (&ck);
     return ck;

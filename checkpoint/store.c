@@ -4,24 +4,22 @@
 #include "checkpoint/store.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
 #include <leveldb/c.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "checkpoint/copy.h"
 #include "checkpoint/keys.h"
-#include "lib/hash.h"
+#include "checkpoint/layout.h"
 #include "lib/leveldb.h"
 #include "lib/killpoint.h"
 #include "lib/sync.h"
 
-#define S_CHUNK WEIR__STORE_CHUNK
 #define S_PREFIX_LEN WEIR__STORE_PREFIX_LEN
 
 struct weir__store {
@@ -33,11 +31,6 @@ struct weir__store {
     char *copy;              //  a read-only store: the private copy it opened
     struct timespec synced;  //  the directory's mtime when it was last synced
 };
-
-#define S_PID_FILE "WEIR-PID"
-//  The newest epoch written, as a hint that survives what LevelDB may
-//  lose: a log cut by a power failure rolls the store back silently
-#define S_LATEST_FILE "WEIR-LATEST"
 
 static int s_leveldb_error (weir__err *err, int code, const char *what, const char *dir, char *msg)
 {
@@ -88,7 +81,8 @@ static int s_check_dir (const char *dir, int create, int *make, weir__err *err)
         else if (!strcmp (n, "MANIFEST-000001") || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
                  || (len > 6 && !strcmp (n + len - 6, ".dbtmp")))
             leveldb = 1;
-        else if (!strncmp (n, "MANIFEST-", 9) || !strcmp (n, S_PID_FILE) || !strcmp (n, S_LATEST_FILE)
+        else if (!strncmp (n, "MANIFEST-", 9) || !strcmp (n, WEIR__STORE_PID_FILE)
+                 || !strcmp (n, WEIR__STORE_LATEST_FILE)
                  || (len > 4 && (!strcmp (n + len - 4, ".ldb") || !strcmp (n + len - 4, ".log"))))
             leveldb = opened = 1;
         else
@@ -125,7 +119,7 @@ static int s_open_error (weir__err *err, const char *dir, char *msg)
         //  The job that holds the lock wrote its process id
         char path[4200];
         long pid = 0;
-        snprintf (path, sizeof path, "%s/%s", dir, S_PID_FILE);
+        snprintf (path, sizeof path, "%s/%s", dir, WEIR__STORE_PID_FILE);
         FILE *f = fopen (path, "r");
         if (f && fscanf (f, "%ld", &pid) != 1)
             pid = 0;
@@ -150,89 +144,12 @@ static int s_open_error (weir__err *err, const char *dir, char *msg)
     return WEIR_EIO;
 }
 
-//  Remove the private copy COPY and everything in it.
-static void s_remove_copy (const char *copy)
-{
-    DIR *d = opendir (copy);
-    struct dirent *e;
-    char path[4200];
-    while (d && (e = readdir (d)))
-        if (strcmp (e->d_name, ".") && strcmp (e->d_name, "..")) {
-            snprintf (path, sizeof path, "%s/%s", copy, e->d_name);
-            unlink (path);
-        }
-    if (d)
-        closedir (d);
-    rmdir (copy);
-}
-
-//  Copy the file SRC to DST; tables, which LevelDB never changes, are
-//  linked instead when they can be.
-static int s_copy_file (const char *src, const char *dst, int immutable)
-{
-    if (immutable && link (src, dst) == 0)
-        return 0;
-    int in = open (src, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return errno == ENOENT ? 0 : -1;  //  removed meanwhile: the retry sees
-    int out = open (dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    char buf[65536];
-    ssize_t n = 0;
-    while (out >= 0 && (n = read (in, buf, sizeof buf)) > 0)
-        if (write (out, buf, (size_t) n) != n) {
-            n = -1;
-            break;
-        }
-    close (in);
-    if (out < 0 || close (out) || n < 0)
-        return -1;
-    return 0;
-}
-
-//  A private copy of the store in DIR, to read without taking its lock
-//  or changing anything of it: LevelDB has no read-only open, and opening
-//  a store rewrites it (and fails while a job holds it).  NULL with ERR.
-static char *s_make_copy (const char *dir, weir__err *err)
-{
-    const char *tmp = getenv ("TMPDIR");
-    char *copy = malloc (4200);
-    if (!copy) {
-        weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        return NULL;
-    }
-    snprintf (copy, 4200, "%s/weir-checkpoints-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    DIR *d = mkdtemp (copy) ? opendir (dir) : NULL;
-    int rc = d ? 0 : -1;
-    struct dirent *e;
-    char src[4200], dst[4200];
-    while (!rc && (e = readdir (d))) {
-        const char *n = e->d_name;
-        size_t len = strlen (n);
-        if (!strcmp (n, ".") || !strcmp (n, "..") || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
-            || !strcmp (n, S_PID_FILE) || !strcmp (n, S_LATEST_FILE))
-            continue;
-        snprintf (src, sizeof src, "%s/%s", dir, n);
-        snprintf (dst, sizeof dst, "%s/%s", copy, n);
-        rc = s_copy_file (src, dst, len > 4 && !strcmp (n + len - 4, ".ldb"));
-    }
-    if (d)
-        closedir (d);
-    if (rc) {
-        weir__err_set (err, WEIR_EIO, "cannot copy the checkpoints of '%s' to read them: %s", dir,
-                       strerror (errno));
-        s_remove_copy (copy);
-        free (copy);
-        return NULL;
-    }
-    return copy;
-}
-
 //  Open a private copy of DIR, read-only.  A job may be writing meanwhile,
 //  so that the copy's manifest and tables do not match: try again.
 static int s_open_copy (weir__store *self, weir__err *err)
 {
     for (int tries = 0;; tries++) {
-        if (!(self->copy = s_make_copy (self->dir, err)))
+        if (!(self->copy = weir__copy_new (self->dir, err)))
             return WEIR_EIO;
         self->options = weir__leveldb_options (0);
         self->read = weir__leveldb_readoptions ();
@@ -247,9 +164,7 @@ static int s_open_copy (weir__store *self, weir__err *err)
         leveldb_readoptions_destroy (self->read);
         self->options = NULL;
         self->read = NULL;
-        s_remove_copy (self->copy);
-        free (self->copy);
-        self->copy = NULL;
+        weir__copy_destroy (&self->copy);
     }
 }
 
@@ -287,7 +202,7 @@ int weir__store_open (const char *dir, int create, weir__store **out, weir__err 
     }
     //  For the message another job gets on the lock
     char path[4200];
-    snprintf (path, sizeof path, "%s/%s", dir, S_PID_FILE);
+    snprintf (path, sizeof path, "%s/%s", dir, WEIR__STORE_PID_FILE);
     FILE *f = fopen (path, "w");
     if (f) {
         fprintf (f, "%ld\n", (long) getpid ());
@@ -321,9 +236,7 @@ void weir__store_destroy (weir__store **self_p)
         leveldb_readoptions_destroy (self->read);
     if (self->write)
         leveldb_writeoptions_destroy (self->write);
-    if (self->copy)
-        s_remove_copy (self->copy);
-    free (self->copy);
+    weir__copy_destroy (&self->copy);
     free (self->dir);
     free (self);
     *self_p = NULL;
@@ -392,7 +305,7 @@ uint64_t weir__store_written (const weir__store *self)
 {
     char path[4200];
     unsigned long long epoch = 0;
-    snprintf (path, sizeof path, "%s/%s", self->dir, S_LATEST_FILE);
+    snprintf (path, sizeof path, "%s/%s", self->dir, WEIR__STORE_LATEST_FILE);
     FILE *f = fopen (path, "r");
     if (f && fscanf (f, "%llu", &epoch) != 1)
         epoch = 0;
@@ -425,27 +338,9 @@ int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err)
     return 0;
 }
 
-typedef struct {
-    char *key;
-    size_t klen;
-    const char *value;
-    size_t vlen;
-} s_kv;
-
-static int s_kv_cmp (const void *a, const void *b)
+static void s_delete_key (void *batch, const char *key, size_t klen)
 {
-    const s_kv *x = a, *y = b;
-    size_t n = x->klen < y->klen ? x->klen : y->klen;
-    int c = memcmp (x->key, y->key, n);
-    return c ? c : (x->klen > y->klen) - (x->klen < y->klen);
-}
-
-static uint64_t s_hash_kv (uint64_t h, const char *key, size_t klen, const char *value, size_t vlen)
-{
-    uint64_t lens[2] = {klen, vlen};
-    h = weir__hash64 (h, lens, sizeof lens);
-    h = weir__hash64 (h, key, klen);
-    return weir__hash64 (h, value, vlen);
+    leveldb_writebatch_delete (batch, key, klen);
 }
 
 //  Delete every key of EPOCH into BATCH.  Blob chunks are not iterated
@@ -475,23 +370,7 @@ static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint6
         if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == WEIR__SECTION_BLOBS
             && key[S_PREFIX_LEN + 1] == '/') {
             const char *value = leveldb_iter_value (it, &vlen);
-            char digits[24];
-            size_t size = 0;
-            if (vlen < sizeof digits) {
-                memcpy (digits, value, vlen);
-                digits[vlen] = '\0';
-                size = (size_t) strtoull (digits, NULL, 10);
-            }
-            size_t nlen = klen - S_PREFIX_LEN - 2;
-            char *ckey = malloc (klen + 16);
-            if (ckey) {
-                for (size_t off = 0, chunk = 0; off < size; off += S_CHUNK, chunk++) {
-                    int n = snprintf (ckey, klen + 16, "%sc/%.*s#%08zu", prefix, (int) nlen,
-                                      key + S_PREFIX_LEN + 2, chunk);
-                    leveldb_writebatch_delete (batch, ckey, (size_t) n);
-                }
-                free (ckey);
-            }
+            weir__layout_chunk_keys (key, klen, value, vlen, s_delete_key, batch);
         }
         leveldb_iter_next (it);
     }
@@ -501,138 +380,6 @@ static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint6
     int rc = msg ? -1 : 0;
     leveldb_free (msg);
     return rc;
-}
-
-//  The small sections (metadata, offsets, writers) are stored packed, one
-//  key each: a checkpoint is a handful of LevelDB entries plus the blob
-//  chunks, whatever the number of shards.  Each entry: u32 name length,
-//  name, u32 value length, value.
-static char *s_pack_section (const weir__ckpt *ckpt, char section, size_t *len)
-{
-    size_t size = 0, count = weir__ckpt_count (ckpt, section);
-    for (size_t i = 0; i < count; i++) {
-        size_t vlen;
-        size += 8 + strlen (weir__ckpt_item (ckpt, section, i, NULL, &vlen));
-        size += vlen;
-    }
-    char *out = malloc (size ? size : 1), *p = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < count; i++) {
-        const void *value;
-        size_t vlen;
-        const char *name = weir__ckpt_item (ckpt, section, i, &value, &vlen);
-        uint32_t n = (uint32_t) strlen (name), v = (uint32_t) vlen;
-        memcpy (p, &n, 4);
-        memcpy (p + 4, name, n);
-        p += 4 + n;
-        memcpy (p, &v, 4);
-        if (v)
-            memcpy (p + 4, value, v);
-        p += 4 + v;
-    }
-    *len = size;
-    return out;
-}
-
-static int s_unpack_section (weir__ckpt *ckpt, char section, const char *data, size_t len)
-{
-    while (len) {
-        uint32_t n, v;
-        if (len < 4 || (memcpy (&n, data, 4), len - 4 < (size_t) n + 4))
-            return -1;
-        memcpy (&v, data + 4 + n, 4);
-        if (len - 8 - n < v)
-            return -1;
-        char *name = strndup (data + 4, n);
-        int rc = name ? weir__ckpt_put (ckpt, section, name, data + 8 + n, v, 1) : -1;
-        free (name);
-        if (rc)
-            return -1;
-        data += 8 + n + v;
-        len -= 8 + (size_t) n + v;
-    }
-    return 0;
-}
-
-//  The keys and values of one checkpoint, and the memory they need.
-typedef struct {
-    s_kv *kvs;
-    size_t count, cap;
-    char **owned;  //  packed sections and size texts
-    size_t nowned;
-} s_batch;
-
-static void s_batch_release (s_batch *b)
-{
-    for (size_t i = 0; i < b->count; i++)
-        free (b->kvs[i].key);
-    for (size_t i = 0; i < b->nowned; i++)
-        free (b->owned[i]);
-    free (b->kvs);
-    free (b->owned);
-}
-
-//  Add KEY (built from FMT) with VALUE, borrowed; OWN is freed with the batch.
-static int s_batch_put (s_batch *b, const char *value, size_t vlen, char *own, const char *fmt, ...)
-    WEIR_PRINTF (5, 6);
-
-static int s_batch_put (s_batch *b, const char *value, size_t vlen, char *own, const char *fmt, ...)
-{
-    if (own)
-        b->owned[b->nowned++] = own;
-    va_list ap;
-    va_start (ap, fmt);
-    char *key = NULL;
-    int klen = vasprintf (&key, fmt, ap);
-    va_end (ap);
-    if (klen < 0 || b->count == b->cap)
-        return WEIR_ENOMEM;
-    b->kvs[b->count++] = (s_kv){key, (size_t) klen, value, vlen};
-    return 0;
-}
-
-//  Every key of CKPT under PREFIX: the small sections packed, blobs cut
-//  into chunks.
-static int s_batch_fill (s_batch *b, const weir__ckpt *ckpt, const char *prefix)
-{
-    size_t nblobs = weir__ckpt_count (ckpt, WEIR__SECTION_BLOBS);
-    b->cap = 4 + nblobs;
-    for (size_t i = 0; i < nblobs; i++) {
-        size_t len;
-        weir__ckpt_item (ckpt, WEIR__SECTION_BLOBS, i, NULL, &len);
-        b->cap += len / S_CHUNK + 1;
-    }
-    b->kvs = calloc (b->cap, sizeof *b->kvs);
-    b->owned = calloc (4 + nblobs, sizeof *b->owned);
-    if (!b->kvs || !b->owned)
-        return WEIR_ENOMEM;
-    static const char small[] = {WEIR__SECTION_META, WEIR__SECTION_OFFSETS, WEIR__SECTION_WRITERS,
-                                 WEIR__SECTION_FILES};
-    for (size_t k = 0; k < sizeof small; k++) {
-        //  Only followed files have a files section
-        if (small[k] == WEIR__SECTION_FILES && weir__ckpt_count (ckpt, WEIR__SECTION_FILES) == 0)
-            continue;
-        size_t len;
-        char *packed = s_pack_section (ckpt, small[k], &len);
-        if (!packed || s_batch_put (b, packed, len, packed, "%s%c", prefix, small[k]))
-            return WEIR_ENOMEM;
-    }
-    for (size_t i = 0; i < nblobs; i++) {
-        const void *data;
-        size_t len;
-        const char *name = weir__ckpt_item (ckpt, WEIR__SECTION_BLOBS, i, &data, &len);
-        //  A blob: its size under 'b', its bytes in chunks under 'c'
-        char *size = NULL;
-        int n = asprintf (&size, "%zu", len);
-        if (n < 0 || s_batch_put (b, size, (size_t) n, size, "%s%c/%s", prefix, WEIR__SECTION_BLOBS, name))
-            return WEIR_ENOMEM;
-        for (size_t off = 0, chunk = 0; off < len; off += S_CHUNK, chunk++)
-            if (s_batch_put (b, (const char *) data + off, len - off < S_CHUNK ? len - off : S_CHUNK, NULL,
-                             "%s%c/%s#%08zu", prefix, WEIR__SECTION_CHUNKS, name, chunk))
-                return WEIR_ENOMEM;
-    }
-    return 0;
 }
 
 //  Sync the store's directory if its entries changed since the last time.
@@ -649,142 +396,110 @@ static int s_sync_dir (weir__store *self)
     return 0;
 }
 
-int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err)
+//  Retention, into BATCH: the deletion of all but the newest KEEP
+//  checkpoints, the one of EPOCH among them (KEEP 0: none), and of one of
+//  EPOCH already there, so that it is replaced whole.
+static int s_retain (weir__store *self, leveldb_writebatch_t *batch, uint64_t epoch, unsigned keep,
+                     weir__err *err)
 {
-    uint64_t epoch = weir__ckpt_epoch (ckpt);
-    char prefix[32];
-    weir__store_prefix (prefix, sizeof prefix, epoch);
-    s_batch kv = {0};
-    int rc = 0;
-    if (s_batch_fill (&kv, ckpt, prefix)) {
-        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        goto done;
-    }
-
-    //  The checksum covers every key and value in key order, as they will
-    //  be read back
-    qsort (kv.kvs, kv.count, sizeof *kv.kvs, s_kv_cmp);
-    uint64_t h = 0;
-    for (size_t i = 0; i < kv.count; i++)
-        h = s_hash_kv (h, kv.kvs[i].key, kv.kvs[i].klen, kv.kvs[i].value, kv.kvs[i].vlen);
-    char sum_key[40], sum[48], latest[24];
-    snprintf (sum_key, sizeof sum_key, "%s%s", prefix, WEIR__STORE_SUM);
-    snprintf (sum, sizeof sum, "%zu %016" PRIx64, kv.count, h);
-    snprintf (latest, sizeof latest, "%" PRIu64, epoch);
-
-    leveldb_writebatch_t *batch = leveldb_writebatch_create ();
-    //  Retention: the newest KEEP, this one included
-    if (keep) {
-        uint64_t *epochs;
-        size_t count;
-        if ((rc = weir__store_epochs (self, &epochs, &count, err))) {
-            leveldb_writebatch_destroy (batch);
-            goto done;
-        }
-        size_t older = 0;
-        for (size_t i = 0; i < count; i++)
-            older += epochs[i] < epoch;
-        //  Also replace an existing checkpoint of the same epoch whole
-        for (size_t i = 0; i < count; i++)
-            if ((epochs[i] < epoch && older-- >= keep) || epochs[i] == epoch)
-                s_delete_epoch (self, batch, epochs[i]);
-        free (epochs);
-    }
-    else
+    if (!keep) {
         s_delete_epoch (self, batch, epoch);
-    for (size_t i = 0; i < kv.count; i++)
-        leveldb_writebatch_put (batch, kv.kvs[i].key, kv.kvs[i].klen, kv.kvs[i].value, kv.kvs[i].vlen);
-    leveldb_writebatch_put (batch, sum_key, strlen (sum_key), sum, strlen (sum));
+        return 0;
+    }
+    uint64_t *epochs;
+    size_t count;
+    int rc = weir__store_epochs (self, &epochs, &count, err);
+    if (rc)
+        return rc;
+    size_t older = 0;
+    for (size_t i = 0; i < count; i++)
+        older += epochs[i] < epoch;
+    for (size_t i = 0; i < count; i++)
+        if ((epochs[i] < epoch && older-- >= keep) || epochs[i] == epoch)
+            s_delete_epoch (self, batch, epochs[i]);
+    free (epochs);
+    return 0;
+}
+
+//  Every entry of LAYOUT into BATCH, its checksum, and the latest pointer
+//  at EPOCH.
+static void s_put_layout (leveldb_writebatch_t *batch, const weir__layout *layout, uint64_t epoch)
+{
+    for (size_t i = 0; i < layout->count; i++) {
+        const weir__layout_entry *e = &layout->entries[i];
+        leveldb_writebatch_put (batch, e->key, e->klen, e->value, e->vlen);
+    }
+    char latest[24];
+    snprintf (latest, sizeof latest, "%" PRIu64, epoch);
+    leveldb_writebatch_put (batch, layout->sum_key, strlen (layout->sum_key), layout->sum,
+                            strlen (layout->sum));
     leveldb_writebatch_put (batch, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), latest, strlen (latest));
+}
+
+//  Write BATCH, synced: the commit point of checkpoint EPOCH.
+static int s_commit (weir__store *self, leveldb_writebatch_t *batch, uint64_t epoch, weir__err *err)
+{
     char *msg = NULL;
     WEIR_KILL_POINT ("before-leveldb-write");
     leveldb_write (self->db, self->write, batch, &msg);
     WEIR_KILL_POINT ("after-leveldb-write");
-    leveldb_writebatch_destroy (batch);
-    if (msg) {
-        char what[64];
-        snprintf (what, sizeof what, "cannot write checkpoint %" PRIu64, epoch);
-        rc = s_leveldb_error (err, WEIR_EIO, what, self->dir, msg);
+    if (!msg)
+        return 0;
+    char what[64];
+    snprintf (what, sizeof what, "cannot write checkpoint %" PRIu64, epoch);
+    return s_leveldb_error (err, WEIR_EIO, what, self->dir, msg);
+}
+
+//  The hint of the newest epoch, not synced: it only has to outlive what
+//  LevelDB loses when it is
+static void s_write_hint (const weir__store *self, uint64_t epoch)
+{
+    char path[4200];
+    snprintf (path, sizeof path, "%s/%s", self->dir, WEIR__STORE_LATEST_FILE);
+    FILE *f = fopen (path, "w");
+    if (f) {
+        fprintf (f, "%" PRIu64 "\n", epoch);
+        fclose (f);
     }
-    //  The hint of the newest epoch, not synced: it only has to outlive
-    //  what LevelDB loses when it is
+}
+
+int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err)
+{
+    uint64_t epoch = weir__ckpt_epoch (ckpt);
+    weir__layout layout;
+    if (weir__layout_init (&layout, ckpt)) {
+        weir__layout_release (&layout);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    leveldb_writebatch_t *batch = leveldb_writebatch_create ();
+    int rc = s_retain (self, batch, epoch, keep, err);
     if (!rc) {
-        char path[4200];
-        snprintf (path, sizeof path, "%s/%s", self->dir, S_LATEST_FILE);
-        FILE *f = fopen (path, "w");
-        if (f) {
-            fprintf (f, "%" PRIu64 "\n", epoch);
-            fclose (f);
-        }
+        s_put_layout (batch, &layout, epoch);
+        rc = s_commit (self, batch, epoch, err);
     }
+    leveldb_writebatch_destroy (batch);
+    weir__layout_release (&layout);
+    if (!rc)
+        s_write_hint (self, epoch);
     //  The synced write made the log durable, not its name: when LevelDB
     //  started a new log (or table, or manifest) since, the directory
     //  changed and is synced, or a power cut could take the checkpoint
     if (!rc && s_sync_dir (self))
         rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot sync the directory: %s", self->dir,
                             strerror (errno));
-done:
-    s_batch_release (&kv);
     return rc;
 }
 
-static int s_corrupt (weir__err *err, const weir__store *self, uint64_t epoch, const char *why)
+//  Every entry of CKPT's epoch into CKPT, each mixed into *HASH and
+//  counted in *COUNT as the checksum counts them; the checksum entry's
+//  value into *SUM.
+static int s_read_entries (weir__store *self, weir__ckpt *ckpt, uint64_t *hash, size_t *count, char **sum,
+                           weir__err *err)
 {
-    return weir__err_set (err, WEIR_ECORRUPT, "checkpoint %" PRIu64 " in '%s' is refused: %s", epoch,
-                          self->dir, why);
-}
-
-//  Reassemble the blobs of CKPT from its 'c' chunk items.
-static int s_assemble (weir__ckpt *ckpt, const weir__store *self, weir__err *err)
-{
-    size_t nblobs = weir__ckpt_count (ckpt, WEIR__SECTION_BLOBS);
-    for (size_t b = 0; b < nblobs; b++) {
-        const void *text;
-        size_t tlen;
-        const char *name = weir__ckpt_item (ckpt, WEIR__SECTION_BLOBS, b, &text, &tlen);
-        char digits[24];
-        if (tlen == 0 || tlen >= sizeof digits)
-            return s_corrupt (err, self, weir__ckpt_epoch (ckpt), "a blob size is malformed");
-        memcpy (digits, text, tlen);
-        digits[tlen] = '\0';
-        size_t size = (size_t) strtoull (digits, NULL, 10);
-        char *bytes = malloc (size ? size : 1);
-        if (!bytes)
-            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        size_t off = 0;
-        for (size_t chunk = 0; off < size; chunk++) {
-            char cname[4200];
-            snprintf (cname, sizeof cname, "%s#%08zu", name, chunk);
-            size_t clen;
-            const void *data = weir__ckpt_get (ckpt, WEIR__SECTION_CHUNKS, cname, &clen);
-            if (!data || clen > size - off || (clen != S_CHUNK && off + clen != size)) {
-                free (bytes);
-                char why[4300];
-                snprintf (why, sizeof why, "blob '%s' misses chunk %zu", name, chunk);
-                return s_corrupt (err, self, weir__ckpt_epoch (ckpt), why);
-            }
-            memcpy (bytes + off, data, clen);
-            off += clen;
-        }
-        //  Replace the size text with the bytes
-        weir__ckpt_replace (ckpt, WEIR__SECTION_BLOBS, name, bytes, size);
-    }
-    weir__ckpt_drop (ckpt, WEIR__SECTION_CHUNKS);
-    return 0;
-}
-
-int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir__err *err)
-{
-    *out = NULL;
+    uint64_t epoch = weir__ckpt_epoch (ckpt);
     char prefix[32];
     weir__store_prefix (prefix, sizeof prefix, epoch);
-    weir__ckpt *ckpt = weir__ckpt_new (epoch);
-    if (!ckpt)
-        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     leveldb_iterator_t *it = leveldb_create_iterator (self->db, self->read);
-    uint64_t h = 0;
-    size_t n = 0;
-    char *sum = NULL;
     int rc = 0;
     for (leveldb_iter_seek (it, prefix, S_PREFIX_LEN); leveldb_iter_valid (it); leveldb_iter_next (it)) {
         size_t klen, vlen;
@@ -793,29 +508,13 @@ int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir_
             break;
         const char *value = leveldb_iter_value (it, &vlen);
         if (klen == S_PREFIX_LEN + 4 && memcmp (key + S_PREFIX_LEN, WEIR__STORE_SUM, 4) == 0) {
-            sum = strndup (value, vlen);
+            *sum = strndup (value, vlen);
             continue;
         }
-        h = s_hash_kv (h, key, klen, value, vlen);
-        n++;
-        if (klen == S_PREFIX_LEN + 1) {
-            if (s_unpack_section (ckpt, key[S_PREFIX_LEN], value, vlen)) {
-                rc = s_corrupt (err, self, epoch, "a packed section is malformed");
-                break;
-            }
-            continue;
-        }
-        if (klen < S_PREFIX_LEN + 3 || key[S_PREFIX_LEN + 1] != '/') {
-            rc = s_corrupt (err, self, epoch, "it holds a malformed key");
+        *hash = weir__layout_hash (*hash, key, klen, value, vlen);
+        (*count)++;
+        if ((rc = weir__layout_take (ckpt, self->dir, key, klen, value, vlen, err)))
             break;
-        }
-        char *name = strndup (key + S_PREFIX_LEN + 2, klen - S_PREFIX_LEN - 2);
-        rc = name ? weir__ckpt_put (ckpt, key[S_PREFIX_LEN], name, value, vlen, 1) : WEIR_ENOMEM;
-        free (name);
-        if (rc) {
-            weir__err_set (err, rc, "out of memory");
-            break;
-        }
     }
     char *msg = NULL;
     leveldb_iter_get_error (it, &msg);
@@ -827,20 +526,24 @@ int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir_
     }
     else
         leveldb_free (msg);
-    if (!rc && !sum)
-        rc = n ? s_corrupt (err, self, epoch, "its checksum key is missing")
-               : weir__err_set (err, WEIR_ECORRUPT, "checkpoint %" PRIu64 " does not exist in '%s'", epoch,
-                                self->dir);
-    if (!rc) {
-        char expected[48];
-        snprintf (expected, sizeof expected, "%zu %016" PRIx64, n, h);
-        if (strcmp (expected, sum) != 0)
-            rc = s_corrupt (err, self, epoch,
-                            "its checksum does not match its contents (keys missing or altered)");
-    }
+    return rc;
+}
+
+int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir__err *err)
+{
+    *out = NULL;
+    weir__ckpt *ckpt = weir__ckpt_new (epoch);
+    if (!ckpt)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    uint64_t hash = 0;
+    size_t count = 0;
+    char *sum = NULL;
+    int rc = s_read_entries (self, ckpt, &hash, &count, &sum, err);
+    if (!rc)
+        rc = weir__layout_check (ckpt, self->dir, count, hash, sum, err);
     free (sum);
     if (!rc)
-        rc = s_assemble (ckpt, self, err);
+        rc = weir__layout_assemble (ckpt, self->dir, err);
     if (rc) {
         weir__ckpt_destroy (&ckpt);
         return rc;

@@ -3,7 +3,8 @@
     weir__store_write puts all of one checkpoint, a checksum over it, the
     'latest' pointer and the deletion of checkpoints beyond the retention
     in ONE synced WriteBatch: after a crash at any instant a checkpoint is
-    there whole or not at all.  The layout is in checkpoint/keys.h.  The
+    there whole or not at all.  The layout is in checkpoint/keys.h;
+    checkpoint/layout.h makes the entries and takes them apart.  The
     database is opened with paranoid checks and read with checksum
     verification (lib/leveldb.h); a checkpoint whose checksum or keys do
     not add up is refused whole, never half-loaded.  */

@@ -298,6 +298,111 @@ static void s_value (s_list *out, const cmd_option *o, const char *lead, const c
         s_files (out, lead, cur, o->value == CMD_VALUE_DIR);
 }
 
+//  The commands shown in --help
+static void s_commands (s_list *out, const char *cur)
+{
+    for (size_t i = 0; cmd_commands[i]; i++)
+        if (!cmd_commands[i]->hidden)
+            s_offer (out, cur, cmd_commands[i]->name);
+}
+
+//  What the words before the one being typed say of command C
+typedef struct {
+    size_t operands;            //  where the first operand is, 0 when there is none
+    int options_done;           //  "--", or an operand of a command whose options come first
+    const cmd_option *pending;  //  the option whose value is being typed
+} s_scan;
+
+static void s_scan_words (const cmd_command *c, const s_list *words, s_scan *scan)
+{
+    memset (scan, 0, sizeof *scan);
+    for (size_t i = 2; i + 1 < words->count; i++) {
+        const char *w = words->items[i];
+        if (scan->pending) {
+            scan->pending = NULL;
+            continue;
+        }
+        if (!scan->options_done && strcmp (w, "--") == 0) {
+            scan->options_done = 1;
+            continue;
+        }
+        if (!scan->options_done && w[0] == '-' && w[1]) {
+            const cmd_option *o = s_option_named (c, w);
+            if (o && o->arg && !strchr (w, '='))
+                scan->pending = o;
+            continue;
+        }
+        if (!scan->operands)
+            scan->operands = i;
+        scan->options_done |= c->in_order;
+    }
+}
+
+//  CUR, an option of C: its value after a '=', else the options' names
+static void s_options_of (s_list *out, const cmd_command *c, const char *cur)
+{
+    const cmd_option *o = strchr (cur, '=') ? s_option_named (c, cur) : NULL;
+    if (o && o->arg) {
+        size_t lead = (size_t) (strchr (cur, '=') - cur) + 1;
+        char prefix[64];
+        snprintf (prefix, sizeof prefix, "%.*s", (int) lead, cur);
+        s_value (out, o, prefix, cur + lead);
+        return;
+    }
+    for (o = c->options; o && o->name; o++) {
+        char candidate[64];
+        snprintf (candidate, sizeof candidate, "--%s", o->name);
+        s_offer (out, cur, candidate);
+        if (o->key < 256) {
+            snprintf (candidate, sizeof candidate, "-%c", o->key);
+            s_offer (out, cur, candidate);
+        }
+    }
+}
+
+//  The description of 'weir run': its operands, WORDS from FROM, joined
+//  as 'weir run' joins them; *TOKEN is set as for s_candidates
+static void s_run_description (s_list *out, const s_list *words, size_t from, const char **token)
+{
+    const char *cur = words->items[words->count - 1];
+    size_t size = 1;
+    for (size_t i = from; i < words->count; i++)
+        size += strlen (words->items[i]) + 1;
+    char *description = malloc (size), *p = description;
+    if (!description)
+        return;
+    for (size_t i = from; i < words->count; i++)
+        p += sprintf (p, "%s%s", i > from ? " " : "", words->items[i]);
+    s_description (out, description, token);
+    //  The token as it ends the current word; a token that began in an
+    //  earlier word (a quote of the description spans blanks) is beyond
+    //  completing
+    size_t tlen = strlen (*token), clen = strlen (cur);
+    *token = cur + (tlen <= clen ? clen - tlen : clen);
+    if (tlen > clen)
+        for (; out->count; out->count--)
+            free (out->items[out->count - 1]);
+    free (description);
+}
+
+//  The first operand of command C
+static void s_first_operand (s_list *out, const cmd_command *c, const char *cur)
+{
+    if (c == &cmd_elements_command) {
+        for (const weir_element_info *e = weir_elements (); e->name; e++)
+            s_offer (out, cur, e->name);
+    }
+    else if (c == &cmd_plugin_command) {
+        s_plugin_names (out, cur);
+        if (strchr (cur, '/'))
+            s_files (out, "", cur, 0);
+    }
+    else if (c == &cmd_checkpoints_command)
+        s_files (out, "", cur, 1);
+    else if (c == &cmd_help_command)
+        s_commands (out, cur);
+}
+
 //  The candidates for the last of WORDS (WORDS[0] is "weir"); *TOKEN is
 //  where the text they replace starts in it.
 static void s_candidates (s_list *out, const s_list *words, const char **token)
@@ -305,9 +410,7 @@ static void s_candidates (s_list *out, const s_list *words, const char **token)
     const char *cur = words->items[words->count - 1];
     *token = cur;
     if (words->count == 2) {
-        for (size_t i = 0; cmd_commands[i]; i++)
-            if (!cmd_commands[i]->hidden)
-                s_offer (out, cur, cmd_commands[i]->name);
+        s_commands (out, cur);
         if (cur[0] == '-') {
             const char *top[] = {"--help", "--version", "-h", "-V"};
             for (size_t i = 0; i < 4; i++)
@@ -318,99 +421,16 @@ static void s_candidates (s_list *out, const s_list *words, const char **token)
     const cmd_command *c = cmd_command_find (words->items[1]);
     if (!c || c->hidden)
         return;
-    //  The first operand before the word being typed, if any, and
-    //  whether options have ended ("--", or an operand of a command whose
-    //  options come first)
-    size_t operands = 0, i;
-    int options_done = 0;
-    const cmd_option *pending = NULL;
-    for (i = 2; i + 1 < words->count; i++) {
-        const char *w = words->items[i];
-        if (pending) {
-            pending = NULL;
-            continue;
-        }
-        if (!options_done && strcmp (w, "--") == 0) {
-            options_done = 1;
-            continue;
-        }
-        if (!options_done && w[0] == '-' && w[1]) {
-            const cmd_option *o = s_option_named (c, w);
-            if (o && o->arg && !strchr (w, '='))
-                pending = o;
-            continue;
-        }
-        if (!operands)
-            operands = i;
-        options_done |= c->in_order;
-    }
-    if (pending) {
-        s_value (out, pending, "", cur);
-        return;
-    }
-    if (cur[0] == '-' && !options_done) {
-        const cmd_option *o = strchr (cur, '=') ? s_option_named (c, cur) : NULL;
-        if (o && o->arg) {
-            size_t lead = (size_t) (strchr (cur, '=') - cur) + 1;
-            char prefix[64];
-            snprintf (prefix, sizeof prefix, "%.*s", (int) lead, cur);
-            s_value (out, o, prefix, cur + lead);
-            return;
-        }
-        for (o = c->options; o && o->name; o++) {
-            char candidate[64];
-            snprintf (candidate, sizeof candidate, "--%s", o->name);
-            s_offer (out, cur, candidate);
-            if (o->key < 256) {
-                snprintf (candidate, sizeof candidate, "-%c", o->key);
-                s_offer (out, cur, candidate);
-            }
-        }
-        return;
-    }
-    if (c == &cmd_run_command) {
-        //  The description: every operand, joined as 'weir run' joins them
-        size_t from = operands ? operands : words->count - 1, size = 1;
-        for (i = from; i < words->count; i++)
-            size += strlen (words->items[i]) + 1;
-        char *description = malloc (size), *p = description;
-        if (!description)
-            return;
-        for (i = from; i < words->count; i++)
-            p += sprintf (p, "%s%s", i > from ? " " : "", words->items[i]);
-        s_description (out, description, token);
-        //  The token as it ends the current word; a token that began in
-        //  an earlier word (a quote of the description spans blanks) is
-        //  beyond completing
-        size_t tlen = strlen (*token), clen = strlen (cur);
-        *token = cur + (tlen <= clen ? clen - tlen : clen);
-        if (tlen > clen)
-            for (; out->count; out->count--)
-                free (out->items[out->count - 1]);
-        free (description);
-    }
-    else if (c == &cmd_elements_command) {
-        if (!operands)
-            for (const weir_element_info *e = weir_elements (); e->name; e++)
-                s_offer (out, cur, e->name);
-    }
-    else if (c == &cmd_plugin_command) {
-        if (!operands) {
-            s_plugin_names (out, cur);
-            if (strchr (cur, '/'))
-                s_files (out, "", cur, 0);
-        }
-    }
-    else if (c == &cmd_checkpoints_command) {
-        if (!operands)
-            s_files (out, "", cur, 1);
-    }
-    else if (c == &cmd_help_command) {
-        if (!operands)
-            for (size_t k = 0; cmd_commands[k]; k++)
-                if (!cmd_commands[k]->hidden)
-                    s_offer (out, cur, cmd_commands[k]->name);
-    }
+    s_scan scan;
+    s_scan_words (c, words, &scan);
+    if (scan.pending)
+        s_value (out, scan.pending, "", cur);
+    else if (cur[0] == '-' && !scan.options_done)
+        s_options_of (out, c, cur);
+    else if (c == &cmd_run_command)
+        s_run_description (out, words, scan.operands ? scan.operands : words->count - 1, token);
+    else if (!scan.operands)
+        s_first_operand (out, c, cur);
 }
 
 static int s_compare (const void *a, const void *b)

@@ -115,6 +115,94 @@ static size_t s_columns (void)
     return 0;
 }
 
+//  What the reader stage says of the input: the records it took, and how
+//  far it is through the whole
+typedef struct {
+    uint64_t total, done, whole;
+} s_input;
+
+//  What stage I's processor publishes, after its rate: into OUT
+static void s_metrics (weir_pipe *pipe, size_t i, char *out, size_t size)
+{
+    size_t stage, used = 0;
+    const char *name;
+    double value;
+    for (size_t m = 0; weir_pipe_metric (pipe, m, &stage, &name, &value) == 0; m++) {
+        if (stage != i || used >= size)
+            continue;
+        used += (size_t) snprintf (out + used, size - used, " %s %.4g", name, value);
+    }
+}
+
+//  Each stage's rate since the last line, DT seconds ago, its queue fill
+//  and its metrics into P; the reader's records and progress into *IN
+static void s_stages (cmd_progress *self, weir_pipe *pipe, double dt, s_parts *p, s_input *in)
+{
+    p->stages = self->stages < 16 ? self->stages : 16;
+    for (size_t i = 0; i < self->stages; i++) {
+        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+        weir_pipe_stats (pipe, i, &st);
+        if (i == 0) {
+            in->total = st.records_out;
+            in->done = st.input_done;
+            in->whole = st.input_total;
+        }
+        char rate[32];
+        s_rate (rate, sizeof rate, (double) (st.records_in - self->last[i]) / dt);
+        self->last[i] = st.records_in;
+        if (i >= p->stages)
+            continue;
+        snprintf (p->rate[i], sizeof p->rate[i], "%s %s/s", st.name, rate);
+        if (st.queue_capacity)
+            snprintf (p->queue[i], sizeof p->queue[i], " q %u/%u", st.queue_fill, st.queue_capacity);
+        s_metrics (pipe, i, p->metrics[i], sizeof p->metrics[i]);
+    }
+}
+
+//  Before the stages, the epoch; after them the records, and from the
+//  input IN at WALL seconds, the share of it read and the time left
+static void s_head_tail (cmd_progress *self, weir_pipe *pipe, double wall, const s_input *in, s_parts *p)
+{
+    //  The epoch running: the one after the last completed
+    uint64_t epoch = weir_pipe_epoch (pipe) + 1;
+    if (self->epochs || epoch > 1)
+        snprintf (p->head, sizeof p->head, "epoch %llu | ", (unsigned long long) epoch);
+    size_t used =
+        (size_t) snprintf (p->tail, sizeof p->tail, " | %llu records", (unsigned long long) in->total);
+    if (in->whole && in->done <= in->whole) {
+        //  Percent of the input and, from this run's pace, the time left
+        if (!self->based) {
+            self->input_base = in->done;
+            self->based = 1;
+        }
+        used += (size_t) snprintf (p->tail + used, sizeof p->tail - used, " %.0f%%",
+                                   100.0 * (double) in->done / (double) in->whole);
+        if (in->done > self->input_base && wall > 0) {
+            double left = (double) (in->whole - in->done) * wall / (double) (in->done - self->input_base);
+            unsigned long s = (unsigned long) left;
+            used +=
+                (size_t) snprintf (p->tail + used, sizeof p->tail - used, " ETA %lu:%02lu", s / 60, s % 60);
+        }
+    }
+    snprintf (p->tail + used, sizeof p->tail - used, " %.1fs", wall);
+}
+
+//  P rendered into LINE within WIDTH columns (0: no limit): what is worth
+//  least is dropped until it fits (queue fills, stages without metrics,
+//  metrics), and as a last resort the line is cut
+static void s_fit (const s_parts *p, char *line, size_t size, size_t width)
+{
+    size_t n = s_render (p, line, size, 1, 1, S_ALL);
+    if (width && n >= width)
+        n = s_render (p, line, size, 0, 1, S_ALL);
+    if (width && n >= width)
+        n = s_render (p, line, size, 0, 1, S_WITH_METRICS);
+    if (width && n >= width)
+        n = s_render (p, line, size, 0, 0, S_READER);
+    if (width && n >= width)
+        line[width - 1] = '\0';
+}
+
 void cmd_progress_draw (weir_pipe *pipe, void *arg, int final)
 {
     //  One progress line for a job of several ranks: rank 0's
@@ -132,71 +220,13 @@ void cmd_progress_draw (weir_pipe *pipe, void *arg, int final)
         dt = 1e-9;
     s_parts p;
     memset (&p, 0, sizeof p);
-    p.stages = self->stages < 16 ? self->stages : 16;
-    uint64_t total = 0, done = 0, whole = 0;
-    for (size_t i = 0; i < self->stages; i++) {
-        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
-        weir_pipe_stats (pipe, i, &st);
-        if (i == 0) {
-            total = st.records_out;
-            done = st.input_done;
-            whole = st.input_total;
-        }
-        char rate[32];
-        s_rate (rate, sizeof rate, (double) (st.records_in - self->last[i]) / dt);
-        self->last[i] = st.records_in;
-        if (i >= p.stages)
-            continue;
-        snprintf (p.rate[i], sizeof p.rate[i], "%s %s/s", st.name, rate);
-        if (st.queue_capacity)
-            snprintf (p.queue[i], sizeof p.queue[i], " q %u/%u", st.queue_fill, st.queue_capacity);
-        //  What the stage's processor publishes, after its rate
-        size_t stage, used = 0;
-        const char *name;
-        double value;
-        for (size_t m = 0; weir_pipe_metric (pipe, m, &stage, &name, &value) == 0; m++) {
-            if (stage != i || used >= sizeof p.metrics[i])
-                continue;
-            used +=
-                (size_t) snprintf (p.metrics[i] + used, sizeof p.metrics[i] - used, " %s %.4g", name, value);
-        }
-    }
+    s_input in = {0, 0, 0};
+    s_stages (self, pipe, dt, &p, &in);
     self->last_wall = wall;
-
-    //  The epoch running: the one after the last completed
-    uint64_t epoch = weir_pipe_epoch (pipe) + 1;
-    if (self->epochs || epoch > 1)
-        snprintf (p.head, sizeof p.head, "epoch %llu | ", (unsigned long long) epoch);
-    size_t used = (size_t) snprintf (p.tail, sizeof p.tail, " | %llu records", (unsigned long long) total);
-    if (whole && done <= whole) {
-        //  Percent of the input and, from this run's pace, the time left
-        if (!self->based) {
-            self->input_base = done;
-            self->based = 1;
-        }
-        used += (size_t) snprintf (p.tail + used, sizeof p.tail - used, " %.0f%%",
-                                   100.0 * (double) done / (double) whole);
-        if (done > self->input_base && wall > 0) {
-            double left = (double) (whole - done) * wall / (double) (done - self->input_base);
-            unsigned long s = (unsigned long) left;
-            used += (size_t) snprintf (p.tail + used, sizeof p.tail - used, " ETA %lu:%02lu", s / 60, s % 60);
-        }
-    }
-    snprintf (p.tail + used, sizeof p.tail - used, " %.1fs", wall);
+    s_head_tail (self, pipe, wall, &in, &p);
 
     char line[4096];
-    size_t width = self->tty ? s_columns () : 0;
-    //  Drop what is worth least until it fits: queue fills, stages without
-    //  metrics, metrics; as a last resort, cut
-    size_t n = s_render (&p, line, sizeof line, 1, 1, S_ALL);
-    if (width && n >= width)
-        n = s_render (&p, line, sizeof line, 0, 1, S_ALL);
-    if (width && n >= width)
-        n = s_render (&p, line, sizeof line, 0, 1, S_WITH_METRICS);
-    if (width && n >= width)
-        n = s_render (&p, line, sizeof line, 0, 0, S_READER);
-    if (width && n >= width)
-        line[width - 1] = '\0';
+    s_fit (&p, line, sizeof line, self->tty ? s_columns () : 0);
     fprintf (stderr, "%s%s%s", self->tty ? "\r\033[K" : "", line, self->tty ? "" : "\n");
     fflush (stderr);
 }

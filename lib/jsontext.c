@@ -350,6 +350,38 @@ static int s_map (s_walk *w, uint64_t n, int depth, int inkey)
     return weir__buf_putc (w->b, '}');
 }
 
+//  A float32, as JSON's number of the same value
+static inline int s_float32 (s_walk *w)
+{
+    S_NEED (w, 4);
+    uint32_t bits = (uint32_t) s_be (w->p, 4);
+    float f;
+    memcpy (&f, &bits, 4);
+    w->p += 4;
+    return s_double (w->b, (double) f);
+}
+
+static inline int s_float64 (s_walk *w)
+{
+    S_NEED (w, 8);
+    uint64_t bits = s_be (w->p, 8);
+    double d;
+    memcpy (&d, &bits, 8);
+    w->p += 8;
+    return s_double (w->b, d);
+}
+
+//  A signed integer of BYTES bytes
+static inline int s_signed (s_walk *w, int bytes)
+{
+    uint64_t n;
+    if (s_length (w, bytes, &n))
+        return -2;
+    //  Sign-extend from BYTES bytes
+    int shift = 64 - 8 * bytes;
+    return s_int (w->b, (int64_t) (n << shift) >> shift);
+}
+
 static int s_value (s_walk *w, int depth, int inkey)
 {
     if (depth > S_MAX_DEPTH)
@@ -378,22 +410,8 @@ static int s_value (s_walk *w, int depth, int inkey)
     case 0xc7:
     case 0xc8:
     case 0xc9: return s_length (w, 1 << (c - 0xc7), &n) ? -2 : s_ext (w, n);
-    case 0xca: {
-        S_NEED (w, 4);
-        uint32_t bits = (uint32_t) s_be (w->p, 4);
-        float f;
-        memcpy (&f, &bits, 4);
-        w->p += 4;
-        return s_double (b, (double) f);
-    }
-    case 0xcb: {
-        S_NEED (w, 8);
-        uint64_t bits = s_be (w->p, 8);
-        double d;
-        memcpy (&d, &bits, 8);
-        w->p += 8;
-        return s_double (b, d);
-    }
+    case 0xca: return s_float32 (w);
+    case 0xcb: return s_float64 (w);
     case 0xcc:
     case 0xcd:
     case 0xce:
@@ -401,14 +419,7 @@ static int s_value (s_walk *w, int depth, int inkey)
     case 0xd0:
     case 0xd1:
     case 0xd2:
-    case 0xd3: {
-        int bytes = 1 << (c - 0xd0);
-        if (s_length (w, bytes, &n))
-            return -2;
-        //  Sign-extend from BYTES bytes
-        int shift = 64 - 8 * bytes;
-        return s_int (b, (int64_t) (n << shift) >> shift);
-    }
+    case 0xd3: return s_signed (w, 1 << (c - 0xd0));
     case 0xd4:
     case 0xd5:
     case 0xd6:

@@ -118,6 +118,73 @@ static void *s_socket (void *ctx, int type, weir__err *err)
     return s;
 }
 
+//  The endpoint consumer C binds
+static void s_endpoint (const weir__queue *self, unsigned c, char *out, size_t size)
+{
+    snprintf (out, size, "inproc://weir-%p-%u", (const void *) self, c);
+}
+
+//  Every consumer binds a socket: a PULL, or a DEALER when routed.  0, or
+//  -1 with ERR.
+static int s_bind_consumers (weir__queue *self, void *ctx, weir__err *err)
+{
+    for (unsigned c = 0; c < self->consumers; c++) {
+        char endpoint[64];
+        s_endpoint (self, c, endpoint, sizeof endpoint);
+        if (!(self->in[c] = s_socket (ctx, self->routed ? ZMQ_DEALER : ZMQ_PULL, err)))
+            return -1;
+        if (zmq_bind (self->in[c], endpoint)) {
+            weir__err_set (err, WEIR_ESYSTEM, "zmq_bind %s: %s", endpoint, zmq_strerror (zmq_errno ()));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+//  Each producer's PUSH to each consumer.  0, or -1 with ERR.
+static int s_connect_pushes (weir__queue *self, void *ctx, weir__err *err)
+{
+    for (unsigned p = 0; p < self->producers; p++)
+        for (unsigned c = 0; c < self->consumers; c++) {
+            char endpoint[64];
+            s_endpoint (self, c, endpoint, sizeof endpoint);
+            void *s = self->out[p * self->consumers + c] = s_socket (ctx, ZMQ_PUSH, err);
+            if (!s)
+                return -1;
+            if (zmq_connect (s, endpoint)) {
+                weir__err_set (err, WEIR_ESYSTEM, "zmq_connect %s: %s", endpoint,
+                               zmq_strerror (zmq_errno ()));
+                return -1;
+            }
+        }
+    return 0;
+}
+
+//  Each producer's ROUTER, connected to every consumer under the
+//  consumer's number as its routing id.  0, or -1 with ERR.
+static int s_connect_routers (weir__queue *self, void *ctx, weir__err *err)
+{
+    for (unsigned p = 0; p < self->producers; p++) {
+        void *s = self->out[p] = s_socket (ctx, ZMQ_ROUTER, err);
+        if (!s)
+            return -1;
+        //  A message for a consumer not connected is an error, not a drop
+        int one = 1;
+        zmq_setsockopt (s, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
+        for (unsigned c = 0; c < self->consumers; c++) {
+            char endpoint[64];
+            s_endpoint (self, c, endpoint, sizeof endpoint);
+            uint32_t id = c;
+            if (zmq_setsockopt (s, ZMQ_CONNECT_ROUTING_ID, &id, sizeof id) || zmq_connect (s, endpoint)) {
+                weir__err_set (err, WEIR_ESYSTEM, "zmq_connect %s: %s", endpoint,
+                               zmq_strerror (zmq_errno ()));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 weir__queue *weir__queue_new (weir__queue_ctx *qctx, unsigned producers, unsigned consumers,
                               unsigned capacity, weir__err *err)
 {
@@ -143,65 +210,25 @@ weir__queue *weir__queue_new (weir__queue_ctx *qctx, unsigned producers, unsigne
     self->held = calloc (consumers, sizeof *self->held);
     if (!self->out || !self->in || !self->depth || !self->held) {
         weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        goto failed;
+        weir__queue_destroy (&self);
+        return NULL;
     }
-    void *ctx = qctx->zmq;
     for (unsigned c = 0; c < consumers; c++)
         zmq_msg_init (&self->held[c]);
-    //  Every consumer binds a socket.  With few pairs, each producer has a
-    //  PUSH connected to each consumer's PULL: the cheapest send.  With
-    //  many, each socket's file descriptor adds up (100 threads on three
-    //  stages ran out of them), so each producer has one ROUTER connected
-    //  to every consumer's DEALER under the consumer's number as its
-    //  routing id, and names the consumer of each message; that costs a
-    //  frame and a lookup a message.  Either way each pair has one pipe,
-    //  which keeps its stream FIFO.
-    for (unsigned c = 0; c < consumers; c++) {
-        char endpoint[64];
-        snprintf (endpoint, sizeof endpoint, "inproc://weir-%p-%u", (void *) self, c);
-        if (!(self->in[c] = s_socket (ctx, self->routed ? ZMQ_DEALER : ZMQ_PULL, err)))
-            goto failed;
-        if (zmq_bind (self->in[c], endpoint)) {
-            weir__err_set (err, WEIR_ESYSTEM, "zmq_bind %s: %s", endpoint, zmq_strerror (zmq_errno ()));
-            goto failed;
-        }
-    }
-    for (unsigned p = 0; p < producers && !self->routed; p++)
-        for (unsigned c = 0; c < consumers; c++) {
-            char endpoint[64];
-            snprintf (endpoint, sizeof endpoint, "inproc://weir-%p-%u", (void *) self, c);
-            void *s = self->out[p * consumers + c] = s_socket (ctx, ZMQ_PUSH, err);
-            if (!s)
-                goto failed;
-            if (zmq_connect (s, endpoint)) {
-                weir__err_set (err, WEIR_ESYSTEM, "zmq_connect %s: %s", endpoint,
-                               zmq_strerror (zmq_errno ()));
-                goto failed;
-            }
-        }
-    for (unsigned p = 0; p < producers && self->routed; p++) {
-        void *s = self->out[p] = s_socket (ctx, ZMQ_ROUTER, err);
-        if (!s)
-            goto failed;
-        //  A message for a consumer not connected is an error, not a drop
-        int one = 1;
-        zmq_setsockopt (s, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
-        for (unsigned c = 0; c < consumers; c++) {
-            char endpoint[64];
-            snprintf (endpoint, sizeof endpoint, "inproc://weir-%p-%u", (void *) self, c);
-            uint32_t id = c;
-            if (zmq_setsockopt (s, ZMQ_CONNECT_ROUTING_ID, &id, sizeof id) || zmq_connect (s, endpoint)) {
-                weir__err_set (err, WEIR_ESYSTEM, "zmq_connect %s: %s", endpoint,
-                               zmq_strerror (zmq_errno ()));
-                goto failed;
-            }
-        }
+    //  With few pairs, each producer has a PUSH connected to each
+    //  consumer's PULL: the cheapest send.  With many, each socket's file
+    //  descriptor adds up (100 threads on three stages ran out of them),
+    //  so each producer has one ROUTER connected to every consumer's
+    //  DEALER, and names the consumer of each message; that costs a frame
+    //  and a lookup a message.  Either way each pair has one pipe, which
+    //  keeps its stream FIFO.
+    if (s_bind_consumers (self, qctx->zmq, err)
+        || (self->routed ? s_connect_routers (self, qctx->zmq, err)
+                         : s_connect_pushes (self, qctx->zmq, err))) {
+        weir__queue_destroy (&self);
+        return NULL;
     }
     return self;
-
-failed:
-    weir__queue_destroy (&self);
-    return NULL;
 }
 
 void weir__queue_destroy (weir__queue **self_p)

@@ -84,97 +84,122 @@ static int s_new_element (weir__spec *spec, const char *name, long offset, weir_
     return 0;
 }
 
+//  Where the parser is in a description, and what it has seen
+typedef struct {
+    const char *text;
+    size_t pos;
+    weir__spec *spec;
+    size_t first;     //  the elements SPEC had before this description
+    weir__buf word;   //  the word just read
+    int open;         //  an element has its name and may take properties
+    long bang;        //  offset of the last '!'
+    long glued;       //  that '!' stuck to a property's value and to what follows
+    int after_value;  //  the last word was key=value
+} s_parser;
+
+//  The end of the text: wrong where an element is still wanted
+static int s_end (const s_parser *p, weir__err *err)
+{
+    if (!p->open && p->spec->count == p->first && p->bang < 0)
+        return weir__err_at (err, WEIR_ESYNTAX, (long) p->pos, "empty pipeline description");
+    if (!p->open)
+        return weir__err_at (err, WEIR_ESYNTAX, (long) p->pos, "expected an element after '!'");
+    return 0;
+}
+
+//  The '!' at the parser's place, which ends an element
+static int s_bang (s_parser *p, weir__err *err)
+{
+    const char *text = p->text;
+    size_t pos = p->pos;
+    if (!p->open)
+        return weir__err_at (err, WEIR_ESYNTAX, (long) pos, "expected an element before '!'");
+    p->open = 0;
+    //  'path=/tmp/a!b.txt' splits there: the user may have meant the '!'
+    //  as part of the value
+    p->glued =
+        p->after_value && pos > 0 && !s_blank (text[pos - 1]) && text[pos + 1] && !s_blank (text[pos + 1])
+            ? (long) pos
+            : -1;
+    p->bang = (long) p->pos++;
+    return 0;
+}
+
+//  The word just read, at offset AT, as the name of a new element; EQ is
+//  where its first '=' is, or -1
+static int s_element_name (s_parser *p, long at, long eq, weir__err *err)
+{
+    if (eq >= 0)
+        return weir__err_at (err, WEIR_ESYNTAX, at, "expected an element name, not the property '%s'",
+                             p->word.data);
+    if (!p->word.data[0])
+        return weir__err_at (err, WEIR_ESYNTAX, at, "empty element name");
+    int rc = s_new_element (p->spec, p->word.data, at, err);
+    if (rc)
+        return rc;
+    p->spec->items[p->spec->count - 1].glued = p->glued;
+    p->open = 1;
+    p->after_value = 0;
+    return 0;
+}
+
+//  The word just read, at offset AT, as a property key=value of the open
+//  element; EQ is where its '=' is in the word (-1: none), EQ_OFFSET the
+//  offset of the value in the text
+static int s_property (s_parser *p, long at, long eq, long eq_offset, weir__err *err)
+{
+    weir__element_spec *e = &p->spec->items[p->spec->count - 1];
+    char *word = p->word.data;
+    if (eq < 0)
+        return weir__err_at (err, WEIR_ESYNTAX, at, "expected key=value or '!' after element '%s', not '%s'",
+                             e->name, word);
+    if (eq == 0)
+        return weir__err_at (err, WEIR_ESYNTAX, at, "property without a name before '='");
+    word[eq] = '\0';
+    //  Checking for a repeated key is quadratic: a description with a
+    //  hundred thousand properties is refused here, not after minutes
+    if (e->props.count >= WEIR__MAX_PROPERTIES)
+        return weir__err_at (err, WEIR_ESYNTAX, at, "'%s' has more than %d properties", e->name,
+                             WEIR__MAX_PROPERTIES);
+    for (size_t i = 0; i < e->props.count; i++)
+        if (strcmp (e->props.items[i].key, word) == 0)
+            return weir__err_at (err, WEIR_ESYNTAX, at, "property '%s' given twice to '%s'", word, e->name);
+    if (weir__props_add (&e->props, word, word + eq + 1, at, eq_offset))
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    p->after_value = 1;
+    return 0;
+}
+
+//  The word at the parser's place: an element's name, or a property of
+//  the open element
+static int s_next_word (s_parser *p, weir__err *err)
+{
+    long at = (long) p->pos, eq, eq_offset;
+    int rc = s_word (p->text, &p->pos, &p->word, &eq, &eq_offset, err);
+    if (rc)
+        return rc;
+    return p->open ? s_property (p, at, eq, eq_offset, err) : s_element_name (p, at, eq, err);
+}
+
 int weir__parse (const char *text, weir__spec *spec, weir__err *err)
 {
-    weir__buf word;
-    weir__buf_init (&word);
-    size_t pos = 0;
-    int rc = 0;
-    int open = 0;  //  an element has its name and may take properties
-    size_t first = spec->count;
     if (strlen (text) > WEIR__MAX_DESCRIPTION)
         return weir__err_at (err, WEIR_ESYNTAX, WEIR__MAX_DESCRIPTION,
                              "the description is longer than %d bytes", WEIR__MAX_DESCRIPTION);
-    long bang = -1;       //  offset of the last '!'
-    long glued = -1;      //  that '!' stuck to a property's value and to what follows
-    int after_value = 0;  //  the last word was key=value
-
+    s_parser p = {.text = text, .spec = spec, .first = spec->count, .bang = -1, .glued = -1};
+    weir__buf_init (&p.word);
+    int rc;
     for (;;) {
-        while (s_blank (text[pos]))
-            pos++;
-        if (!text[pos]) {
-            if (!open && spec->count == first && bang < 0)
-                rc = weir__err_at (err, WEIR_ESYNTAX, (long) pos, "empty pipeline description");
-            else if (!open)
-                rc = weir__err_at (err, WEIR_ESYNTAX, (long) pos, "expected an element after '!'");
+        while (s_blank (text[p.pos]))
+            p.pos++;
+        if (!text[p.pos]) {
+            rc = s_end (&p, err);
             break;
         }
-        if (text[pos] == '!') {
-            if (!open) {
-                rc = weir__err_at (err, WEIR_ESYNTAX, (long) pos, "expected an element before '!'");
-                break;
-            }
-            open = 0;
-            //  'path=/tmp/a!b.txt' splits there: the user may have meant
-            //  the '!' as part of the value
-            glued = after_value && pos > 0 && !s_blank (text[pos - 1]) && text[pos + 1]
-                            && !s_blank (text[pos + 1])
-                        ? (long) pos
-                        : -1;
-            bang = (long) pos++;
-            continue;
-        }
-        long at = (long) pos, eq, eq_offset;
-        if ((rc = s_word (text, &pos, &word, &eq, &eq_offset, err)))
+        rc = text[p.pos] == '!' ? s_bang (&p, err) : s_next_word (&p, err);
+        if (rc)
             break;
-        if (!open) {
-            if (eq >= 0) {
-                rc = weir__err_at (err, WEIR_ESYNTAX, at, "expected an element name, not the property '%s'",
-                                   word.data);
-                break;
-            }
-            if (!word.data[0]) {
-                rc = weir__err_at (err, WEIR_ESYNTAX, at, "empty element name");
-                break;
-            }
-            if ((rc = s_new_element (spec, word.data, at, err)))
-                break;
-            spec->items[spec->count - 1].glued = glued;
-            open = 1;
-            after_value = 0;
-            continue;
-        }
-        weir__element_spec *e = &spec->items[spec->count - 1];
-        if (eq < 0) {
-            rc = weir__err_at (err, WEIR_ESYNTAX, at,
-                               "expected key=value or '!' after element '%s', not '%s'", e->name, word.data);
-            break;
-        }
-        if (eq == 0) {
-            rc = weir__err_at (err, WEIR_ESYNTAX, at, "property without a name before '='");
-            break;
-        }
-        word.data[eq] = '\0';
-        //  Checking for a repeated key is quadratic: a description with
-        //  a hundred thousand properties is refused here, not after minutes
-        if (e->props.count >= WEIR__MAX_PROPERTIES) {
-            rc = weir__err_at (err, WEIR_ESYNTAX, at, "'%s' has more than %d properties", e->name,
-                               WEIR__MAX_PROPERTIES);
-            break;
-        }
-        for (size_t i = 0; i < e->props.count; i++)
-            if (strcmp (e->props.items[i].key, word.data) == 0) {
-                rc = weir__err_at (err, WEIR_ESYNTAX, at, "property '%s' given twice to '%s'", word.data,
-                                   e->name);
-                goto done;
-            }
-        if (weir__props_add (&e->props, word.data, word.data + eq + 1, at, eq_offset)) {
-            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-            break;
-        }
-        after_value = 1;
     }
-done:
-    weir__buf_release (&word);
+    weir__buf_release (&p.word);
     return rc;
 }

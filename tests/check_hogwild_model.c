@@ -1,5 +1,5 @@
 /*  tests/check_hogwild_model.c - the hogwild example's learning core
-    (examples/hogwild/model.c): the memory layout, the arithmetic of one
+    (examples/hogwild/model.h): the memory layout, the arithmetic of one
     step, mini-batches, sparse columns, errors, exact resume, two threads.  */
 #include <math.h>
 #include <pthread.h>

@@ -163,10 +163,11 @@ static int s_parse_limit (const char *s, uint64_t *out)
     return 0;
 }
 
-int main (int argc, char **argv)
+//  The options into *LIMIT and *FEATURES, the operands left at optind: -1
+//  to go on, or the exit status (0 after --help, 2 for a wrong command
+//  line)
+static int s_parse_args (int argc, char **argv, uint64_t *limit, int *features)
 {
-    uint64_t limit = UINT64_MAX;
-    int features = S_BIN;
     static const struct option longs[] = {
         {"limit", required_argument, NULL, 'n'},
         {"features", required_argument, NULL, 'f'},
@@ -177,7 +178,7 @@ int main (int argc, char **argv)
     while ((ch = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
         switch (ch) {
         case 'n':
-            if (s_parse_limit (optarg, &limit)) {
+            if (s_parse_limit (optarg, limit)) {
                 fprintf (stderr, "idx2msgpack: --limit: expected a count, got '%s'\n", optarg);
                 s_usage (stderr);
                 return 2;
@@ -185,11 +186,11 @@ int main (int argc, char **argv)
             break;
         case 'f':
             if (!strcmp (optarg, "bin"))
-                features = S_BIN;
+                *features = S_BIN;
             else if (!strcmp (optarg, "array"))
-                features = S_ARRAY;
+                *features = S_ARRAY;
             else if (!strcmp (optarg, "map"))
-                features = S_MAP;
+                *features = S_MAP;
             else {
                 fprintf (stderr, "idx2msgpack: --features: expected bin, array or map, got '%s'\n", optarg);
                 s_usage (stderr);
@@ -206,6 +207,98 @@ int main (int argc, char **argv)
         s_usage (stderr);
         return 2;
     }
+    return -1;
+}
+
+//  OUT on PATH, or on stdout for '-'
+static void s_open_output (s_output *out, const char *path)
+{
+    s_out_path = path;
+    if (!strcmp (path, "-")) {
+        out->fp = stdout;
+        s_out_path = "stdout";
+        return;
+    }
+    out->fp = fopen (path, "wb");
+    if (!out->fp)
+        s_fail (path, "cannot create: %s", strerror (errno));
+    struct stat st;
+    s_out_regular = fstat (fileno (out->fp), &st) == 0 && S_ISREG (st.st_mode);
+}
+
+static void s_close_output (s_output *out)
+{
+    if (fflush (out->fp) || ferror (out->fp))
+        s_fail (s_out_path, "write error: %s", strerror (errno));
+    if (out->fp != stdout && fclose (out->fp))
+        s_fail (s_out_path, "write error: %s", strerror (errno));
+}
+
+//  The record [LABEL, features] of the PIXELS bytes of PIXEL, in the form
+//  FEATURES, into PK: 0, or not when out of memory
+static int s_pack (msgpack_packer *pk, unsigned char label, const unsigned char *pixel, uint64_t pixels,
+                   int features)
+{
+    int rc = msgpack_pack_array (pk, 2) || msgpack_pack_uint8 (pk, label);
+    if (features == S_BIN)
+        rc = rc || msgpack_pack_bin (pk, (size_t) pixels)
+             || msgpack_pack_bin_body (pk, pixel, (size_t) pixels);
+    else if (features == S_ARRAY) {
+        rc = rc || msgpack_pack_array (pk, (size_t) pixels);
+        for (uint64_t j = 0; j < pixels && !rc; j++)
+            rc = msgpack_pack_uint8 (pk, pixel[j]);
+    }
+    else {
+        size_t nonzero = 0;
+        for (uint64_t j = 0; j < pixels; j++)
+            nonzero += pixel[j] != 0;
+        rc = rc || msgpack_pack_map (pk, nonzero);
+        for (uint64_t j = 0; j < pixels && !rc; j++)
+            if (pixel[j])
+                rc = msgpack_pack_uint32 (pk, (uint32_t) (j + 1)) || msgpack_pack_uint8 (pk, pixel[j]);
+    }
+    return rc;
+}
+
+//  The first COUNT records of IMAGES and LABELS (whose headers announce
+//  ISIZE and LSIZE) into OUT, PIXELS bytes an image
+static void s_convert (s_input *images, s_input *labels, const uint32_t *isize, const uint32_t *lsize,
+                       uint64_t count, uint64_t pixels, int features, s_output *out)
+{
+    unsigned char *pixel = s_pixel = malloc (pixels ? pixels : 1);
+    msgpack_sbuffer buf;
+    msgpack_sbuffer_init (&buf);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, &buf, msgpack_sbuffer_write);
+    if (!pixel)
+        s_fail (images->path, "out of memory");
+    char what[64];
+    for (uint64_t i = 0; i < count; i++) {
+        unsigned char label;
+        snprintf (what, sizeof what, "label %" PRIu64 " of %" PRIu32, i + 1, lsize[0]);
+        s_read (labels, &label, 1, what);
+        snprintf (what, sizeof what, "image %" PRIu64 " of %" PRIu32, i + 1, isize[0]);
+        s_read (images, pixel, (size_t) pixels, what);
+
+        //  A record is packed whole in memory, then written in one call:
+        //  the packer would otherwise call the writer for every pixel
+        msgpack_sbuffer_clear (&buf);
+        if (s_pack (&pk, label, pixel, pixels, features))
+            s_fail (s_out_path, "out of memory");
+        s_write (out, buf.data, buf.size);
+    }
+    msgpack_sbuffer_destroy (&buf);
+    free (pixel);
+    s_pixel = NULL;
+}
+
+int main (int argc, char **argv)
+{
+    uint64_t limit = UINT64_MAX;
+    int features = S_BIN;
+    int status = s_parse_args (argc, argv, &limit, &features);
+    if (status >= 0)
+        return status;
     const char *images_path = argv[optind], *labels_path = argv[optind + 1], *out_path = argv[optind + 2];
 
     //  Both headers are checked before OUT is touched
@@ -225,66 +318,9 @@ int main (int argc, char **argv)
     uint64_t count = isize[0] < limit ? isize[0] : limit;
 
     s_output out = {0};
-    s_out_path = out_path;
-    if (!strcmp (out_path, "-")) {
-        out.fp = stdout;
-        s_out_path = "stdout";
-    }
-    else {
-        out.fp = fopen (out_path, "wb");
-        if (!out.fp)
-            s_fail (out_path, "cannot create: %s", strerror (errno));
-        struct stat st;
-        s_out_regular = fstat (fileno (out.fp), &st) == 0 && S_ISREG (st.st_mode);
-    }
-
-    unsigned char *pixel = s_pixel = malloc (pixels ? pixels : 1);
-    msgpack_sbuffer buf;
-    msgpack_sbuffer_init (&buf);
-    msgpack_packer pk;
-    msgpack_packer_init (&pk, &buf, msgpack_sbuffer_write);
-    if (!pixel)
-        s_fail (images_path, "out of memory");
-    char what[64];
-    for (uint64_t i = 0; i < count; i++) {
-        unsigned char label;
-        snprintf (what, sizeof what, "label %" PRIu64 " of %" PRIu32, i + 1, lsize[0]);
-        s_read (&labels, &label, 1, what);
-        snprintf (what, sizeof what, "image %" PRIu64 " of %" PRIu32, i + 1, isize[0]);
-        s_read (&images, pixel, (size_t) pixels, what);
-
-        //  A record is packed whole in memory, then written in one call:
-        //  the packer would otherwise call the writer for every pixel
-        msgpack_sbuffer_clear (&buf);
-        int rc = msgpack_pack_array (&pk, 2) || msgpack_pack_uint8 (&pk, label);
-        if (features == S_BIN)
-            rc = rc || msgpack_pack_bin (&pk, (size_t) pixels)
-                 || msgpack_pack_bin_body (&pk, pixel, (size_t) pixels);
-        else if (features == S_ARRAY) {
-            rc = rc || msgpack_pack_array (&pk, (size_t) pixels);
-            for (uint64_t j = 0; j < pixels && !rc; j++)
-                rc = msgpack_pack_uint8 (&pk, pixel[j]);
-        }
-        else {
-            size_t nonzero = 0;
-            for (uint64_t j = 0; j < pixels; j++)
-                nonzero += pixel[j] != 0;
-            rc = rc || msgpack_pack_map (&pk, nonzero);
-            for (uint64_t j = 0; j < pixels && !rc; j++)
-                if (pixel[j])
-                    rc = msgpack_pack_uint32 (&pk, (uint32_t) (j + 1)) || msgpack_pack_uint8 (&pk, pixel[j]);
-        }
-        if (rc)
-            s_fail (s_out_path, "out of memory");
-        s_write (&out, buf.data, buf.size);
-    }
-    if (fflush (out.fp) || ferror (out.fp))
-        s_fail (s_out_path, "write error: %s", strerror (errno));
-    if (out.fp != stdout && fclose (out.fp))
-        s_fail (s_out_path, "write error: %s", strerror (errno));
-    msgpack_sbuffer_destroy (&buf);
-    free (pixel);
-    s_pixel = NULL;
+    s_open_output (&out, out_path);
+    s_convert (&images, &labels, isize, lsize, count, pixels, features, &out);
+    s_close_output (&out);
     gzclose (images.gz);
     gzclose (labels.gz);
     fprintf (stderr, "idx2msgpack: wrote %" PRIu64 " examples (%" PRIu64 " bytes) to %s\n", count, out.bytes,

@@ -8,8 +8,9 @@
     Records are [label, features]: label an integer 0 .. classes-1 (nil or
     missing is allowed in eval mode), features a bin (dense bytes), an
     array of numbers (dense) or a map {index: number} (sparse, as the
-    libsvm reader gives).  The learning itself is model.c: this file reads
-    properties and records and keeps the model in the workspace.
+    libsvm reader gives).  The learning itself is model.h's (model.c,
+    worker.c, predict.c): this file reads properties and records and keeps
+    the model in the workspace.
 
     Everything training depends on lives in the blob (blob=, default
     "softmax"): the shape, the weights, the biases and the step counter
@@ -33,7 +34,7 @@
     few thousand examples; in eval, 'accuracy' over the records that carry
     a label, and 'labeled'.
 
-    Build: cc -shared -fPIC $(pkg-config --cflags weir) softmax.c model.c -o softmax.so  */
+    Build: cc -shared -fPIC $(pkg-config --cflags weir) softmax.c model.c worker.c predict.c -o softmax.so  */
 #include <errno.h>
 #include <stddef.h>
 #include <math.h>

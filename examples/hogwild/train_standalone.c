@@ -1,5 +1,6 @@
-/*  examples/hogwild/train_standalone.c - trains model.c on msgpack files of
-    [label, features] records, as the hogwild plugin will, without weir.
+/*  examples/hogwild/train_standalone.c - trains model.h's model on msgpack
+    files of [label, features] records, as the hogwild plugin will,
+    without weir.
 
         train_standalone [OPTIONS] TRAIN TEST
 
@@ -23,7 +24,7 @@
     from one, so that a run can be cut in two and compared with an
     uninterrupted one (with --threads 1 the weights must be identical).
 
-    Build: cc -std=gnu11 -O2 train_standalone.c model.c -lmsgpackc -lm -lpthread  */
+    Build: cc -std=gnu11 -O2 train_standalone.c model.c worker.c predict.c -lmsgpackc -lm -lpthread  */
 #include "model.h"
 
 #include <errno.h>
@@ -294,11 +295,37 @@ static double s_num (const char *s, const char *what)
     return v;
 }
 
-int main (int argc, char **argv)
+//  The value named by --schedule, and by --indexing: 0 and *OUT, or -1
+//  for a name that is none
+static int s_schedule (const char *name, model_schedule *out)
 {
-    s_options opt = {.scale = 1.0f / 255, .threads = 1, .passes = 10, .limit = SIZE_MAX};
-    model_config_defaults (&opt.cfg, 10, 784);
-    int dim_given = 0;
+    if (!strcmp (name, "constant"))
+        *out = MODEL_LR_CONSTANT;
+    else if (!strcmp (name, "inv"))
+        *out = MODEL_LR_INV;
+    else if (!strcmp (name, "invsqrt"))
+        *out = MODEL_LR_INVSQRT;
+    else
+        return -1;
+    return 0;
+}
+
+static int s_indexing (const char *name, model_indexing *out)
+{
+    if (!strcmp (name, "hash"))
+        *out = MODEL_INDEX_HASH;
+    else if (!strcmp (name, "direct"))
+        *out = MODEL_INDEX_DIRECT;
+    else
+        return -1;
+    return 0;
+}
+
+//  The options into OPT (*DIM_GIVEN when --dim is one), the operands left
+//  at optind: -1 to go on, or the exit status (0 after --help, 2 for a
+//  wrong command line)
+static int s_parse_options (int argc, char **argv, s_options *opt, int *dim_given)
+{
     static const struct option longs[] = {
         {"threads", 1, 0, 't'},  {"passes", 1, 0, 'p'},  {"minibatch", 1, 0, 'b'}, {"lr", 1, 0, 'r'},
         {"schedule", 1, 0, 's'}, {"decay", 1, 0, 'd'},   {"l2", 1, 0, 'l'},        {"dim", 1, 0, 'D'},
@@ -308,39 +335,29 @@ int main (int argc, char **argv)
     int ch;
     while ((ch = getopt_long (argc, argv, "h", longs, NULL)) != -1) {
         switch (ch) {
-        case 't': opt.threads = (unsigned) s_num (optarg, "--threads"); break;
-        case 'p': opt.passes = (unsigned) s_num (optarg, "--passes"); break;
-        case 'b': opt.cfg.minibatch = (unsigned) s_num (optarg, "--minibatch"); break;
-        case 'r': opt.cfg.lr = (float) s_num (optarg, "--lr"); break;
-        case 'd': opt.cfg.decay = (float) s_num (optarg, "--decay"); break;
-        case 'l': opt.cfg.l2 = (float) s_num (optarg, "--l2"); break;
+        case 't': opt->threads = (unsigned) s_num (optarg, "--threads"); break;
+        case 'p': opt->passes = (unsigned) s_num (optarg, "--passes"); break;
+        case 'b': opt->cfg.minibatch = (unsigned) s_num (optarg, "--minibatch"); break;
+        case 'r': opt->cfg.lr = (float) s_num (optarg, "--lr"); break;
+        case 'd': opt->cfg.decay = (float) s_num (optarg, "--decay"); break;
+        case 'l': opt->cfg.l2 = (float) s_num (optarg, "--l2"); break;
         case 'D':
-            opt.cfg.dim = (size_t) s_num (optarg, "--dim");
-            dim_given = 1;
+            opt->cfg.dim = (size_t) s_num (optarg, "--dim");
+            *dim_given = 1;
             break;
-        case 'c': opt.cfg.classes = (unsigned) s_num (optarg, "--classes"); break;
-        case 'S': opt.scale = (float) s_num (optarg, "--scale"); break;
-        case 'n': opt.limit = (size_t) s_num (optarg, "--limit"); break;
-        case 'w': opt.save = optarg; break;
-        case 'L': opt.load = optarg; break;
+        case 'c': opt->cfg.classes = (unsigned) s_num (optarg, "--classes"); break;
+        case 'S': opt->scale = (float) s_num (optarg, "--scale"); break;
+        case 'n': opt->limit = (size_t) s_num (optarg, "--limit"); break;
+        case 'w': opt->save = optarg; break;
+        case 'L': opt->load = optarg; break;
         case 's':
-            if (!strcmp (optarg, "constant"))
-                opt.cfg.schedule = MODEL_LR_CONSTANT;
-            else if (!strcmp (optarg, "inv"))
-                opt.cfg.schedule = MODEL_LR_INV;
-            else if (!strcmp (optarg, "invsqrt"))
-                opt.cfg.schedule = MODEL_LR_INVSQRT;
-            else {
+            if (s_schedule (optarg, &opt->cfg.schedule)) {
                 s_usage (stderr);
                 return 2;
             }
             break;
         case 'i':
-            if (!strcmp (optarg, "hash"))
-                opt.cfg.indexing = MODEL_INDEX_HASH;
-            else if (!strcmp (optarg, "direct"))
-                opt.cfg.indexing = MODEL_INDEX_DIRECT;
-            else {
+            if (s_indexing (optarg, &opt->cfg.indexing)) {
                 s_usage (stderr);
                 return 2;
             }
@@ -349,14 +366,128 @@ int main (int argc, char **argv)
         default: s_usage (stderr); return 2;
         }
     }
-    if (argc - optind != 2 || opt.threads < 1 || opt.threads > 256) {
+    if (argc - optind != 2 || opt->threads < 1 || opt->threads > 256) {
         s_usage (stderr);
         return 2;
     }
-    if (model_config_check (&opt.cfg)) {
+    if (model_config_check (&opt->cfg)) {
         fprintf (stderr, "train_standalone: %s\n", model_strerror (MODEL_ECONFIG));
         return 2;
     }
+    return -1;
+}
+
+//  The model memory of OPT's shape, SIZE bytes: read from --load, or laid
+//  out fresh
+static void *s_model_memory (const s_options *opt, size_t size)
+{
+    void *mem = aligned_alloc (64, (size + 63) / 64 * 64);
+    if (!mem)
+        s_die ("out of memory");
+    if (opt->load) {
+        FILE *fp = fopen (opt->load, "rb");
+        if (!fp || fread (mem, 1, size, fp) != size || fgetc (fp) != EOF)
+            s_die ("%s: cannot read a model of this shape", opt->load);
+        fclose (fp);
+        if (model_check (mem, size, &opt->cfg))
+            s_die ("%s: not a model of this shape", opt->load);
+    }
+    else if (model_init (mem, size, &opt->cfg))
+        s_die ("cannot lay out the model");
+    return mem;
+}
+
+//  What training measured: the time in passes, the last test accuracy,
+//  and the curve of each pass as JSON arrays
+typedef struct {
+    double train_seconds, accuracy;
+    char curve[16384];
+    size_t used;
+} s_result;
+
+//  A pass's end, while the threads wait at pass_go and the model is
+//  still: its statistics and the test accuracy into R's curve
+static void s_score_pass (s_shared *sh, const s_set *test, unsigned pass, s_result *r)
+{
+    pthread_mutex_lock (&sh->lock);
+    model_stats st = sh->stats;
+    memset (&sh->stats, 0, sizeof sh->stats);
+    int error = sh->error;
+    pthread_mutex_unlock (&sh->lock);
+    if (error)
+        s_die ("training failed: %s", model_strerror (error));
+    r->accuracy = s_accuracy (sh->m, test, sh->opt->scale);
+    r->used += (size_t) snprintf (r->curve + r->used, sizeof r->curve - r->used, "%s[%.3f, %.4f, %.4f]",
+                                  pass ? ", " : "", r->train_seconds, r->accuracy,
+                                  st.examples ? st.loss / (double) st.examples : 0);
+    if (r->used >= sizeof r->curve)
+        s_die ("too many passes to print");
+}
+
+//  Train M on TRAIN for OPT's passes with OPT's threads, scoring TEST
+//  after each pass
+static void s_train (const s_options *opt, const s_set *train, const s_set *test, model_blob *m, s_result *r)
+{
+    s_shared sh = {.opt = opt, .train = train, .m = m};
+    pthread_barrier_init (&sh.pass_done, NULL, opt->threads + 1);
+    pthread_barrier_init (&sh.pass_go, NULL, opt->threads + 1);
+    pthread_mutex_init (&sh.lock, NULL);
+    pthread_t *tid = calloc (opt->threads, sizeof *tid);
+    double started = s_now ();
+    for (unsigned t = 0; t < opt->threads; t++)
+        if (pthread_create (&tid[t], NULL, s_thread, &sh))
+            s_die ("cannot start a thread");
+    for (unsigned pass = 0; pass < opt->passes; pass++) {
+        pthread_barrier_wait (&sh.pass_done);
+        r->train_seconds += s_now () - started;
+        s_score_pass (&sh, test, pass, r);
+        atomic_store (&sh.cursor, 0);
+        started = s_now ();
+        pthread_barrier_wait (&sh.pass_go);
+    }
+    for (unsigned t = 0; t < opt->threads; t++)
+        pthread_join (tid[t], NULL);
+    if (opt->passes == 0)
+        r->accuracy = s_accuracy (m, test, opt->scale);
+    pthread_barrier_destroy (&sh.pass_done);
+    pthread_barrier_destroy (&sh.pass_go);
+    pthread_mutex_destroy (&sh.lock);
+    free (tid);
+}
+
+//  The one JSON object of the run
+static void s_print (const s_options *opt, const s_set *train, const s_set *test, model_blob *m,
+                     double load_seconds, const s_result *r)
+{
+    static const char *schedules[] = {"constant", "inv", "invsqrt"};
+    double examples = (double) train->count * opt->passes;
+    printf (
+        "{\"threads\": %u, \"passes\": %u, \"train_examples\": %zu, \"test_examples\": %zu, "
+        "\"minibatch\": %u, \"lr\": %g, \"schedule\": \"%s\", \"decay\": %g, \"l2\": %g, \"dim\": %zu, "
+        "\"steps\": %llu, \"load_seconds\": %.3f, \"train_seconds\": %.3f, \"examples_per_second\": %.0f, "
+        "\"accuracy\": %.4f, \"curve\": [%s]}\n",
+        opt->threads, opt->passes, train->count, test->count, opt->cfg.minibatch, opt->cfg.lr,
+        schedules[opt->cfg.schedule], opt->cfg.decay, opt->cfg.l2, opt->cfg.dim,
+        (unsigned long long) atomic_load (&m->step), load_seconds, r->train_seconds,
+        r->train_seconds > 0 ? examples / r->train_seconds : 0, r->accuracy, r->curve);
+}
+
+static void s_set_release (s_set *set)
+{
+    free (set->ex);
+    free (set->bytes);
+    free (set->nums);
+    free (set->index);
+}
+
+int main (int argc, char **argv)
+{
+    s_options opt = {.scale = 1.0f / 255, .threads = 1, .passes = 10, .limit = SIZE_MAX};
+    model_config_defaults (&opt.cfg, 10, 784);
+    int dim_given = 0;
+    int status = s_parse_options (argc, argv, &opt, &dim_given);
+    if (status >= 0)
+        return status;
 
     double t0 = s_now ();
     s_set train, test;
@@ -365,91 +496,21 @@ int main (int argc, char **argv)
     //  Sparse records get 2^18 hashed columns unless --dim says otherwise
     if (!dim_given && train.count && train.ex[0].kind == S_MAP)
         opt.cfg.dim = (size_t) 1 << 18;
-
     size_t size = model_bytes (opt.cfg.classes, opt.cfg.dim);
-    void *mem = aligned_alloc (64, (size + 63) / 64 * 64);
-    if (!mem)
-        s_die ("out of memory");
-    if (opt.load) {
-        FILE *fp = fopen (opt.load, "rb");
-        if (!fp || fread (mem, 1, size, fp) != size || fgetc (fp) != EOF)
-            s_die ("%s: cannot read a model of this shape", opt.load);
-        fclose (fp);
-        if (model_check (mem, size, &opt.cfg))
-            s_die ("%s: not a model of this shape", opt.load);
-    }
-    else if (model_init (mem, size, &opt.cfg))
-        s_die ("cannot lay out the model");
+    void *mem = s_model_memory (&opt, size);
     model_blob *m = mem;
     double loaded = s_now ();
 
-    s_shared sh = {.opt = &opt, .train = &train, .m = m};
-    pthread_barrier_init (&sh.pass_done, NULL, opt.threads + 1);
-    pthread_barrier_init (&sh.pass_go, NULL, opt.threads + 1);
-    pthread_mutex_init (&sh.lock, NULL);
-    pthread_t *tid = calloc (opt.threads, sizeof *tid);
-    double train_seconds = 0, started = s_now ();
-    for (unsigned t = 0; t < opt.threads; t++)
-        if (pthread_create (&tid[t], NULL, s_thread, &sh))
-            s_die ("cannot start a thread");
-
-    char curve[16384];
-    size_t used = 0;
-    double accuracy = 0;
-    for (unsigned pass = 0; pass < opt.passes; pass++) {
-        pthread_barrier_wait (&sh.pass_done);
-        train_seconds += s_now () - started;
-        //  The threads wait at pass_go: the model is still
-        pthread_mutex_lock (&sh.lock);
-        model_stats st = sh.stats;
-        memset (&sh.stats, 0, sizeof sh.stats);
-        int error = sh.error;
-        pthread_mutex_unlock (&sh.lock);
-        if (error)
-            s_die ("training failed: %s", model_strerror (error));
-        accuracy = s_accuracy (m, &test, opt.scale);
-        used +=
-            (size_t) snprintf (curve + used, sizeof curve - used, "%s[%.3f, %.4f, %.4f]", pass ? ", " : "",
-                               train_seconds, accuracy, st.examples ? st.loss / (double) st.examples : 0);
-        if (used >= sizeof curve)
-            s_die ("too many passes to print");
-        atomic_store (&sh.cursor, 0);
-        started = s_now ();
-        pthread_barrier_wait (&sh.pass_go);
-    }
-    for (unsigned t = 0; t < opt.threads; t++)
-        pthread_join (tid[t], NULL);
-    if (opt.passes == 0)
-        accuracy = s_accuracy (m, &test, opt.scale);
-
+    s_result r = {0};
+    s_train (&opt, &train, &test, m, &r);
     if (opt.save) {
         FILE *fp = fopen (opt.save, "wb");
         if (!fp || fwrite (mem, 1, size, fp) != size || fclose (fp))
             s_die ("cannot write %s", opt.save);
     }
-    static const char *schedules[] = {"constant", "inv", "invsqrt"};
-    double examples = (double) train.count * opt.passes;
-    printf (
-        "{\"threads\": %u, \"passes\": %u, \"train_examples\": %zu, \"test_examples\": %zu, "
-        "\"minibatch\": %u, \"lr\": %g, \"schedule\": \"%s\", \"decay\": %g, \"l2\": %g, \"dim\": %zu, "
-        "\"steps\": %llu, \"load_seconds\": %.3f, \"train_seconds\": %.3f, \"examples_per_second\": %.0f, "
-        "\"accuracy\": %.4f, \"curve\": [%s]}\n",
-        opt.threads, opt.passes, train.count, test.count, opt.cfg.minibatch, opt.cfg.lr,
-        schedules[opt.cfg.schedule], opt.cfg.decay, opt.cfg.l2, opt.cfg.dim,
-        (unsigned long long) atomic_load (&m->step), loaded - t0, train_seconds,
-        train_seconds > 0 ? examples / train_seconds : 0, accuracy, curve);
-    pthread_barrier_destroy (&sh.pass_done);
-    pthread_barrier_destroy (&sh.pass_go);
-    pthread_mutex_destroy (&sh.lock);
-    free (tid);
+    s_print (&opt, &train, &test, m, loaded - t0, &r);
     free (mem);
-    free (train.ex);
-    free (train.bytes);
-    free (train.nums);
-    free (train.index);
-    free (test.ex);
-    free (test.bytes);
-    free (test.nums);
-    free (test.index);
+    s_set_release (&train);
+    s_set_release (&test);
     return 0;
 }

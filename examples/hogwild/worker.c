@@ -1,0 +1,471 @@
+/*  examples/hogwild/worker.c - training: a worker's mini-batches of dense
+    and sparse examples, applied to the shared model.
+
+    Why the worker works on private copies: C11 atomics, even relaxed
+    ones, keep the compiler from vectorizing a loop, and a shared model
+    that every thread writes after every example makes its cache lines
+    bounce between cores (two threads then run at half the speed of one).
+    So a mini-batch copies the weights it needs from the shared model
+    (relaxed atomic loads), scores and differentiates its examples on the
+    copy with plain float loops the compiler vectorizes, sums the gradient
+    privately, and writes each weight it changed once at the end (relaxed
+    load, add, relaxed store: an update racing with another thread's may
+    be lost, never torn).
+
+    Why two layouts: the shared model keeps one row per feature (all
+    classes side by side, at most a cache line), so a sparse example
+    reads one line per feature it has and a mini-batch writes one line
+    per feature it touched.  A dense example has every feature, and is
+    fastest the other way round: its copy is transposed into one row per
+    class, where scores are dot products over features (blocks of 16
+    floats with no padding waste for 10 classes).  The transposition
+    costs nothing, since the copy is made of scalar atomic loads anyway.
+
+    Why it is exactly reproducible: the kernels sum in a fixed order
+    (kernels.h), and nothing depends on timing or on hidden state.  */
+#include "model.h"
+
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+enum { S_IDLE, S_DENSE, S_SPARSE };
+
+struct model_worker {
+    model_config cfg;
+    unsigned lanes;  //  floats per shared row
+    size_t stride;   //  floats per private dense row: dim rounded up to 16
+
+    //  The pending mini-batch: its kind, examples in it, the model it
+    //  reads and will update, the biases as read and their summed gradient
+    int kind;
+    unsigned pending;
+    model_blob *m;
+    float *bsnap, *bgrad;  //  lanes each
+    float *score;          //  lanes: one example's scores, then d loss / d score
+
+    //  Dense: the weights of features < hi, one row per class (class c,
+    //  feature j at [c * stride + j]); their summed gradient, the same
+    //  way (zero outside features < hi); the current example, scaled.
+    //  carry: snap and bsnap hold what the last mini-batch wrote
+    float *dsnap, *dgrad, *x;
+    size_t hi;
+    bool carry;
+
+    //  Sparse: the rows the mini-batch touched, in order of first touch:
+    //  slot[row] is 1 + the row's position in 'rows' (0: untouched);
+    //  ssnap holds each touched row as read, sgrad its summed gradient
+    //  (zero in unused slots).  The current example: its nonzero features
+    //  as (slot, value)
+    uint32_t *slot, *rows;
+    float *ssnap, *sgrad;
+    size_t touched, cap_touched;
+    uint32_t *eslot;
+    float *evalue;
+    size_t cap_example;
+
+    model_stats stats;
+};
+
+static float *s_alloc_floats (size_t n)
+{
+    //  64-byte aligned: blocks and rows of 16 floats are cache lines
+    size_t bytes = (n * sizeof (float) + 63) / 64 * 64;
+    return aligned_alloc (64, bytes ? bytes : 64);
+}
+
+model_worker *model_worker_new (const model_config *cfg)
+{
+    assert (cfg);
+    if (model_config_check (cfg))
+        return NULL;
+    model_worker *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->cfg = *cfg;
+    self->lanes = model_row_floats (cfg->classes);
+    self->stride = (cfg->dim + MODEL__BLOCK - 1) / MODEL__BLOCK * MODEL__BLOCK;
+    self->bsnap = s_alloc_floats (self->lanes);
+    self->bgrad = s_alloc_floats (self->lanes);
+    self->score = s_alloc_floats (self->lanes);
+    if (!self->bsnap || !self->bgrad || !self->score) {
+        model_worker_destroy (&self);
+        return NULL;
+    }
+    memset (self->bgrad, 0, self->lanes * sizeof (float));
+    return self;
+}
+
+void model_worker_destroy (model_worker **self_p)
+{
+    assert (self_p);
+    model_worker *self = *self_p;
+    if (!self)
+        return;
+    free (self->bsnap);
+    free (self->bgrad);
+    free (self->score);
+    free (self->dsnap);
+    free (self->dgrad);
+    free (self->x);
+    free (self->slot);
+    free (self->rows);
+    free (self->ssnap);
+    free (self->sgrad);
+    free (self->eslot);
+    free (self->evalue);
+    free (self);
+    *self_p = NULL;
+}
+
+unsigned model_worker_pending (const model_worker *self)
+{
+    assert (self);
+    return self->pending;
+}
+
+void model_worker_take_stats (model_worker *self, model_stats *out)
+{
+    assert (self && out);
+    *out = self->stats;
+    memset (&self->stats, 0, sizeof self->stats);
+}
+
+static void s_check_model (const model_worker *self, const model_blob *m)
+{
+    (void) self;
+    (void) m;
+    assert (m && m->magic == MODEL_MAGIC && m->classes == self->cfg.classes && m->dim == self->cfg.dim
+            && m->row == self->lanes);
+    assert (!self->pending || m == self->m);
+}
+
+//  Apply the pending mini-batch's biases, keeping what was written as the
+//  next mini-batch's copy
+static void s_apply_biases (model_worker *self, float coef)
+{
+    _Atomic float *b = model_biases (self->m);
+    for (unsigned c = 0; c < self->cfg.classes; c++) {
+        float v = atomic_load_explicit (&b[c], memory_order_relaxed) - coef * self->bgrad[c];
+        atomic_store_explicit (&b[c], v, memory_order_relaxed);
+        self->bsnap[c] = v;
+        self->bgrad[c] = 0;
+    }
+}
+
+static void s_apply_dense (model_worker *self, float coef, float keep)
+{
+    unsigned classes = self->cfg.classes, lanes = self->lanes;
+    size_t stride = self->stride, end = self->hi < self->cfg.dim ? self->hi : self->cfg.dim;
+    _Atomic float *w = model_weights (self->m);
+    for (size_t j = 0; j < end; j++) {
+        _Atomic float *row = w + j * lanes;
+        for (unsigned c = 0; c < classes; c++) {
+            float *g = &self->dgrad[c * stride + j];
+            float v = keep * atomic_load_explicit (&row[c], memory_order_relaxed) - coef * *g;
+            atomic_store_explicit (&row[c], v, memory_order_relaxed);
+            //  The value just written, which includes every update other
+            //  threads made before the load, is as fresh as a new read:
+            //  the next mini-batch starts from it (carry) and saves a pass
+            //  of atomic loads over the model
+            self->dsnap[c * stride + j] = v;
+            *g = 0;
+        }
+    }
+}
+
+static void s_apply_sparse (model_worker *self, float coef, float keep)
+{
+    unsigned classes = self->cfg.classes, lanes = self->lanes;
+    _Atomic float *w = model_weights (self->m);
+    //  Rows in the order the mini-batch first touched them: a fixed
+    //  order, so one thread is reproducible
+    for (size_t s = 0; s < self->touched; s++) {
+        _Atomic float *row = w + (size_t) self->rows[s] * lanes;
+        float *g = self->sgrad + s * lanes;
+        for (unsigned c = 0; c < classes; c++) {
+            float v = keep * atomic_load_explicit (&row[c], memory_order_relaxed) - coef * g[c];
+            atomic_store_explicit (&row[c], v, memory_order_relaxed);
+            g[c] = 0;
+        }
+        self->slot[self->rows[s]] = 0;
+    }
+    self->touched = 0;
+}
+
+//  Apply the pending mini-batch to its model; a dense one leaves its copy
+//  carried to the next
+static void s_apply (model_worker *self)
+{
+    uint64_t t = atomic_fetch_add_explicit (&self->m->step, self->pending, memory_order_relaxed);
+    float lr = model_lr (&self->cfg, t);
+    float coef = lr / (float) self->pending, keep = 1 - lr * self->cfg.l2;
+    if (self->kind == S_DENSE) {
+        s_apply_dense (self, coef, keep);
+        self->carry = true;
+    }
+    else
+        s_apply_sparse (self, coef, keep);
+    s_apply_biases (self, coef);
+    self->pending = 0;
+}
+
+void model_worker_flush (model_worker *self)
+{
+    assert (self);
+    if (self->pending)
+        s_apply (self);
+    //  The caller may now pause for long (an epoch end): the next
+    //  mini-batch reads the model afresh
+    self->kind = S_IDLE;
+    self->m = NULL;
+    self->carry = false;
+    self->hi = 0;
+}
+
+//  Make the pending mini-batch one of KIND on M, applying one of the other
+//  kind first.  A mini-batch that begins reads the biases, unless it goes
+//  on from a dense one just applied on the same model (carry)
+static void s_begin (model_worker *self, model_blob *m, int kind)
+{
+    if (self->kind != kind || (self->m != m && self->pending == 0))
+        model_worker_flush (self);
+    if (self->pending == 0 && !self->carry) {
+        self->kind = kind;
+        self->m = m;
+        self->hi = 0;
+        const _Atomic float *b = model_biases (m);
+        for (unsigned c = 0; c < self->lanes; c++)
+            self->bsnap[c] = c < self->cfg.classes ? atomic_load_explicit (&b[c], memory_order_relaxed) : 0;
+    }
+}
+
+//  The example just scored (probabilities in self->score) joins the
+//  bias gradient and the statistics, and the mini-batch is applied when
+//  full.  Returns with d loss / d score in self->score
+static void s_learned (model_worker *self, unsigned label, double loss, unsigned argmax)
+{
+    float *score = self->score;
+    score[label] -= 1;
+    for (unsigned c = 0; c < self->cfg.classes; c++)
+        self->bgrad[c] += score[c];
+    self->stats.examples++;
+    self->stats.loss += loss;
+    self->stats.correct += argmax == label;
+}
+
+//  ---------------------------------------------------------------------
+//  Dense examples
+
+static int s_dense_buffers (model_worker *self)
+{
+    if (self->dsnap)
+        return 0;
+    size_t n = (size_t) self->cfg.classes * self->stride;
+    self->dsnap = s_alloc_floats (n);
+    self->dgrad = s_alloc_floats (n);
+    self->x = s_alloc_floats (self->stride);
+    if (self->dsnap && self->dgrad && self->x) {
+        //  Features from dim up to the stride are never copied: zero
+        memset (self->dsnap, 0, n * sizeof (float));
+        memset (self->dgrad, 0, n * sizeof (float));
+        return 0;
+    }
+    free (self->dsnap);
+    free (self->dgrad);
+    free (self->x);
+    self->dsnap = self->dgrad = self->x = NULL;
+    return MODEL_ENOMEM;
+}
+
+//  Learn from the example in self->x (features < N, zero up to the next
+//  block of 16)
+static void s_learn_dense (model_worker *self, model_blob *m, unsigned label, size_t n)
+{
+    size_t need = (n + MODEL__BLOCK - 1) / MODEL__BLOCK * MODEL__BLOCK, stride = self->stride;
+    unsigned classes = self->cfg.classes, lanes = self->lanes;
+    s_begin (self, m, S_DENSE);
+    if (need > self->hi) {
+        //  The copy grows with the longest example of the mini-batch, so
+        //  short examples on a wide model do not copy all of it
+        size_t end = need < self->cfg.dim ? need : self->cfg.dim;
+        const _Atomic float *w = model_weights (m);
+        for (size_t j = self->hi; j < end; j++)
+            for (unsigned c = 0; c < classes; c++)
+                self->dsnap[c * stride + j] = atomic_load_explicit (&w[j * lanes + c], memory_order_relaxed);
+        self->hi = need;
+    }
+    float *x = self->x, *score = self->score;
+    for (unsigned c = 0; c < classes; c++)
+        score[c] = self->bsnap[c] + model__kernel_dot (self->dsnap + c * stride, x, need);
+    unsigned argmax;
+    double loss = model__kernel_softmax (score, classes, label, &argmax);
+    s_learned (self, label, loss, argmax);
+    for (unsigned c = 0; c < classes; c++)
+        model__kernel_axpy (self->dgrad + c * stride, score[c], x, need);
+    if (++self->pending == self->cfg.minibatch)
+        s_apply (self);
+}
+
+//  Scale N values into DST as floats; false when one is not finite
+#define S_CONVERT(name, type)                                                                                \
+    static bool name (float *restrict dst, const type *restrict src, size_t n, float scale)                  \
+    {                                                                                                        \
+        bool ok = true;                                                                                      \
+        for (size_t j = 0; j < n; j++) {                                                                     \
+            float v = (float) src[j] * scale;                                                                \
+            ok &= fabsf (v) <= FLT_MAX;                                                                      \
+            dst[j] = v;                                                                                      \
+        }                                                                                                    \
+        return ok;                                                                                           \
+    }
+S_CONVERT (s_convert_u8, uint8_t)
+S_CONVERT (s_convert_f32, float)
+S_CONVERT (s_convert_f64, double)
+
+#define S_ADD_DENSE(name, type, convert)                                                                     \
+    int name (model_worker *self, model_blob *m, unsigned label, const type *x, size_t n, float scale)       \
+    {                                                                                                        \
+        assert (self && (x || n == 0));                                                                      \
+        s_check_model (self, m);                                                                             \
+        if (label >= self->cfg.classes)                                                                      \
+            return MODEL_ELABEL;                                                                             \
+        if (n > self->cfg.dim)                                                                               \
+            return MODEL_EDIM;                                                                               \
+        if (s_dense_buffers (self))                                                                          \
+            return MODEL_ENOMEM;                                                                             \
+        if (!convert (self->x, x, n, scale) || !(fabsf (scale) <= FLT_MAX))                                  \
+            return MODEL_EVALUE;                                                                             \
+        size_t need = (n + MODEL__BLOCK - 1) / MODEL__BLOCK * MODEL__BLOCK;                                  \
+        memset (self->x + n, 0, (need - n) * sizeof (float));                                                \
+        s_learn_dense (self, m, label, n);                                                                   \
+        return 0;                                                                                            \
+    }
+S_ADD_DENSE (model_worker_add_dense_u8, uint8_t, s_convert_u8)
+S_ADD_DENSE (model_worker_add_dense_f32, float, s_convert_f32)
+S_ADD_DENSE (model_worker_add_dense_f64, double, s_convert_f64)
+
+//  ---------------------------------------------------------------------
+//  Sparse examples
+
+//  Room for an example of N features, and for N more touched rows.
+//  Called before anything changes, so that a failure leaves the
+//  mini-batch as it was
+static int s_sparse_buffers (model_worker *self, size_t n)
+{
+    if (!self->slot && !(self->slot = calloc (self->cfg.dim, sizeof *self->slot)))
+        return MODEL_ENOMEM;
+    if (n > self->cap_example) {
+        size_t cap = n < 1024 ? 1024 : n;
+        uint32_t *eslot = malloc (cap * sizeof *eslot);
+        float *evalue = malloc (cap * sizeof *evalue);
+        if (!eslot || !evalue) {
+            free (eslot);
+            free (evalue);
+            return MODEL_ENOMEM;
+        }
+        free (self->eslot);
+        free (self->evalue);
+        self->eslot = eslot;
+        self->evalue = evalue;
+        self->cap_example = cap;
+    }
+    size_t touched = self->touched;  //  0 unless a sparse mini-batch is pending
+    size_t want = touched + n < self->cfg.dim ? touched + n : self->cfg.dim;
+    if (want <= self->cap_touched)
+        return 0;
+    size_t cap = self->cap_touched ? self->cap_touched : 256;
+    while (cap < want)
+        cap *= 2;
+    if (cap > self->cfg.dim)
+        cap = self->cfg.dim;
+    size_t lanes = self->lanes;
+    uint32_t *rows = malloc (cap * sizeof *rows);
+    float *ssnap = s_alloc_floats (cap * lanes), *sgrad = s_alloc_floats (cap * lanes);
+    if (!rows || !ssnap || !sgrad) {
+        free (rows);
+        free (ssnap);
+        free (sgrad);
+        return MODEL_ENOMEM;
+    }
+    if (touched) {
+        memcpy (rows, self->rows, touched * sizeof *rows);
+        memcpy (ssnap, self->ssnap, touched * lanes * sizeof *ssnap);
+        memcpy (sgrad, self->sgrad, touched * lanes * sizeof *sgrad);
+    }
+    memset (sgrad + touched * lanes, 0, (cap - touched) * lanes * sizeof *sgrad);
+    free (self->rows);
+    free (self->ssnap);
+    free (self->sgrad);
+    self->rows = rows;
+    self->ssnap = ssnap;
+    self->sgrad = sgrad;
+    self->cap_touched = cap;
+    return 0;
+}
+
+//  The slot of ROW in the mini-batch; a row touched for the first time is
+//  copied from the shared model
+static inline uint32_t s_slot (model_worker *self, uint32_t row)
+{
+    uint32_t s = self->slot[row];
+    if (s)
+        return s - 1;
+    s = (uint32_t) self->touched++;
+    self->rows[s] = row;
+    self->slot[row] = s + 1;
+    unsigned classes = self->cfg.classes, lanes = self->lanes;
+    const _Atomic float *from = model_weights (self->m) + (size_t) row * lanes;
+    float *to = self->ssnap + (size_t) s * lanes;
+    for (unsigned c = 0; c < classes; c++)
+        to[c] = atomic_load_explicit (&from[c], memory_order_relaxed);
+    for (unsigned c = classes; c < lanes; c++)
+        to[c] = 0;
+    return s;
+}
+
+int model_worker_add_sparse (model_worker *self, model_blob *m, unsigned label, const uint64_t *index,
+                             const float *value, size_t n, float scale)
+{
+    assert (self && ((index && value) || n == 0));
+    s_check_model (self, m);
+    if (label >= self->cfg.classes)
+        return MODEL_ELABEL;
+    if (!(fabsf (scale) <= FLT_MAX))
+        return MODEL_EVALUE;
+    if (s_sparse_buffers (self, n))
+        return MODEL_ENOMEM;
+    size_t got = 0;
+    for (size_t k = 0; k < n; k++) {
+        float v = value[k] * scale;
+        if (!(fabsf (v) <= FLT_MAX))
+            return MODEL_EVALUE;
+        //  A zero contributes nothing: its row is neither read nor written
+        if (v != 0) {
+            self->eslot[got] = (uint32_t) model_column (m, index[k]);
+            self->evalue[got++] = v;
+        }
+    }
+
+    s_begin (self, m, S_SPARSE);
+    unsigned lanes = self->lanes;
+    for (size_t k = 0; k < got; k++)
+        self->eslot[k] = s_slot (self, self->eslot[k]);
+    float *score = self->score;
+    memcpy (score, self->bsnap, lanes * sizeof *score);
+    model__kernel_sparse_scores (score, self->ssnap, self->eslot, self->evalue, got, lanes);
+    unsigned argmax;
+    double loss = model__kernel_softmax (score, self->cfg.classes, label, &argmax);
+    s_learned (self, label, loss, argmax);
+    //  Lanes past the classes are 0 in score: the padding stays 0
+    for (size_t k = 0; k < got; k++)
+        model__kernel_axpy_row (self->sgrad + (size_t) self->eslot[k] * lanes, self->evalue[k], score, lanes);
+    if (++self->pending == self->cfg.minibatch)
+        s_apply (self);
+    return 0;
+}

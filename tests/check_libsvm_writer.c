@@ -1,0 +1,278 @@
+/*  tests/check_libsvm_writer.c - the libsvm writer, driven directly: the
+    three forms of features and scale=, every record it cannot write and
+    its message, and a resumed writer cutting back to what was committed.
+    The round trip through the reader is in tests/check_libsvm.c.  */
+#include <math.h>
+
+#include "tests/libsvmutil.h"
+
+START_TEST (test_writer_forms)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200];
+    snprintf (path, sizeof path, "%s/out.txt", dir);
+    weir__err err;
+    weir__err_init (&err);
+    int rc;
+    void *w = libsvmutil_writer_open (path, NULL, 1, NULL, &err, &rc);
+    ck_assert_int_eq (rc, 0);
+    weir__batch b;
+    weir__batch_init (&b, 64);
+    msgpack_packer *pk = &b.pk;
+    //  A bin: dense bytes, zeros skipped
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_int (pk, 1);
+    msgpack_pack_bin_with_body (pk, "\x00\x05\x00\xff", 4);
+    //  An array of numbers: dense, zeros skipped
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_int (pk, -1);
+    msgpack_pack_array (pk, 6);
+    msgpack_pack_int (pk, 0);
+    msgpack_pack_double (pk, 0.5);
+    msgpack_pack_double (pk, -0.0);
+    msgpack_pack_int (pk, 2);
+    msgpack_pack_double (pk, -1.25);
+    msgpack_pack_float (pk, 0.1f);
+    //  A map, unsorted: written in index order, an explicit zero kept
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_double (pk, 2.5);
+    msgpack_pack_map (pk, 4);
+    msgpack_pack_int (pk, 10);
+    msgpack_pack_double (pk, 0);
+    msgpack_pack_int (pk, 3);
+    msgpack_pack_double (pk, 0.1 + 0.2);
+    msgpack_pack_int (pk, 1);
+    msgpack_pack_int (pk, -7);
+    msgpack_pack_uint64 (pk, 9223372036854775807ull);
+    msgpack_pack_double (pk, 1.0 / 3);
+    //  No features at all, in each form
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_int (pk, 0);
+    msgpack_pack_map (pk, 0);
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_float (pk, 0.1f);
+    msgpack_pack_array (pk, 0);
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_uint64 (pk, 18446744073709551615ull);
+    msgpack_pack_bin (pk, 0);
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_int64 (pk, INT64_MIN);
+    msgpack_pack_array (pk, 1);
+    msgpack_pack_double (pk, 1e-5);
+    b.count = 7;
+    ck_assert_int_eq (libsvmutil_write (w, &b, &err), 0);
+    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+    size_t len;
+    char *got = testutil_read (path, &len);
+    ck_assert_str_eq (got, "1 2:5 4:255\n"
+                           "-1 2:0.5 4:2 5:-1.25 6:0.1\n"
+                           "2.5 1:-7 3:0.30000000000000004 10:0 9223372036854775807:0.3333333333333333\n"
+                           "0\n"
+                           "0.1\n"
+                           "18446744073709551615\n"
+                           "-9223372036854775808 1:1e-05\n");
+    free (got);
+
+    //  scale= for bins: a fraction gives each byte / 255 correctly rounded
+    w = libsvmutil_writer_open (path, "1/255", 1, NULL, &err, &rc);
+    ck_assert_int_eq (rc, 0);
+    weir__batch_clear (&b);
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_int (pk, 3);
+    msgpack_pack_bin_with_body (pk, "\x00\x01\x80\xff", 4);
+    b.count = 1;
+    ck_assert_int_eq (libsvmutil_write (w, &b, &err), 0);
+    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+    got = testutil_read (path, &len);
+    ck_assert_str_eq (got, "3 2:0.00392156862745098 3:0.5019607843137255 4:1\n");
+    free (got);
+    w = libsvmutil_writer_open (path, "0.5", 1, NULL, &err, &rc);
+    ck_assert_int_eq (rc, 0);
+    ck_assert_int_eq (libsvmutil_write (w, &b, &err), 0);
+    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+    got = testutil_read (path, &len);
+    ck_assert_str_eq (got, "3 2:0.5 3:64 4:127.5\n");
+    free (got);
+    const char *bad_scales[] = {"0", "x", "1/0", "1/", "/2", "1e999", "nan"};
+    for (size_t i = 0; i < sizeof bad_scales / sizeof bad_scales[0]; i++) {
+        libsvmutil_writer_open (path, bad_scales[i], 1, NULL, &err, &rc);
+        ck_assert_int_eq (rc, WEIR_EPROPERTY);
+        ck_assert_msg (strstr (err.msg, "libsvm: property 'scale'"), "%s", err.msg);
+    }
+    libsvmutil_writer_open (NULL, NULL, 1, NULL, &err, &rc);
+    ck_assert_int_eq (rc, WEIR_EPROPERTY);
+    ck_assert_str_eq (err.msg, "libsvm: property 'path' is required");
+    weir__batch_release (&b);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+//  Every record the writer cannot write: the message names the writer,
+//  the file, the record in its batch and what is wrong; the good records
+//  before it are written, and no half line.
+START_TEST (test_writer_errors)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200];
+    snprintf (path, sizeof path, "%s/out.txt", dir);
+    const char *messages[] = {
+        "record 2 of a batch of 2 (\"text\"): a record must be [label, features], not a string",
+        "record 2 of a batch of 2 ([1]): a record must be [label, features], not an array of 1",
+        "record 2 of a batch of 2 ([1,[],3]): a record must be [label, features], not an array of 3",
+        "record 2 of a batch of 2 ([\"a\",[]]): the label is a string, not a finite number",
+        "record 2 of a batch of 2 ([null,[]]): the label is a float, not a finite number",
+        "record 2 of a batch of 2 ([true,[]]): the label is a boolean, not a finite number",
+        "record 2 of a batch of 2 ([1,\"x\"]): the features are a string, not a bin, an array or a map",
+        "record 2 of a batch of 2 ([1,null]): the features are nil, not a bin, an array or a map",
+        "record 2 of a batch of 2 ([1,[1,\"x\"]]): element 2 of the features is a string, not a finite "
+        "number",
+        "record 2 of a batch of 2 ([1,[null]]): element 1 of the features is a float, not a finite number",
+        "record 2 of a batch of 2 ([1,{\"0\":1}]): the key 0 of the features is not an index",
+        "record 2 of a batch of 2 ([1,{\"-2\":1}]): the key -2 of the features is not an index",
+        "record 2 of a batch of 2 ([1,{\"a\":1}]): the key \"a\" of the features is not an index",
+        "record 2 of a batch of 2 ([1,{\"1.5\":1}]): the key 1.5 of the features is not an index",
+        "record 2 of a batch of 2 ([1,{\"9223372036854775808\":1}]): the key 9223372036854775808 of the",
+        "record 2 of a batch of 2 ([1,{\"2\":1,\"1\":2,\"2\":3}]): index 2 appears twice in the features",
+        "record 2 of a batch of 2 ([1,{\"1\":\"x\"}]): the value of index 1 is a string, not a finite number",
+        "record 2 of a batch of 2 ([1,{\"1\":null}]): the value of index 1 is a float, not a finite number",
+    };
+    for (size_t k = 0; k < sizeof messages / sizeof messages[0]; k++) {
+        weir__err err;
+        weir__err_init (&err);
+        int rc;
+        void *w = libsvmutil_writer_open (path, NULL, 1, NULL, &err, &rc);
+        ck_assert_int_eq (rc, 0);
+        weir__batch b;
+        weir__batch_init (&b, 64);
+        msgpack_packer *pk = &b.pk;
+        msgpack_pack_array (pk, 2);
+        msgpack_pack_int (pk, 1);
+        msgpack_pack_array (pk, 1);
+        msgpack_pack_int (pk, 1);
+        switch (k) {
+        case 0: msgpack_pack_str_with_body (pk, "text", 4); break;
+        case 1:
+            msgpack_pack_array (pk, 1);
+            msgpack_pack_int (pk, 1);
+            break;
+        case 2:
+            msgpack_pack_array (pk, 3);
+            msgpack_pack_int (pk, 1);
+            msgpack_pack_array (pk, 0);
+            msgpack_pack_int (pk, 3);
+            break;
+        default:
+            msgpack_pack_array (pk, 2);
+            if (k == 3)
+                msgpack_pack_str_with_body (pk, "a", 1);
+            else if (k == 4)
+                msgpack_pack_double (pk, NAN);
+            else if (k == 5)
+                msgpack_pack_true (pk);
+            else
+                msgpack_pack_int (pk, 1);
+            if (k <= 5)
+                msgpack_pack_array (pk, 0);
+            else if (k == 6)
+                msgpack_pack_str_with_body (pk, "x", 1);
+            else if (k == 7)
+                msgpack_pack_nil (pk);
+            else if (k == 8) {
+                msgpack_pack_array (pk, 2);
+                msgpack_pack_int (pk, 1);
+                msgpack_pack_str_with_body (pk, "x", 1);
+            }
+            else if (k == 9) {
+                msgpack_pack_array (pk, 1);
+                msgpack_pack_double (pk, INFINITY);
+            }
+            else if (k == 15) {
+                msgpack_pack_map (pk, 3);
+                msgpack_pack_int (pk, 2);
+                msgpack_pack_int (pk, 1);
+                msgpack_pack_int (pk, 1);
+                msgpack_pack_int (pk, 2);
+                msgpack_pack_int (pk, 2);
+                msgpack_pack_int (pk, 3);
+            }
+            else {
+                msgpack_pack_map (pk, 1);
+                switch (k) {
+                case 10: msgpack_pack_int (pk, 0); break;
+                case 11: msgpack_pack_int (pk, -2); break;
+                case 12: msgpack_pack_str_with_body (pk, "a", 1); break;
+                case 13: msgpack_pack_double (pk, 1.5); break;
+                case 14: msgpack_pack_uint64 (pk, 9223372036854775808ull); break;
+                default: msgpack_pack_int (pk, 1);
+                }
+                if (k == 16)
+                    msgpack_pack_str_with_body (pk, "x", 1);
+                else if (k == 17)
+                    msgpack_pack_double (pk, NAN);
+                else
+                    msgpack_pack_int (pk, 1);
+            }
+        }
+        b.count = 2;
+        ck_assert_int_eq (libsvmutil_write (w, &b, &err), WEIR_ECORRUPT);
+        char want[4400];
+        snprintf (want, sizeof want, "libsvm: '%s': %s", path, messages[k]);
+        ck_assert_msg (strncmp (err.msg, want, strlen (want)) == 0, "case %zu: '%s', wanted '%s'", k, err.msg,
+                       want);
+        ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+        size_t len;
+        char *got = testutil_read (path, &len);
+        ck_assert_str_eq (got, "1 1:1\n");
+        free (got);
+        weir__batch_release (&b);
+    }
+    testutil_rmdir (dir);
+}
+END_TEST
+
+START_TEST (test_writer_resume_truncates)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200];
+    snprintf (path, sizeof path, "%s/out.txt", dir);
+    weir__err err;
+    weir__err_init (&err);
+    int rc;
+    void *w = libsvmutil_writer_open (path, NULL, 1, NULL, &err, &rc);
+    ck_assert_int_eq (rc, 0);
+    weir__batch b;
+    weir__batch_init (&b, 64);
+    msgpack_pack_array (&b.pk, 2);
+    msgpack_pack_int (&b.pk, 1);
+    msgpack_pack_bin_with_body (&b.pk, "\x02", 1);
+    b.count = 1;
+    ck_assert_int_eq (libsvmutil_write (w, &b, &err), 0);
+    ck_assert_int_eq (weir__writer_libsvm.flush (w, 0, &err), 0);
+    char committed[WEIR__WRITER_STATE_MAX];
+    ck_assert_int_eq (weir__writer_libsvm.commit (w, committed, &err), 0);
+    ck_assert_str_eq (committed, "6");
+    ck_assert_int_eq (libsvmutil_write (w, &b, &err), 0);
+    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+    w = libsvmutil_writer_open (path, NULL, 2, committed, &err, &rc);
+    ck_assert_int_eq (rc, 0);
+    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+    size_t len;
+    char *got = testutil_read (path, &len);
+    ck_assert_str_eq (got, "1 1:2\n");
+    free (got);
+    weir__batch_release (&b);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+Suite *check_suite (void)
+{
+    Suite *s = suite_create ("libsvm_writer");
+    TCase *tc = tcase_create ("core");
+    tcase_set_timeout (tc, 60);
+    tcase_add_test (tc, test_writer_forms);
+    tcase_add_test (tc, test_writer_errors);
+    tcase_add_test (tc, test_writer_resume_truncates);
+    suite_add_tcase (s, tc);
+    return s;
+}
