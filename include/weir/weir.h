@@ -184,92 +184,12 @@ WEIR_EXPORT int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int6
 typedef void (weir_log_fn) (weir_pipe *pipe, void *arg, int level, const char *message);
 WEIR_EXPORT void weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg);
 
-/*  The pauses of the pipe at epoch ends (from the last thread reaching
-    the barrier to the release into the next epoch: writer syncs and the
-    checkpoint, or with --async-checkpoint its staging copy): how many,
-    their total and the longest, in seconds.  */
-WEIR_EXPORT void weir_pipe_pauses (const weir_pipe *self, uint64_t *count, double *total, double *longest);
-
-/*  The last epoch completed (and checkpointed, when checkpointing).  */
-WEIR_EXPORT uint64_t weir_pipe_epoch (const weir_pipe *self);
+/*  After weir_pipe_stop, allow the pipe SECONDS to drain and write its
+    checkpoint; past that it is aborted (0: wait as long as it takes).  */
+WEIR_EXPORT void weir_pipe_set_stop_timeout (weir_pipe *self, double seconds);
 
 /*  ---------------------------------------------------------------------
-    Reading checkpoints: list them, inspect one, take its blobs.  */
-
-typedef struct weir_checkpoint weir_checkpoint;
-
-/*  The epochs in DIR, ascending (caller frees *EPOCHS), and the latest
-    (the newest complete one).  0, or a WEIR_E* code with *ERROR (the
-    caller's to free).  */
-WEIR_EXPORT int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, char **error);
-
-/*  Load checkpoint EPOCH of DIR (-1: the latest), verified whole, into
-    *OUT.  WEIR_ECORRUPT with *ERROR when it is missing, incomplete or
-    corrupt.  */
-WEIR_EXPORT int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkpoint **out, char **error);
-WEIR_EXPORT void weir_checkpoint_destroy (weir_checkpoint **self_p);
-WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
-
-/*  The sections of a checkpoint.  Items come in name order.  */
-typedef enum weir_checkpoint_section {
-    WEIR_CHECKPOINT_META = 'm',    /*  metadata, decimal or text values named WEIR_META_*  */
-    WEIR_CHECKPOINT_OFFSETS = 'o', /*  where reading goes on, per shard of the input  */
-    WEIR_CHECKPOINT_WRITERS = 'w', /*  each writer's committed state ("INDEX:ELEMENT"), and each
-                                      dead letter's ("INDEX:ELEMENT:dead-letter")  */
-    WEIR_CHECKPOINT_BLOBS = 'b',   /*  the workspace blobs, raw bytes  */
-    WEIR_CHECKPOINT_FILES = 'f'    /*  follow=1: which file each path's offset is in ("PATH":
-                                      "DEVICE INODE FINGERPRINT_BYTES FINGERPRINT GONE")  */
-} weir_checkpoint_section;
-
-/*  Metadata items.  Record counts are per stage: the name is followed by
-    the stage's index, as in "records_out:0" for the records read.  */
-#define WEIR_META_EPOCH "epoch"               /*  the epoch this checkpoint ends  */
-#define WEIR_META_FINISHED "finished"         /*  1 when the job had read all its input  */
-#define WEIR_META_PASS "pass"                 /*  the pass over the input the next epoch is in  */
-#define WEIR_META_TIME "time"                 /*  seconds since 1970 when it was taken  */
-#define WEIR_META_WALL_SECONDS "wall_seconds" /*  the job's wall time, over all its runs  */
-#define WEIR_META_DESCRIPTION "description"   /*  the pipe's description  */
-#define WEIR_META_SHAPE "shape"               /*  the description without threads, capacity, batch  */
-#define WEIR_META_VERSION "version"           /*  the weir that wrote it  */
-#define WEIR_META_RECORDS_IN "records_in:"
-#define WEIR_META_RECORDS_OUT "records_out:"
-#define WEIR_META_REJECTED "rejected:"    /*  bad records skipped, per stage, over all runs  */
-#define WEIR_META_RANKS "ranks"           /*  the ranks of the run that wrote it (mpirun -n)  */
-#define WEIR_META_GENERATION "generation" /*  the runs of the job so far, counting the one that wrote it  */
-
-WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
-WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
-                                              size_t index, const void **data, size_t *size);
-WEIR_EXPORT const void *weir_checkpoint_get (const weir_checkpoint *self, weir_checkpoint_section section,
-                                             const char *name, size_t *size);
-
-/*  Warnings of the last run (properties no callback read, which are
-    likely typos): COUNT of them, and each by index.  */
-WEIR_EXPORT size_t weir_pipe_warning_count (const weir_pipe *self);
-WEIR_EXPORT const char *weir_pipe_warning (const weir_pipe *self, size_t index);
-
-/*  ---------------------------------------------------------------------
-    Plugins: processors in shared objects.
-
-    An element name that contains '/' or ends in ".so" is a plugin path; a
-    bare name that is no builtin is looked up as NAME.so in each folder of
-    $WEIR_PLUGIN_PATH (colon-separated), then in the installed plugin
-    folder.  The object must export weir_plugin_processor() (see
-    <weir/plugin.h>); its ABI is checked before anything else is called.  */
-typedef struct weir_plugin weir_plugin;
-
-/*  Load NAME (a path or a bare name) into *OUT.  WEIR_EPLUGIN, or
-    WEIR_EUNKNOWN when a bare NAME is found nowhere, with *ERROR.  */
-WEIR_EXPORT int weir_plugin_new (const char *name, weir_plugin **out, char **error);
-WEIR_EXPORT void weir_plugin_destroy (weir_plugin **self_p);
-
-/*  Its processor table, as this weir reads it: callbacks that the plugin's
-    (older) revision of the table lacks are NULL.  */
-WEIR_EXPORT const struct weir_processor *weir_plugin_table (const weir_plugin *self);
-WEIR_EXPORT const char *weir_plugin_path (const weir_plugin *self);
-
-/*  The folder searched after $WEIR_PLUGIN_PATH.  */
-WEIR_EXPORT const char *weir_plugin_dir (void);
+    Running the pipe.  */
 
 /*  Run the pipe to the end of its input.  A pipe runs once.  */
 WEIR_EXPORT int weir_pipe_run (weir_pipe *self);
@@ -284,9 +204,8 @@ WEIR_EXPORT void weir_pipe_stop (weir_pipe *self);
     Ctrl-C.  */
 WEIR_EXPORT void weir_pipe_abort (weir_pipe *self);
 
-/*  After weir_pipe_stop, allow the pipe SECONDS to drain and write its
-    checkpoint; past that it is aborted (0: wait as long as it takes).  */
-WEIR_EXPORT void weir_pipe_set_stop_timeout (weir_pipe *self, double seconds);
+/*  ---------------------------------------------------------------------
+    The pipe's errors and warnings.  */
 
 /*  The message of the first failure, "" if none.  */
 WEIR_EXPORT const char *weir_pipe_error (const weir_pipe *self);
@@ -294,6 +213,11 @@ WEIR_EXPORT const char *weir_pipe_error (const weir_pipe *self);
 /*  Byte offset into the last parsed description that the failure points
     at, or -1 when it does not point into a description.  */
 WEIR_EXPORT long weir_pipe_error_offset (const weir_pipe *self);
+
+/*  Warnings of the last run (properties no callback read, which are
+    likely typos): COUNT of them, and each by index.  */
+WEIR_EXPORT size_t weir_pipe_warning_count (const weir_pipe *self);
+WEIR_EXPORT const char *weir_pipe_warning (const weir_pipe *self, size_t index);
 
 /*  ---------------------------------------------------------------------
     Progress and statistics.  */
@@ -358,11 +282,23 @@ WEIR_EXPORT int weir_pipe_metric (const weir_pipe *self, size_t index, size_t *s
 /*  Wall time of the run so far (or of the whole run once it ended).  */
 WEIR_EXPORT double weir_pipe_wall_seconds (const weir_pipe *self);
 
+/*  The pauses of the pipe at epoch ends (from the last thread reaching
+    the barrier to the release into the next epoch: writer syncs and the
+    checkpoint, or with --async-checkpoint its staging copy): how many,
+    their total and the longest, in seconds.  */
+WEIR_EXPORT void weir_pipe_pauses (const weir_pipe *self, uint64_t *count, double *total, double *longest);
+
+/*  The last epoch completed (and checkpointed, when checkpointing).  */
+WEIR_EXPORT uint64_t weir_pipe_epoch (const weir_pipe *self);
+
 /*  Call FN (from the thread inside weir_pipe_run) every INTERVAL_MS while
     the pipe runs, and once more when it ends.  */
 typedef void (weir_progress_fn) (weir_pipe *pipe, void *arg, int final);
 WEIR_EXPORT void weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg,
                                          unsigned interval_ms);
+
+/*  ---------------------------------------------------------------------
+    Ranks.  */
 
 /*  Jobs of several ranks.  Started by mpirun (or srun) in a weir built
     with MPI, each process runs rank R of N: it reads the shards i with
@@ -380,6 +316,79 @@ WEIR_EXPORT int weir_pipe_rank (const weir_pipe *self, int *ranks);
     is aborted on every rank, rank 0 naming the ranks that did not come
     (stopped, hung, or cut off).  */
 WEIR_EXPORT void weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds);
+
+/*  ---------------------------------------------------------------------
+    Reading checkpoints: list them, inspect one, take its blobs.  */
+
+typedef struct weir_checkpoint weir_checkpoint;
+
+/*  The epochs in DIR, ascending (caller frees *EPOCHS), and the latest
+    (the newest complete one).  0, or a WEIR_E* code with *ERROR (the
+    caller's to free).  */
+WEIR_EXPORT int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, char **error);
+
+/*  Load checkpoint EPOCH of DIR (-1: the latest), verified whole, into
+    *OUT.  WEIR_ECORRUPT with *ERROR when it is missing, incomplete or
+    corrupt.  */
+WEIR_EXPORT int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkpoint **out, char **error);
+WEIR_EXPORT void weir_checkpoint_destroy (weir_checkpoint **self_p);
+WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
+
+/*  The sections of a checkpoint.  Items come in name order.  */
+typedef enum weir_checkpoint_section {
+    WEIR_CHECKPOINT_META = 'm',    /*  metadata, decimal or text values named WEIR_META_*  */
+    WEIR_CHECKPOINT_OFFSETS = 'o', /*  where reading goes on, per shard of the input  */
+    WEIR_CHECKPOINT_WRITERS = 'w', /*  each writer's committed state ("INDEX:ELEMENT"), and each
+                                      dead letter's ("INDEX:ELEMENT:dead-letter")  */
+    WEIR_CHECKPOINT_BLOBS = 'b',   /*  the workspace blobs, raw bytes  */
+    WEIR_CHECKPOINT_FILES = 'f'    /*  follow=1: which file each path's offset is in ("PATH":
+                                      "DEVICE INODE FINGERPRINT_BYTES FINGERPRINT GONE")  */
+} weir_checkpoint_section;
+
+/*  Metadata items.  Record counts are per stage: the name is followed by
+    the stage's index, as in "records_out:0" for the records read.  */
+#define WEIR_META_EPOCH "epoch"               /*  the epoch this checkpoint ends  */
+#define WEIR_META_FINISHED "finished"         /*  1 when the job had read all its input  */
+#define WEIR_META_PASS "pass"                 /*  the pass over the input the next epoch is in  */
+#define WEIR_META_TIME "time"                 /*  seconds since 1970 when it was taken  */
+#define WEIR_META_WALL_SECONDS "wall_seconds" /*  the job's wall time, over all its runs  */
+#define WEIR_META_DESCRIPTION "description"   /*  the pipe's description  */
+#define WEIR_META_SHAPE "shape"               /*  the description without threads, capacity, batch  */
+#define WEIR_META_VERSION "version"           /*  the weir that wrote it  */
+#define WEIR_META_RECORDS_IN "records_in:"
+#define WEIR_META_RECORDS_OUT "records_out:"
+#define WEIR_META_REJECTED "rejected:"    /*  bad records skipped, per stage, over all runs  */
+#define WEIR_META_RANKS "ranks"           /*  the ranks of the run that wrote it (mpirun -n)  */
+#define WEIR_META_GENERATION "generation" /*  the runs of the job so far, counting the one that wrote it  */
+
+WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
+WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
+                                              size_t index, const void **data, size_t *size);
+WEIR_EXPORT const void *weir_checkpoint_get (const weir_checkpoint *self, weir_checkpoint_section section,
+                                             const char *name, size_t *size);
+
+/*  ---------------------------------------------------------------------
+    Plugins: processors in shared objects.
+
+    An element name that contains '/' or ends in ".so" is a plugin path; a
+    bare name that is no builtin is looked up as NAME.so in each folder of
+    $WEIR_PLUGIN_PATH (colon-separated), then in the installed plugin
+    folder.  The object must export weir_plugin_processor() (see
+    <weir/plugin.h>); its ABI is checked before anything else is called.  */
+typedef struct weir_plugin weir_plugin;
+
+/*  Load NAME (a path or a bare name) into *OUT.  WEIR_EPLUGIN, or
+    WEIR_EUNKNOWN when a bare NAME is found nowhere, with *ERROR.  */
+WEIR_EXPORT int weir_plugin_new (const char *name, weir_plugin **out, char **error);
+WEIR_EXPORT void weir_plugin_destroy (weir_plugin **self_p);
+
+/*  Its processor table, as this weir reads it: callbacks that the plugin's
+    (older) revision of the table lacks are NULL.  */
+WEIR_EXPORT const struct weir_processor *weir_plugin_table (const weir_plugin *self);
+WEIR_EXPORT const char *weir_plugin_path (const weir_plugin *self);
+
+/*  The folder searched after $WEIR_PLUGIN_PATH.  */
+WEIR_EXPORT const char *weir_plugin_dir (void);
 
 #ifdef __cplusplus
 }
