@@ -46,7 +46,7 @@ static int s_plugin (int argc, char **argv)
     weir_plugin *plugin;
     if (weir_plugin_new (name, &plugin, &error)) {
         cmd_error ("plugin", "%s", error ? error : "out of memory");
-        free (error);
+        weir_free (error);
         return CMD_EXIT_FAILURE;
     }
     const weir_processor *table = weir_plugin_table (plugin);

@@ -27,7 +27,7 @@ static void s_refused (const char *name, int code, const char *want)
     ck_assert_ptr_null (plugin);
     ck_assert_ptr_nonnull (error);
     ck_assert_msg (strstr (error, want), "'%s' not in: %s", want, error);
-    free (error);
+    weir_free (error);
 }
 
 START_TEST (test_load_by_path)

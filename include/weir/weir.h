@@ -15,13 +15,16 @@
     - a function that can fail returns 0 or a negative WEIR_E* code.  The
       human message (element, file, byte offset) is weir_pipe_error () for
       a function of a pipe; a function without a pipe takes a last
-      argument char **error that receives it (the caller's to free; pass
-      NULL to ignore it);
+      argument char **error that receives it (the caller's to free with
+      weir_free; pass NULL to ignore it);
     - _new / _destroy (&p) pairs: destroy nulls the caller's pointer and
       does nothing on NULL.  weir_pipe_new only fails for lack of memory
       and returns NULL then; a _new that can fail for other reasons
       returns a code and the object through its out argument;
     - const char * results are borrowed, char * results are the caller's;
+      whatever the library allocates for the caller (messages, arrays) is
+      freed with weir_free, not free: the library and the program may not
+      share an allocator;
     - this header grows only by appending: codes and constants never change
       meaning, structs the library fills carry their size.
 
@@ -322,14 +325,14 @@ WEIR_EXPORT void weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds);
 
 typedef struct weir_checkpoint weir_checkpoint;
 
-/*  The epochs in DIR, ascending (caller frees *EPOCHS), and the latest
-    (the newest complete one).  0, or a WEIR_E* code with *ERROR (the
-    caller's to free).  */
+/*  The epochs in DIR, ascending (the caller frees *EPOCHS with
+    weir_free), and the latest (the newest complete one).  0, or a WEIR_E*
+    code with *ERROR (the caller's to free with weir_free).  */
 WEIR_EXPORT int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, char **error);
 
 /*  Load checkpoint EPOCH of DIR (-1: the latest), verified whole, into
-    *OUT.  WEIR_ECORRUPT with *ERROR when it is missing, incomplete or
-    corrupt.  */
+    *OUT.  WEIR_ECORRUPT with *ERROR (the caller's to free with weir_free)
+    when it is missing, incomplete or corrupt.  */
 WEIR_EXPORT int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkpoint **out, char **error);
 WEIR_EXPORT void weir_checkpoint_destroy (weir_checkpoint **self_p);
 WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
@@ -378,7 +381,8 @@ WEIR_EXPORT const void *weir_checkpoint_get (const weir_checkpoint *self, weir_c
 typedef struct weir_plugin weir_plugin;
 
 /*  Load NAME (a path or a bare name) into *OUT.  WEIR_EPLUGIN, or
-    WEIR_EUNKNOWN when a bare NAME is found nowhere, with *ERROR.  */
+    WEIR_EUNKNOWN when a bare NAME is found nowhere, with *ERROR (the
+    caller's to free with weir_free).  */
 WEIR_EXPORT int weir_plugin_new (const char *name, weir_plugin **out, char **error);
 WEIR_EXPORT void weir_plugin_destroy (weir_plugin **self_p);
 
@@ -389,6 +393,16 @@ WEIR_EXPORT const char *weir_plugin_path (const weir_plugin *self);
 
 /*  The folder searched after $WEIR_PLUGIN_PATH.  */
 WEIR_EXPORT const char *weir_plugin_dir (void);
+
+/*  ---------------------------------------------------------------------
+    Memory.  */
+
+/*  Free P, which the library allocated for the caller: a message of a
+    char **error argument, the epochs of weir_checkpoint_list.  free ()
+    would do only where the library and the program share one allocator,
+    which a library linked with its own C runtime, or a program that
+    replaces malloc, does not.  NULL does nothing.  */
+WEIR_EXPORT void weir_free (void *p);
 
 #ifdef __cplusplus
 }
