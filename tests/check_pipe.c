@@ -13,6 +13,7 @@ typedef struct {
     atomic_uint_fast64_t processed, sum;
     atomic_int bad_tstate;     //  a callback got the wrong thread state
     int fail_in;               //  which callback fails (see s_fail_*)
+    int silent;                //  what a silent failure returns (0: -1)
     int stop_after;            //  weir_stop after this many records (0: never)
     int fanout;                //  records emitted per input
     atomic_uint threads_seen;  //  weir_thread_count
@@ -83,7 +84,7 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
     if (p->fail_in == S_FAIL_PROCESS && n == 1000)
         return weir_fail (st, "record %llu is bad", (unsigned long long) rec->via.u64);
     if (p->fail_in == S_FAIL_SILENT && n == 10)
-        return -1;
+        return p->silent ? p->silent : -1;
     if (p->stop_after && (int) n == p->stop_after)
         weir_stop (st);
     for (int i = 0; i < p->fanout; i++)
@@ -187,11 +188,13 @@ START_TEST (test_callbacks_four_threads)
 }
 END_TEST
 
-static void s_check_failure (int where, const char *threads, const char *message)
+//  The job fails in callback WHERE, a silent failure returning SILENT
+static void s_check_silent (int where, int silent, const char *threads, const char *message)
 {
     s_probe p;
     memset (&p, 0, sizeof p);
     p.fail_in = where;
+    p.silent = silent;
     p.fanout = 1;
     weir_pipe *pipe;
     ck_assert_int_eq (s_run (&p, "1M", threads, &pipe), WEIR_EPROCESSOR);
@@ -205,6 +208,11 @@ static void s_check_failure (int where, const char *threads, const char *message
     weir_pipe_destroy (&pipe);
 }
 
+static void s_check_failure (int where, const char *threads, const char *message)
+{
+    s_check_silent (where, 0, threads, message);
+}
+
 START_TEST (test_callback_errors_stop_the_job)
 {
     s_check_failure (S_FAIL_OPEN, "2", "cannot open: on purpose");
@@ -214,6 +222,11 @@ START_TEST (test_callback_errors_stop_the_job)
     s_check_failure (S_FAIL_PROCESS, "3", "is bad");
     s_check_failure (S_FAIL_EPOCH_END, "2", "epoch 1 cannot end");
     s_check_failure (S_FAIL_SILENT, "2", "process returned an error without a message");
+    //  Any value but 0 is a failure: -1 as the first plugin.h asked, a
+    //  code passed on, WEIR_REJECTED without weir_reject, anything else
+    s_check_silent (S_FAIL_SILENT, WEIR_EIO, "2", "process returned an error without a message");
+    s_check_silent (S_FAIL_SILENT, WEIR_REJECTED, "2", "process returned an error without a message");
+    s_check_silent (S_FAIL_SILENT, 7, "2", "process returned an error without a message");
 }
 END_TEST
 
@@ -254,13 +267,16 @@ START_TEST (test_fanout_and_filter)
 }
 END_TEST
 
+//  What weir_emit_packed returned last
+static atomic_int s_packed;
+
 static int s_pack_bad (weir_stage *st, void *tstate, const msgpack_object *rec)
 {
     //  Declares two elements, packs one: must be refused, not passed on
     msgpack_packer *pk = weir_packer (st);
     msgpack_pack_array (pk, 2);
     msgpack_pack_int (pk, 1);
-    return weir_emit_packed (st);
+    return s_packed = weir_emit_packed (st);
 }
 
 static int s_pack_two (weir_stage *st, void *tstate, const msgpack_object *rec)
@@ -268,13 +284,13 @@ static int s_pack_two (weir_stage *st, void *tstate, const msgpack_object *rec)
     msgpack_packer *pk = weir_packer (st);
     msgpack_pack_int (pk, 1);
     msgpack_pack_int (pk, 2);
-    return weir_emit_packed (st);
+    return s_packed = weir_emit_packed (st);
 }
 
 static int s_pack_none (weir_stage *st, void *tstate, const msgpack_object *rec)
 {
     weir_packer (st);
-    return weir_emit_packed (st);
+    return s_packed = weir_emit_packed (st);
 }
 
 static void s_check_packer (int (*process) (weir_stage *, void *, const msgpack_object *),
@@ -285,7 +301,9 @@ static void s_check_packer (int (*process) (weir_stage *, void *, const msgpack_
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, NULL, NULL), 0);
     ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    s_packed = 0;
     ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROCESSOR);
+    ck_assert_int_eq (s_packed, WEIR_EPROCESSOR);
     ck_assert_msg (strstr (weir_pipe_error (pipe), message), "'%s' lacks '%s'", weir_pipe_error (pipe),
                    message);
     weir_pipe_destroy (&pipe);
@@ -296,6 +314,75 @@ START_TEST (test_emit_packed_checks_the_record)
     s_check_packer (s_pack_bad, "packer: weir_emit_packed: the packer holds truncated record");
     s_check_packer (s_pack_two, "more than one object");
     s_check_packer (s_pack_none, "no object");
+}
+END_TEST
+
+//  What the functions of <weir/plugin.h> returned, each a WEIR_E* code
+typedef struct {
+    int none, outside, misaligned, type, fail, emit;
+} s_codes;
+
+static int s_codes_open (weir_stage *st, void **state)
+{
+    s_codes *c = weir_user (st);
+    ck_assert_ptr_nonnull (weir_blob (st, "w", 64));
+    c->none = weir_blob_reduce (st, "none", 0, 1, WEIR_REDUCE_INT64, WEIR_REDUCE_SUM);
+    c->outside = weir_blob_reduce (st, "w", 0, 9, WEIR_REDUCE_INT64, WEIR_REDUCE_SUM);
+    c->misaligned = weir_blob_reduce (st, "w", 4, 1, WEIR_REDUCE_INT64, WEIR_REDUCE_SUM);
+    c->type = weir_blob_reduce (st, "w", 0, 1, (weir_reduce_type) 9, WEIR_REDUCE_SUM);
+    c->fail = weir_fail (st, "failed too");
+    //  -1, as the first plugin.h asked, is still a failure
+    return -1;
+}
+
+static int s_codes_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_codes *c = weir_user (st);
+    c->fail = weir_fail (st, "failed on purpose");
+    //  The job is failed: an emit soon finds its batch cannot go on
+    int rc = 0;
+    for (int i = 0; i < 1000000 && !rc; i++)
+        rc = weir_emit (st, rec);
+    c->emit = rc;
+    return rc;
+}
+
+START_TEST (test_plugin_functions_return_codes)
+{
+    weir_processor proc = {WEIR_PROCESSOR_INIT, .name = "codes", .open = s_codes_open,
+                           .process = s_codes_process};
+    const char *one[] = {"batch=1", NULL};
+    s_codes c;
+    memset (&c, 0, sizeof c);
+    weir_pipe *pipe = weir_pipe_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, &c, one), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROCESSOR);
+    //  The first failure is the job's, and says what it was
+    ck_assert_msg (
+        strstr (weir_pipe_error (pipe),
+                "codes: weir_blob_reduce: there is no blob 'none' (create it with weir_blob first)"),
+        "%s", weir_pipe_error (pipe));
+    ck_assert_int_eq (c.none, WEIR_EINVAL);
+    ck_assert_int_eq (c.outside, WEIR_EINVAL);
+    ck_assert_int_eq (c.misaligned, WEIR_EINVAL);
+    ck_assert_int_eq (c.type, WEIR_EINVAL);
+    ck_assert_int_eq (c.fail, WEIR_EPROCESSOR);
+    weir_pipe_destroy (&pipe);
+
+    //  weir_emit in a job that failed
+    proc.open = NULL;
+    memset (&c, 0, sizeof c);
+    pipe = weir_pipe_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, &c, one), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROCESSOR);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "codes: failed on purpose"), "%s", weir_pipe_error (pipe));
+    ck_assert_int_eq (c.fail, WEIR_EPROCESSOR);
+    ck_assert_int_eq (c.emit, WEIR_EABORTED);
+    weir_pipe_destroy (&pipe);
 }
 END_TEST
 
@@ -476,6 +563,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_stop_ends_cleanly);
     tcase_add_test (tc, test_fanout_and_filter);
     tcase_add_test (tc, test_emit_packed_checks_the_record);
+    tcase_add_test (tc, test_plugin_functions_return_codes);
     tcase_add_test (tc, test_processor_table_is_checked);
     tcase_add_test (tc, test_parse_errors_point_into_the_text);
     tcase_add_test (tc, test_small_queues_and_batches);

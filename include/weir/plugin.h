@@ -6,9 +6,15 @@
     stage only through the opaque weir_stage handle and the functions below.
 
     Conventions:
-    - callbacks that return int return 0 on success and -1 on error; use
-      weir_fail() to say what went wrong, the engine stops the job cleanly
-      and reports the message with the element's name;
+    - the functions below that can fail return 0 or a negative WEIR_E*
+      code, as every function of <weir/weir.h> does, so a callback can
+      pass their result on (return weir_emit (st, rec););
+    - callbacks that return int return 0 on success and anything else on
+      error (but WEIR_REJECTED, which process returns for a bad record):
+      the value of weir_fail(), a code passed on, or -1, which this header
+      once asked for and which stays accepted so that no plugin breaks.
+      Use weir_fail() to say what went wrong; the engine stops the job
+      cleanly and reports the message with the element's name;
     - strings returned as const char * are borrowed: valid while the stage
       runs, never freed by the caller;
     - a weir_stage handle belongs to one runtime thread: call these
@@ -50,8 +56,9 @@ typedef struct weir_stage weir_stage;
     thread_close; finally close once every thread has finished.
 
     A failed open gets no close, and a failed thread_open no thread_close:
-    release what the failing callback allocated before returning -1.  Once
-    open succeeded, close is called even if init or a thread failed.  */
+    release what the failing callback allocated before returning its error.
+    Once open succeeded, close is called even if init or a thread
+    failed.  */
 typedef struct weir_processor {
     int abi;     /*  WEIR_PLUGIN_ABI  */
     size_t size; /*  sizeof (weir_processor)  */
@@ -81,15 +88,17 @@ weir_plugin_processor (void);
 WEIR_EXPORT const char *weir_prop (weir_stage *st, const char *key, const char *fallback);
 
 /*  Pass a copy of REC downstream.  REC may point into the record being
-    processed.  Returns 0, or -1 when the job is being torn down (return
-    -1 from the callback then).  */
+    processed.  Returns 0, WEIR_ENOMEM when the record cannot be packed,
+    or WEIR_EABORTED when the job is being torn down or failed: return
+    the code from the callback then.  */
 WEIR_EXPORT int weir_emit (weir_stage *st, const msgpack_object *rec);
 
 /*  The efficient way to emit a record you build: pack exactly one msgpack
     object with the returned packer, then call weir_emit_packed().  The
     packer writes straight into the outgoing batch; no object tree is
     built.  weir_emit_packed() checks that exactly one well-formed object
-    was packed and fails otherwise.  */
+    was packed and fails the job otherwise (WEIR_EPROCESSOR); else it
+    returns as weir_emit() does.  */
 WEIR_EXPORT msgpack_packer *weir_packer (weir_stage *st);
 WEIR_EXPORT int weir_emit_packed (weir_stage *st);
 
@@ -107,8 +116,8 @@ WEIR_EXPORT void *weir_blob (weir_stage *st, const char *name, size_t size);
     a checkpoint kept).  weir_blob_store replaces blob NAME with a copy of
     SIZE bytes of DATA (creating it, or changing its size); call it from
     open, init or epoch_end, the checkpoint then holds exactly those bytes.
-    A pointer earlier returned for NAME is invalid afterwards.  0 or -1
-    (with the job's error set).  */
+    A pointer earlier returned for NAME is invalid afterwards.  0, or
+    WEIR_ENOMEM with the job's error set.  */
 WEIR_EXPORT const void *weir_blob_find (weir_stage *st, const char *name, size_t *size);
 WEIR_EXPORT int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t size);
 
@@ -127,9 +136,10 @@ WEIR_EXPORT int weir_blob_store (weir_stage *st, const char *name, const void *d
     rank's own, and the checkpoint keeps rank 0's.  Declare regions in open
     or init, alike on every rank, while the blob holds the same value
     everywhere (as init or a resume leaves it); several regions of one blob
-    may be declared.  In a job of one rank this changes nothing.  0 or -1
-    (with the job's error set): no such blob, a region outside it, or an
-    OFFSET that is not a multiple of the element's size.  */
+    may be declared.  In a job of one rank this changes nothing.  0, or
+    with the job's error set WEIR_EINVAL (no such blob, a region outside
+    it, an OFFSET that is not a multiple of the element's size, an unknown
+    TYPE or OP) or WEIR_ENOMEM.  */
 typedef enum { WEIR_REDUCE_FLOAT32, WEIR_REDUCE_FLOAT64, WEIR_REDUCE_INT64 } weir_reduce_type;
 typedef enum { WEIR_REDUCE_SUM, WEIR_REDUCE_MEAN, WEIR_REDUCE_MIN, WEIR_REDUCE_MAX } weir_reduce_op;
 WEIR_EXPORT int weir_blob_reduce (weir_stage *st, const char *name, size_t offset, size_t count,
@@ -159,9 +169,10 @@ WEIR_EXPORT int weir_last_epoch (const weir_stage *st);
     checkpoint is written and the job ends normally.  */
 WEIR_EXPORT void weir_stop (weir_stage *st);
 
-/*  Record an error message for the job (printf-style) and return -1, so
-    that a callback can say: return weir_fail (st, "bad record");  The
-    first error of a job wins.  */
+/*  Record an error message for the job (printf-style) and return
+    WEIR_EPROCESSOR, so that a callback can say:
+    return weir_fail (st, "bad record");  The first error of a job
+    wins.  */
 WEIR_EXPORT int weir_fail (weir_stage *st, const char *fmt, ...) WEIR_PRINTF (2, 3);
 
 /*  In process: the record is bad, for a reason (printf-style), as distinct
