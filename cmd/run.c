@@ -467,8 +467,8 @@ static int s_run (int argc, char **argv)
     }
 
     char *text = s_join (argc - optind, argv + optind);
-    weir_pipe *pipe = text ? weir_pipe_new () : NULL;
-    if (!pipe) {
+    weir_pipe *pipe = NULL;
+    if (!text || weir_pipe_new (&pipe)) {
         cmd_error ("run", "out of memory");
         free (text);
         free (o.load);

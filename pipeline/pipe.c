@@ -29,15 +29,16 @@ struct weir_pipe {
     int ran;
 };
 
-weir_pipe *weir_pipe_new (void)
+int weir_pipe_new (weir_pipe **out)
 {
-    weir_pipe *self = calloc (1, sizeof *self);
+    assert (out);
+    weir_pipe *self = *out = calloc (1, sizeof *self);
     if (!self)
-        return NULL;
+        return WEIR_ENOMEM;
     weir__job_init (&self->job, self);
     weir__stages_init (&self->stages);
     self->options.load_blobs_epoch = -1;
-    return self;
+    return 0;
 }
 
 void weir_pipe_destroy (weir_pipe **self_p)

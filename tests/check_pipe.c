@@ -124,6 +124,15 @@ static const weir_processor s_proc = {
     .close = s_close,
 };
 
+//  A new pipe, which only a lack of memory could refuse
+static weir_pipe *s_new (void)
+{
+    weir_pipe *pipe = (weir_pipe *) 1;
+    ck_assert_int_eq (weir_pipe_new (&pipe), 0);
+    ck_assert_ptr_nonnull (pipe);
+    return pipe;
+}
+
 //  range count=COUNT ! probe threads=THREADS ! null; returns weir_pipe_run's code
 static int s_run (s_probe *p, const char *count, const char *threads, weir_pipe **pipe_p)
 {
@@ -132,7 +141,7 @@ static int s_run (s_probe *p, const char *count, const char *threads, weir_pipe 
     snprintf (t, sizeof t, "threads=%s", threads);
     const char *rp[] = {c, "batch=100", NULL};
     const char *pp[] = {t, "capacity=4", NULL};
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_proc, p, pp), 0);
     ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
@@ -297,7 +306,7 @@ static void s_check_packer (int (*process) (weir_stage *, void *, const msgpack_
                             const char *message)
 {
     weir_processor proc = {WEIR_PROCESSOR_INIT, .name = "packer", .process = process};
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, NULL, NULL), 0);
     ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
@@ -354,7 +363,7 @@ START_TEST (test_plugin_functions_return_codes)
     const char *one[] = {"batch=1", NULL};
     s_codes c;
     memset (&c, 0, sizeof c);
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, &c, one), 0);
     ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
@@ -374,7 +383,7 @@ START_TEST (test_plugin_functions_return_codes)
     //  weir_emit in a job that failed
     proc.open = NULL;
     memset (&c, 0, sizeof c);
-    pipe = weir_pipe_new ();
+    pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, &c, one), 0);
     ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
@@ -388,7 +397,7 @@ END_TEST
 
 START_TEST (test_processor_table_is_checked)
 {
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     weir_processor wrong = {
         .abi = WEIR_PLUGIN_ABI + 1, .size = sizeof (weir_processor), .name = "future", .process = s_process};
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &wrong, NULL, NULL), WEIR_EPROCESSOR);
@@ -416,12 +425,12 @@ END_TEST
 
 START_TEST (test_parse_errors_point_into_the_text)
 {
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=3 ! lines path=\"x"), WEIR_ESYNTAX);
     ck_assert_int_eq (weir_pipe_error_offset (pipe), 27);
     weir_pipe_destroy (&pipe);
 
-    pipe = weir_pipe_new ();
+    pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=3 ! null colour=red"), 0);
     ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROPERTY);
     ck_assert_int_eq (weir_pipe_error_offset (pipe), 21);
@@ -430,7 +439,7 @@ START_TEST (test_parse_errors_point_into_the_text)
     weir_pipe_destroy (&pipe);
 
     //  Properties given in code have no place in a text
-    pipe = weir_pipe_new ();
+    pipe = s_new ();
     const char *bad[] = {"novalue", NULL};
     ck_assert_int_eq (weir_pipe_add (pipe, "range", bad), WEIR_EPROPERTY);
     ck_assert_msg (strstr (weir_pipe_error (pipe), "range: property 'novalue' is not of the form key=value"),
@@ -442,7 +451,7 @@ END_TEST
 START_TEST (test_small_queues_and_batches)
 {
     //  capacity=1, batch=1: the tightest queue still moves everything
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=20000 batch=1 threads=2 ! identity threads=3 "
                                              "capacity=1 batch=1 ! null capacity=1 threads=2"),
                       0);
@@ -474,7 +483,7 @@ static int s_slow (weir_stage *st, void *tstate, const msgpack_object *rec)
 START_TEST (test_progress_callback)
 {
     weir_processor slow = {WEIR_PROCESSOR_INIT, .name = "slow", .process = s_slow};
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     weir_pipe_set_progress (pipe, s_progress, NULL, 10);
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=50"), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &slow, NULL, NULL), 0);
@@ -502,7 +511,7 @@ static void *s_stopper (void *arg)
 
 START_TEST (test_stop_from_another_thread)
 {
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=1G ! identity threads=2 ! null"), 0);
     pthread_t t;
     pthread_create (&t, NULL, s_stopper, pipe);

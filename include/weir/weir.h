@@ -4,8 +4,11 @@
     writer.  Stages exchange batches of msgpack records over bounded
     ZeroMQ in-process queues; every stage runs threads=N runtime threads.
 
-        weir_pipe *pipe = weir_pipe_new ();
-        if (weir_pipe_parse (pipe, "range count=1000000 ! null") == 0)
+        weir_pipe *pipe;
+        if (weir_pipe_new (&pipe))
+            return WEIR_ENOMEM;
+        int rc = weir_pipe_parse (pipe, "range count=1000000 ! null");
+        if (rc == 0)
             rc = weir_pipe_run (pipe);
         if (rc)
             fprintf (stderr, "%s\n", weir_pipe_error (pipe));
@@ -17,10 +20,9 @@
       a function of a pipe; a function without a pipe takes a last
       argument char **error that receives it (the caller's to free with
       weir_free; pass NULL to ignore it);
-    - _new / _destroy (&p) pairs: destroy nulls the caller's pointer and
-      does nothing on NULL.  weir_pipe_new only fails for lack of memory
-      and returns NULL then; a _new that can fail for other reasons
-      returns a code and the object through its out argument;
+    - _new / _destroy (&p) pairs: every _new returns 0 or a code, and the
+      object through its out argument (NULL on failure); destroy nulls
+      the caller's pointer and does nothing on NULL;
     - const char * results are borrowed, char * results are the caller's;
       whatever the library allocates for the caller (messages, arrays) is
       freed with weir_free, not free: the library and the program may not
@@ -127,7 +129,9 @@ WEIR_EXPORT const weir_property_info *weir_kind_properties (weir_element_kind ki
 
 typedef struct weir_pipe weir_pipe;
 
-WEIR_EXPORT weir_pipe *weir_pipe_new (void);
+/*  A new pipe, without stages, into *OUT.  0, or WEIR_ENOMEM with *OUT
+    NULL.  */
+WEIR_EXPORT int weir_pipe_new (weir_pipe **out);
 WEIR_EXPORT void weir_pipe_destroy (weir_pipe **self_p);
 
 /*  Append the stages of a textual description:
