@@ -1,5 +1,6 @@
 /*  tests/check_pipe.c - the pipe through its public API: callback order and
-    counts, errors from callbacks, stop, emission, statistics.  */
+    counts, errors from callbacks and the codes of <weir/plugin.h>, stop,
+    emission, statistics, setters refused once the pipe runs.  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <weir/plugin.h>
@@ -179,7 +180,7 @@ static void s_check_calls (int threads)
     ck_assert_uint_eq (st.threads, (unsigned) threads);
     ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), 0);
     ck_assert_uint_eq (st.records_out, 100000);
-    ck_assert_int_eq (weir_pipe_stats (pipe, 3, &st), WEIR_ESTATE);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 3, &st), WEIR_EINVAL);
     ck_assert (weir_pipe_wall_seconds (pipe) > 0);
     weir_pipe_destroy (&pipe);
     ck_assert_ptr_null (pipe);
@@ -496,6 +497,134 @@ START_TEST (test_progress_callback)
 }
 END_TEST
 
+//  What the progress callback of a run saw when it tried to change the
+//  pipe under the run
+typedef struct {
+    atomic_int calls, finals, accepted;  //  accepted: calls that were not refused
+    atomic_int fail_at;                  //  s_slow_fail fails at this record (0: never)
+    atomic_int records;
+} s_meddler;
+
+static void s_meddle (weir_pipe *pipe, void *arg, int final)
+{
+    s_meddler *m = arg;
+    atomic_fetch_add (final ? &m->finals : &m->calls, 1);
+    //  Each would change what the run uses; the checkpoint directory and
+    //  the blobs' one would free a string the recovery still points at
+    int rc[] = {
+        weir_pipe_set_epoch_records (pipe, 1),
+        weir_pipe_set_epoch_seconds (pipe, 0.001),
+        weir_pipe_set_epochs (pipe, 1),
+        weir_pipe_set_checkpoint (pipe, NULL),
+        weir_pipe_set_checkpoint (pipe, "/nonexistent/elsewhere"),
+        weir_pipe_set_keep (pipe, 1),
+        weir_pipe_set_async_checkpoint (pipe, 1),
+        weir_pipe_set_checkpoint_failures (pipe, 9),
+        weir_pipe_set_resume (pipe, WEIR_RESUME_EPOCH, 99),
+        weir_pipe_set_load_blobs (pipe, "/nonexistent", 3),
+        weir_pipe_set_log (pipe, NULL, NULL),
+        weir_pipe_set_stop_timeout (pipe, 0.001),
+        weir_pipe_set_progress (pipe, NULL, NULL, 1),
+        weir_pipe_set_epoch_timeout (pipe, 0.001),
+        weir_pipe_parse (pipe, "range count=1"),
+        weir_pipe_add (pipe, "null", NULL),
+        weir_pipe_run (pipe),
+    };
+    for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++)
+        if (rc[i] != WEIR_ESTATE)
+            atomic_fetch_add (&m->accepted, 1);
+}
+
+static int s_slow_fail (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_meddler *m = weir_user (st);
+    if (atomic_fetch_add (&m->records, 1) + 1 == atomic_load (&m->fail_at))
+        return weir_fail (st, "failed on purpose");
+    return s_slow (st, tstate, rec);
+}
+
+//  range count=55 ! slow ! null, in epochs of 10 records checkpointed into
+//  DIR, with M's progress callback every 5 ms
+static int s_meddled (s_meddler *m, const char *dir, weir_pipe **pipe_p)
+{
+    static const weir_processor slow = {WEIR_PROCESSOR_INIT, .name = "slow", .process = s_slow_fail};
+    weir_pipe *pipe = *pipe_p = s_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=55"), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &slow, m, NULL), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_set_checkpoint (pipe, dir), 0);
+    ck_assert_int_eq (weir_pipe_set_epoch_records (pipe, 10), 0);
+    ck_assert_int_eq (weir_pipe_set_progress (pipe, s_meddle, m, 5), 0);
+    return weir_pipe_run (pipe);
+}
+
+START_TEST (test_setters_refused_once_the_pipe_runs)
+{
+    char *dir = testutil_mkdtemp ();
+    char ck[4200];
+    snprintf (ck, sizeof ck, "%s/ck", dir);
+    s_meddler m;
+    memset (&m, 0, sizeof m);
+    weir_pipe *pipe;
+    ck_assert_int_eq (s_meddled (&m, ck, &pipe), 0);
+    //  Refused every time, and the run went on as it was set up: six
+    //  epochs (the last of 5 records), each checkpointed and kept, one
+    //  final progress call
+    ck_assert_int_ge (m.calls, 2);
+    ck_assert_int_eq (m.finals, 1);
+    ck_assert_int_eq (m.accepted, 0);
+    ck_assert_str_eq (weir_pipe_error (pipe), "");
+    ck_assert_uint_eq (weir_pipe_epoch (pipe), 6);
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), 0);
+    ck_assert_uint_eq (st.records_out, 55);
+    uint64_t *epochs;
+    size_t count;
+    ck_assert_int_eq (weir_checkpoint_list (ck, &epochs, &count, NULL), 0);
+    ck_assert_uint_eq (count, 7);
+    ck_assert_uint_eq (epochs[6], 6);
+    weir_free (epochs);
+    //  After the run a refusal is the pipe's error, as others are
+    ck_assert_int_eq (weir_pipe_set_keep (pipe, 1), WEIR_ESTATE);
+    ck_assert_str_eq (weir_pipe_error (pipe), "the pipe already ran");
+    ck_assert_int_eq (weir_pipe_set_checkpoint (pipe, NULL), WEIR_ESTATE);
+    weir_pipe_destroy (&pipe);
+
+    //  A run that fails keeps its first failure as the pipe's error,
+    //  whatever the progress callback tried after it (its final call too)
+    memset (&m, 0, sizeof m);
+    m.fail_at = 25;
+    snprintf (ck, sizeof ck, "%s/failed", dir);
+    ck_assert_int_eq (s_meddled (&m, ck, &pipe), WEIR_EPROCESSOR);
+    ck_assert_int_eq (m.finals, 1);
+    ck_assert_int_eq (m.accepted, 0);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "slow: failed on purpose"), "%s", weir_pipe_error (pipe));
+    weir_pipe_destroy (&pipe);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+START_TEST (test_index_out_of_range)
+{
+    weir_pipe *pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10 ! null"), 0);
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+    size_t stage;
+    const char *name;
+    double value;
+    //  Before the run, and after
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), WEIR_EINVAL);
+    ck_assert_int_eq (weir_pipe_metric (pipe, 0, &stage, &name, &value), WEIR_EINVAL);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 1, &st), 0);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), WEIR_EINVAL);
+    ck_assert_int_eq (weir_pipe_stats (pipe, (size_t) -1, &st), WEIR_EINVAL);
+    ck_assert_uint_eq (weir_pipe_metric_count (pipe), 0);
+    ck_assert_int_eq (weir_pipe_metric (pipe, 0, &stage, &name, &value), WEIR_EINVAL);
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
 static void *s_stopper (void *arg)
 {
     //  Wait for the run to start (wall time is readable from any thread),
@@ -578,6 +707,8 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_small_queues_and_batches);
     tcase_add_test (tc, test_progress_callback);
     tcase_add_test (tc, test_stop_from_another_thread);
+    tcase_add_test (tc, test_setters_refused_once_the_pipe_runs);
+    tcase_add_test (tc, test_index_out_of_range);
     tcase_add_test (tc, test_elements_are_documented);
     suite_add_tcase (s, tc);
     return s;

@@ -20,6 +20,12 @@
       a function of a pipe; a function without a pipe takes a last
       argument char **error that receives it (the caller's to free with
       weir_free; pass NULL to ignore it);
+    - a pipe is described and set up, then run once: weir_pipe_parse,
+      weir_pipe_add* and every weir_pipe_set_* return WEIR_ESTATE once
+      weir_pipe_run was called (from within the run too, as from a
+      progress callback), so that nothing the run uses changes or is
+      freed under it; a refusal during the run leaves the pipe's error,
+      the run's first failure, as it is;
     - _new / _destroy (&p) pairs: every _new returns 0 or a code, and the
       object through its out argument (NULL on failure); destroy nulls
       the caller's pointer and does nothing on NULL;
@@ -70,9 +76,9 @@ struct weir_processor;
 #define WEIR_ECORRUPT -7   /*  input that is not what it claims  */
 #define WEIR_EPROCESSOR -8 /*  a processor callback failed  */
 #define WEIR_ESYSTEM -9    /*  threads, ZeroMQ or another system facility failed  */
-#define WEIR_ESTATE -10    /*  call not allowed now (pipe already ran)  */
+#define WEIR_ESTATE -10    /*  call not allowed now (the pipe started, or already ran)  */
 #define WEIR_EPLUGIN -11   /*  a plugin cannot be loaded or is not a weir processor  */
-#define WEIR_EINVAL -12    /*  a bad argument (a stats struct without its size)  */
+#define WEIR_EINVAL -12    /*  a bad argument (a stats struct without its size, no such index)  */
 #define WEIR_EABORTED -13  /*  ended at once, without a new checkpoint (weir_pipe_abort, the stop timeout)  */
 
 /*  A static string describing CODE.  */
@@ -152,32 +158,33 @@ WEIR_EXPORT int weir_pipe_add_processor (weir_pipe *self, const struct weir_proc
                                          const char *const *props);
 
 /*  ---------------------------------------------------------------------
-    Epochs and checkpoints.  Set before weir_pipe_run.
+    Epochs and checkpoints.  Set before weir_pipe_run: each setter
+    returns 0, or WEIR_ESTATE once it was called.
 
     An epoch ends after exactly N records read by all reader threads
     together (the last may be shorter), after T seconds, at the end of each
     pass over the input (readers take passes=P), or when a processor calls
     weir_stop.  At its end the pipe is quiescent: every thread waits at
     the barrier, writers have synced, and the checkpoint is written.  */
-WEIR_EXPORT void weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records);
-WEIR_EXPORT void weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds);
+WEIR_EXPORT int weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records);
+WEIR_EXPORT int weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds);
 /*  Stop after epoch N (0: run to the end of the input).  */
-WEIR_EXPORT void weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch);
+WEIR_EXPORT int weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch);
 
 /*  Checkpoint into the LevelDB at DIR after init (checkpoint 0) and after
     every epoch.  */
 WEIR_EXPORT int weir_pipe_set_checkpoint (weir_pipe *self, const char *dir);
 /*  Keep the newest K checkpoints (0: all).  */
-WEIR_EXPORT void weir_pipe_set_keep (weir_pipe *self, unsigned keep);
+WEIR_EXPORT int weir_pipe_set_keep (weir_pipe *self, unsigned keep);
 /*  Copy the blobs while quiescent and write them on a background thread.  */
-WEIR_EXPORT void weir_pipe_set_async_checkpoint (weir_pipe *self, int on);
+WEIR_EXPORT int weir_pipe_set_async_checkpoint (weir_pipe *self, int on);
 /*  Allow N consecutive failed checkpoints before the job fails.  */
-WEIR_EXPORT void weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures);
+WEIR_EXPORT int weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures);
 
 #define WEIR_RESUME_NONE 0   /*  refuse a directory that holds checkpoints  */
 #define WEIR_RESUME_LATEST 1 /*  go on from the latest checkpoint, or start fresh  */
 #define WEIR_RESUME_EPOCH 2  /*  go on from checkpoint EPOCH  */
-WEIR_EXPORT void weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch);
+WEIR_EXPORT int weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch);
 
 /*  Before init, load the blobs of checkpoint EPOCH (-1: the latest) of
     another job's checkpoint directory.  */
@@ -189,11 +196,11 @@ WEIR_EXPORT int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int6
 #define WEIR_LOG_INFO 0
 #define WEIR_LOG_WARNING 1
 typedef void (weir_log_fn) (weir_pipe *pipe, void *arg, int level, const char *message);
-WEIR_EXPORT void weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg);
+WEIR_EXPORT int weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg);
 
 /*  After weir_pipe_stop, allow the pipe SECONDS to drain and write its
     checkpoint; past that it is aborted (0: wait as long as it takes).  */
-WEIR_EXPORT void weir_pipe_set_stop_timeout (weir_pipe *self, double seconds);
+WEIR_EXPORT int weir_pipe_set_stop_timeout (weir_pipe *self, double seconds);
 
 /*  ---------------------------------------------------------------------
     Running the pipe.  */
@@ -274,13 +281,13 @@ typedef struct weir_stage_stats {
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
 
 /*  Fill *STATS for stage INDEX, as far as STATS->size says.  Safe while
-    the pipe runs (from the progress callback) and after.  WEIR_ESTATE for
-    no such stage, WEIR_EINVAL when the size is missing.  */
+    the pipe runs (from the progress callback) and after.  WEIR_EINVAL for
+    no such stage, or when the size is missing.  */
 WEIR_EXPORT int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stats);
 
 /*  The metrics processors published (weir_metric_set, weir_metric_add):
     how many, and each by INDEX: the index of its *STAGE, its *NAME
-    (borrowed) and its *VALUE now.  WEIR_ESTATE past the last one.  Safe
+    (borrowed) and its *VALUE now.  WEIR_EINVAL past the last one.  Safe
     while the pipe runs and after.  */
 WEIR_EXPORT size_t weir_pipe_metric_count (const weir_pipe *self);
 WEIR_EXPORT int weir_pipe_metric (const weir_pipe *self, size_t index, size_t *stage, const char **name,
@@ -301,8 +308,8 @@ WEIR_EXPORT uint64_t weir_pipe_epoch (const weir_pipe *self);
 /*  Call FN (from the thread inside weir_pipe_run) every INTERVAL_MS while
     the pipe runs, and once more when it ends.  */
 typedef void (weir_progress_fn) (weir_pipe *pipe, void *arg, int final);
-WEIR_EXPORT void weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg,
-                                         unsigned interval_ms);
+WEIR_EXPORT int weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg,
+                                        unsigned interval_ms);
 
 /*  ---------------------------------------------------------------------
     Ranks.  */
@@ -322,7 +329,7 @@ WEIR_EXPORT int weir_pipe_rank (const weir_pipe *self, int *ranks);
     the others (SECONDS; 0, the default, waits for ever).  Past it the job
     is aborted on every rank, rank 0 naming the ranks that did not come
     (stopped, hung, or cut off).  */
-WEIR_EXPORT void weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds);
+WEIR_EXPORT int weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds);
 
 /*  ---------------------------------------------------------------------
     Reading checkpoints: list them, inspect one, take its blobs.  */
