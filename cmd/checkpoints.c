@@ -1,5 +1,4 @@
 /*  cmd/checkpoints.c - weir checkpoints: list and inspect checkpoints.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <errno.h>

@@ -1,5 +1,4 @@
 /*  cmd/describe.c - weir plugin: describe a processor plugin.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <stdlib.h>

@@ -1,5 +1,4 @@
 /*  cmd/run.c - weir run: options, the run, its summary.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <getopt.h>
