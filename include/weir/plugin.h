@@ -32,23 +32,28 @@
 extern "C" {
 #endif
 
-/*  Bumped on any incompatible change of weir_processor or of the functions
-    below; the engine refuses a processor built against another value,
-    older or newer.  Adding a callback at the end of the table is not such
-    a change: see 'size'.  */
+/*  The ABI of the table and of the functions below.  The rule: a plugin
+    valid once stays valid.  The table only grows at its end (see 'size'),
+    no function below changes its signature or its meaning, and this
+    number never changes again.  The engine refuses a processor built for
+    another value, older or newer: ABI 1, the table before 'size', is laid
+    out otherwise.  */
 #define WEIR_PLUGIN_ABI 2
 
 /*  The stage a callback runs in, as its runtime thread sees it.  */
 typedef struct weir_stage weir_stage;
 
-/*  The callback table.  'abi', 'size', 'name' and 'process' are required.
+/*  The callback table.  'abi', 'name' and 'process' are required, and
+    'size' is expected (0 reads as the first revision: see below).
 
     The table only grows at its end (SQLite's sqlite3_vfs and Redis'
     module API grow the same way): 'size' says how much of it the plugin
     was built with, and callbacks added after that are NULL for it, so an
     older plugin keeps working with a newer weir.  A table larger than this
     weir knows comes from a newer weir and is refused.  Start a table with
-    WEIR_PROCESSOR_INIT, or set both fields by hand.
+    WEIR_PROCESSOR_INIT, or set both fields by hand.  A table whose size is
+    0 was written to the first documented API, which set 'abi' alone: it
+    is read as the first revision of the table, the fields up to 'close'.
 
     Order of calls, per stage: open, init (fresh start only), then in each
     runtime thread thread_open, process for every record, epoch_end at the
