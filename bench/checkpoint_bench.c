@@ -89,6 +89,17 @@ static const weir_processor s_repacker = {
     .process = s_repack,
 };
 
+//  A new pipe; only a lack of memory refuses one, and ends the benchmark.
+static weir_pipe *s_new_pipe (void)
+{
+    weir_pipe *pipe;
+    if (weir_pipe_new (&pipe)) {
+        fprintf (stderr, "checkpoint_bench: out of memory\n");
+        exit (1);
+    }
+    return pipe;
+}
+
 //  Average pause over the epoch ends of a pipe holding MB of blobs.
 static double s_pause (unsigned mb, int async, int epochs)
 {
@@ -98,7 +109,7 @@ static double s_pause (unsigned mb, int async, int epochs)
     snprintf (prop, sizeof prop, "mb=%u", mb);
     const char *rp[] = {"count=10G", NULL};
     const char *mp[] = {prop, NULL};
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new_pipe ();
     weir_pipe_add (pipe, "range", rp);
     weir_pipe_add_processor (pipe, &s_model, NULL, mp);
     weir_pipe_add (pipe, "null", NULL);
@@ -188,7 +199,7 @@ static double s_throughput (uint64_t records, int checkpoints, int async)
     s_rmdir (dir);
     snprintf (count, sizeof count, "count=%llu", (unsigned long long) records);
     const char *rp[] = {count, NULL};
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new_pipe ();
     weir_pipe_add (pipe, "range", rp);
     weir_pipe_add_processor (pipe, &s_repacker, NULL, NULL);
     weir_pipe_add (pipe, "null", NULL);

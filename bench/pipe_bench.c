@@ -117,8 +117,8 @@ static double s_run_weir (const s_config *c)
     snprintf (batch, sizeof batch, "batch=%u", c->batch);
     snprintf (threads, sizeof threads, "threads=%u", c->threads);
 
-    weir_pipe *pipe = weir_pipe_new ();
-    if (!pipe)
+    weir_pipe *pipe;
+    if (weir_pipe_new (&pipe))
         s_die ("%s: weir_pipe_new failed", c->name);
     int rc;
     if (c->kind == S_WEIR_IDENTITY) {

@@ -1,5 +1,4 @@
 /*  cmd/checkpoints.c - weir checkpoints: list and inspect checkpoints.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <errno.h>
@@ -62,7 +61,7 @@ static int s_list (const char *dir)
     size_t count;
     if (weir_checkpoint_list (dir, &epochs, &count, &error)) {
         cmd_error ("checkpoints", "%s", error);
-        free (error);
+        weir_free (error);
         return CMD_EXIT_FAILURE;
     }
     char a[64], b[64], when[64], records[64];
@@ -72,7 +71,7 @@ static int s_list (const char *dir)
         weir_checkpoint *ck;
         if (weir_checkpoint_new (dir, (int64_t) epochs[i], &ck, &error)) {
             printf ("%-8llu refused: %s\n", (unsigned long long) epochs[i], error);
-            free (error);
+            weir_free (error);
             error = NULL;
             continue;
         }
@@ -91,7 +90,7 @@ static int s_list (const char *dir)
                 strcmp (s_meta (ck, WEIR_META_FINISHED, a, sizeof a), "1") == 0 ? "  finished" : "");
         weir_checkpoint_destroy (&ck);
     }
-    free (epochs);
+    weir_free (epochs);
     return CMD_EXIT_OK;
 }
 
@@ -172,7 +171,7 @@ static int s_checkpoints (int argc, char **argv)
     weir_checkpoint *ck;
     if (weir_checkpoint_new (dir, epoch, &ck, &error)) {
         cmd_error ("checkpoints", "%s", error);
-        free (error);
+        weir_free (error);
         return CMD_EXIT_FAILURE;
     }
     int rc = CMD_EXIT_OK;

@@ -2,7 +2,6 @@
     for the files that list or look up commands (help, the manual page,
     the completion).  main.c owns the table: it is the one file that names
     every subcommand, so none of them names main.c back.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <string.h>

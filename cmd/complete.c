@@ -5,7 +5,6 @@
     answers one candidate a line from the same tables as --help (commands,
     options) and the engine's (elements, properties), and lists plugin
     folders and files itself.  Hidden: it is for the script.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <dirent.h>

@@ -1,5 +1,4 @@
 /*  cmd/describe.c - weir plugin: describe a processor plugin.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <stdlib.h>
@@ -46,7 +45,7 @@ static int s_plugin (int argc, char **argv)
     weir_plugin *plugin;
     if (weir_plugin_new (name, &plugin, &error)) {
         cmd_error ("plugin", "%s", error ? error : "out of memory");
-        free (error);
+        weir_free (error);
         return CMD_EXIT_FAILURE;
     }
     const weir_processor *table = weir_plugin_table (plugin);

@@ -1,6 +1,5 @@
 /*  cmd/elements.c - weir elements: the builtin elements and their
     properties, from the engine's own tables.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <string.h>

@@ -1,6 +1,5 @@
 /*  cmd/help.c - weir help: the overview of the subcommands, one
     subcommand's help, the manual page; and the exit codes they list.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <string.h>

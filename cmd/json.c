@@ -1,5 +1,4 @@
 /*  cmd/json.c - strings as JSON for the statistics file.  */
-#include "config.h"
 #include "cmd.h"
 
 void cmd_json_string (FILE *out, const char *text)

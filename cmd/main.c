@@ -1,5 +1,4 @@
 /*  cmd/main.c - the weir command: which subcommand.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <string.h>

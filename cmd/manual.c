@@ -2,7 +2,6 @@
     tables as --help (the subcommands and their options), the engine's
     element tables and the exit codes, so that it cannot miss any of them.
     The build writes it with 'weir help --man' and installs it.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <string.h>

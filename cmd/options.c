@@ -1,7 +1,6 @@
 /*  cmd/options.c - the subcommands' tables turned into getopt's arguments
     and --help texts.  The man page (cmd/manual.c) and the completion
     (cmd/complete.c) read the same tables.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <assert.h>

@@ -4,7 +4,6 @@
     terminal (read at every redraw, so a resize takes effect at the next
     one): what does not fit is dropped, least useful first.  Elsewhere each
     draw is one line of a log, whole.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <stdint.h>

@@ -1,5 +1,4 @@
 /*  cmd/run.c - weir run: options, the run, its summary.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <getopt.h>
@@ -412,14 +411,16 @@ static int s_rank_path (const char *path, char *out, size_t size)
     return 1;
 }
 
-static int s_run (int argc, char **argv)
+//  Defaults, then the options of ARGV into O; the description starts at
+//  optind.  -1 to go on, or the exit code to leave with (--help,
+//  --version, a usage error said).
+static int s_parse (int argc, char **argv, s_options *o)
 {
-    s_options o;
-    memset (&o, 0, sizeof o);
-    o.progress = isatty (STDERR_FILENO);
-    o.interval_ms = 500;
-    o.load_epoch = -1;
-    o.stop_timeout = 5;
+    memset (o, 0, sizeof *o);
+    o->progress = isatty (STDERR_FILENO);
+    o->interval_ms = 500;
+    o->load_epoch = -1;
+    o->stop_timeout = 5;
     cmd_getopt g;
     cmd_getopt_init (&g, &cmd_run_command);
     int c;
@@ -427,48 +428,58 @@ static int s_run (int argc, char **argv)
     while ((c = getopt_long (argc, argv, g.shorts, g.longs, NULL)) != -1) {
         if (c == 'h') {
             cmd_help_print (&cmd_run_command, stdout);
-            free (o.load);
             return CMD_EXIT_OK;
         }
         if (c == 'V') {
             printf ("weir %s\n", weir_version ());
-            free (o.load);
             return CMD_EXIT_OK;
         }
-        if (c == '?' || s_option (&o, c, optarg)) {
+        if (c == '?' || s_option (o, c, optarg)) {
             if (c == '?')
                 fprintf (stderr, "Try 'weir run --help'.\n");
-            free (o.load);
             return CMD_EXIT_USAGE;
         }
     }
     if (optind >= argc) {
         fprintf (stderr, "weir run: no pipeline description\nTry 'weir run --help'.\n");
-        free (o.load);
         return CMD_EXIT_USAGE;
     }
-    if (o.quiet)
-        o.progress = 0;
-    //  In a job of several ranks, "{rank}" in the statistics file's name
-    //  gives each rank its own; without it rank 0 alone writes it
-    char stats_path[4096];
-    if (o.stats && s_rank_path (o.stats, stats_path, sizeof stats_path))
-        o.stats = stats_path;
-    else if (o.stats) {
+    if (o->quiet)
+        o->progress = 0;
+    return -1;
+}
+
+//  Where --stats writes, PATH of SIZE bytes holding the name when it is
+//  made: in a job of several ranks, "{rank}" in the file's name gives
+//  each rank its own; without it rank 0 alone writes it.  A file that
+//  cannot be written is found now, not after the whole job ran.  -1 to
+//  go on, or CMD_EXIT_USAGE (said).
+static int s_stats_file (s_options *o, char *path, size_t size)
+{
+    if (o->stats && s_rank_path (o->stats, path, size))
+        o->stats = path;
+    else if (o->stats) {
         int ranks, rank = weir_pipe_rank (NULL, &ranks);
         if (ranks > 1 && rank != 0)
-            o.stats = NULL;
+            o->stats = NULL;
     }
-    //  A statistics file that cannot be written is found now, not after
-    //  the whole job ran
-    if (o.stats && cmd_stats_check (o.stats)) {
-        free (o.load);
-        return CMD_EXIT_USAGE;
-    }
+    return o->stats && cmd_stats_check (o->stats) ? CMD_EXIT_USAGE : -1;
+}
 
+static int s_run (int argc, char **argv)
+{
+    s_options o;
+    char stats_path[4096];
+    int code = s_parse (argc, argv, &o);
+    if (code < 0)
+        code = s_stats_file (&o, stats_path, sizeof stats_path);
+    if (code >= 0) {
+        free (o.load);
+        return code;
+    }
     char *text = s_join (argc - optind, argv + optind);
-    weir_pipe *pipe = text ? weir_pipe_new () : NULL;
-    if (!pipe) {
+    weir_pipe *pipe = NULL;
+    if (!text || weir_pipe_new (&pipe)) {
         cmd_error ("run", "out of memory");
         free (text);
         free (o.load);

@@ -1,5 +1,4 @@
 /*  cmd/stats.c - the JSON statistics of --stats.  */
-#include "config.h"
 #include "cmd.h"
 
 #include <errno.h>

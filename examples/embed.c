@@ -72,8 +72,8 @@ int main (int argc, char **argv)
     const char *square_props[] = {"threads=2", NULL};
     const char *lines_props[] = {path, NULL};
 
-    weir_pipe *pipe = weir_pipe_new ();
-    if (!pipe)
+    weir_pipe *pipe;
+    if (weir_pipe_new (&pipe))
         return 1;
     int rc = weir_pipe_add (pipe, "range", range_props);
     if (!rc)

@@ -172,9 +172,9 @@ int weir__workspace_add_reduce (weir__workspace *self, const char *name, size_t 
     pthread_mutex_lock (&self->lock);
     s_blob *b = s_find (self, name);
     if (!b)
-        rc = -1;
+        rc = WEIR__WORKSPACE_NO_BLOB;
     else if (offset % width || offset > b->size || count > (b->size - offset) / width)
-        rc = -2;
+        rc = WEIR__WORKSPACE_OUTSIDE;
     else {
         s_reduce *r = realloc (self->reduce, (self->nreduce + 1) * sizeof *r);
         char *copy = strdup (name);

@@ -30,9 +30,14 @@ int weir__workspace_restore (weir__workspace *self, const char *name, const void
 /*  COUNT elements of WIDTH bytes at byte OFFSET of blob NAME are one value
     across the ranks of a job, combined at every epoch boundary by OP over
     elements of TYPE (numbers the workspace only keeps; the engine gives
-    them meaning).  Its value now is kept as the last one combined.  0, -1
-    when there is no such blob, -2 when the region is not inside it (or
-    OFFSET not a multiple of WIDTH), or WEIR_ENOMEM.  */
+    them meaning).  Its value now is kept as the last one combined.  0,
+    WEIR__WORKSPACE_NO_BLOB when there is no such blob,
+    WEIR__WORKSPACE_OUTSIDE when the region is not inside it (or OFFSET not
+    a multiple of WIDTH), or WEIR_ENOMEM.  The refusals are positive so
+    that none reads as a WEIR_E* code: a "no such blob" of -1 was once
+    taken for WEIR_ENOMEM's -1, and the other way round.  */
+#define WEIR__WORKSPACE_NO_BLOB 1
+#define WEIR__WORKSPACE_OUTSIDE 2
 int weir__workspace_add_reduce (weir__workspace *self, const char *name, size_t offset, size_t count,
                                 size_t width, int type, int op);
 

@@ -33,21 +33,25 @@ int weir__processor_check (const weir_processor *table, const char *who, weir_pr
                               "%s was built for processor ABI %d, but this weir has ABI %d: "
                               "rebuild it against this weir's <weir/plugin.h>",
                               who, table->abi, WEIR_PLUGIN_ABI);
-    //  Every revision of the table has the callbacks up to 'close'
+    //  Every revision of the table has the callbacks up to 'close'.  A
+    //  table without a size was written to the first documented API,
+    //  which had no 'size' (.abi = WEIR_PLUGIN_ABI and nothing more):
+    //  compiled against these headers it is that first revision
     size_t least = offsetof (weir_processor, close) + sizeof table->close;
-    if (table->size < least)
+    size_t size = table->size ? table->size : least;
+    if (size < least)
         return weir__err_set (err, WEIR_EPLUGIN,
                               "%s: its processor table says it is %zu bytes, fewer than any weir_processor "
                               "(%zu); set its size to sizeof (weir_processor), as WEIR_PROCESSOR_INIT does",
                               who, table->size, least);
-    if (table->size > sizeof *out)
+    if (size > sizeof *out)
         return weir__err_set (err, WEIR_EPLUGIN,
                               "%s was built against a newer weir: its processor table has %zu bytes, this "
                               "weir knows %zu; rebuild it against this weir's <weir/plugin.h>",
                               who, table->size, sizeof *out);
     //  Callbacks appended after the plugin's revision stay NULL
     memset (out, 0, sizeof *out);
-    memcpy (out, table, table->size);
+    memcpy (out, table, size);
     out->size = sizeof *out;
     if (!out->process)
         return weir__err_set (err, WEIR_EPLUGIN, "%s has no process callback", who);

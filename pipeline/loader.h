@@ -9,9 +9,10 @@
 #include "lib/error.h"
 
 /*  Check a processor TABLE (from a plugin, or added in code), named WHO in
-    messages, and copy it into OUT as this weir reads it.  WEIR_EPLUGIN for
-    another ABI, a table larger than this weir knows (a newer weir's) or
-    one without a process callback.  */
+    messages, and copy it into OUT as this weir reads it (a size of 0 is
+    the first revision: up to 'close').  WEIR_EPLUGIN for another ABI, a
+    table larger than this weir knows (a newer weir's), one smaller than
+    the first revision, or one without a process callback.  */
 int weir__processor_check (const weir_processor *table, const char *who, weir_processor *out, weir__err *err);
 
 /*  Does NAME say it is a path to a plugin (a '/' in it, or ".so" at its

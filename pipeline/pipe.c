@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,18 +27,21 @@ struct weir_pipe {
     weir_progress_fn *progress;
     void *progress_arg;
     unsigned progress_ms;
-    int ran;
+    atomic_int ran;  //  S_NEW, S_RUNNING inside weir_pipe_run, then S_RAN
 };
 
-weir_pipe *weir_pipe_new (void)
+enum { S_NEW, S_RUNNING, S_RAN };
+
+int weir_pipe_new (weir_pipe **out)
 {
-    weir_pipe *self = calloc (1, sizeof *self);
+    assert (out);
+    weir_pipe *self = *out = calloc (1, sizeof *self);
     if (!self)
-        return NULL;
+        return WEIR_ENOMEM;
     weir__job_init (&self->job, self);
     weir__stages_init (&self->stages);
     self->options.load_blobs_epoch = -1;
-    return self;
+    return 0;
 }
 
 void weir_pipe_destroy (weir_pipe **self_p)
@@ -64,11 +68,22 @@ static int s_refuse (weir_pipe *self, int code, const char *message)
     return weir__job_refuse (&self->job, &err);
 }
 
+//  Refuse a call that would change the pipe once it started: nothing the
+//  run uses may change or be freed under it.  While it runs, the job's
+//  error is the run's first failure and no refusal replaces it; after,
+//  the refusal is the pipe's error, as other refusals are.
+static int s_late (weir_pipe *self, const char *message)
+{
+    if (atomic_load (&self->ran) == S_RUNNING)
+        return WEIR_ESTATE;
+    return s_refuse (self, WEIR_ESTATE, message);
+}
+
 int weir_pipe_parse (weir_pipe *self, const char *description)
 {
     assert (self && description);
     if (self->ran)
-        return s_refuse (self, WEIR_ESTATE, "the pipe already ran");
+        return s_late (self, "the pipe already ran");
     char *copy = strdup (description);
     if (!copy)
         return s_refuse (self, WEIR_ENOMEM, "out of memory");
@@ -84,7 +99,7 @@ int weir_pipe_add (weir_pipe *self, const char *element, const char *const *prop
 {
     assert (self && element);
     if (self->ran)
-        return s_refuse (self, WEIR_ESTATE, "the pipe already ran");
+        return s_late (self, "the pipe already ran");
     weir__err err;
     weir__err_init (&err);
     int rc = weir__build_add (&self->stages, element, props, &err);
@@ -96,26 +111,35 @@ int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *
 {
     assert (self && proc);
     if (self->ran)
-        return s_refuse (self, WEIR_ESTATE, "the pipe already ran");
+        return s_late (self, "the pipe already ran");
     weir__err err;
     weir__err_init (&err);
     int rc = weir__build_add_processor (&self->stages, proc, user, props, &err);
     return rc ? weir__job_refuse (&self->job, &err) : 0;
 }
 
-void weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records)
+int weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.epoch_records = records;
+    return 0;
 }
 
-void weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds)
+int weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.epoch_seconds = seconds > 0 ? seconds : 0;
+    return 0;
 }
 
-void weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch)
+int weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.max_epochs = last_epoch;
+    return 0;
 }
 
 //  Replace *FIELD with a copy of TEXT (or NULL).
@@ -131,47 +155,69 @@ static int s_set_text (weir_pipe *self, char **field, const char *text)
 
 int weir_pipe_set_checkpoint (weir_pipe *self, const char *dir)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     return s_set_text (self, &self->options.checkpoint_dir, dir);
 }
 
-void weir_pipe_set_keep (weir_pipe *self, unsigned keep)
+int weir_pipe_set_keep (weir_pipe *self, unsigned keep)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.keep = keep;
+    return 0;
 }
 
-void weir_pipe_set_async_checkpoint (weir_pipe *self, int on)
+int weir_pipe_set_async_checkpoint (weir_pipe *self, int on)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.async_checkpoint = on;
+    return 0;
 }
 
-void weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures)
+int weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.checkpoint_failures = failures;
+    return 0;
 }
 
-void weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch)
+int weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.resume_mode = mode;
     self->options.resume_epoch = epoch;
+    return 0;
 }
 
 int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int64_t epoch)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.load_blobs_epoch = epoch;
     return s_set_text (self, &self->options.load_blobs_dir, dir);
 }
 
-void weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg)
+int weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->job.log = fn;
     self->job.log_arg = arg;
+    return 0;
 }
 
-void weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg, unsigned interval_ms)
+int weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg, unsigned interval_ms)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->progress = fn;
     self->progress_arg = arg;
     self->progress_ms = interval_ms ? interval_ms : 500;
+    return 0;
 }
 
 static void s_tick (void *arg)
@@ -180,12 +226,10 @@ static void s_tick (void *arg)
     self->progress (self, self->progress_arg, 0);
 }
 
-int weir_pipe_run (weir_pipe *self)
+//  The run of weir_pipe_run, from resolving the stages to the last
+//  progress call.
+static int s_run (weir_pipe *self)
 {
-    assert (self);
-    if (self->ran)
-        return s_refuse (self, WEIR_ESTATE, "a pipe runs once");
-    self->ran = 1;
     weir__err err;
     weir__err_init (&err);
     if (weir__build_resolve (&self->stages, &err))
@@ -228,6 +272,17 @@ int weir_pipe_run (weir_pipe *self)
     return rc;
 }
 
+int weir_pipe_run (weir_pipe *self)
+{
+    assert (self);
+    if (self->ran)
+        return s_late (self, "a pipe runs once");
+    self->ran = S_RUNNING;
+    int rc = s_run (self);
+    self->ran = S_RAN;
+    return rc;
+}
+
 void weir_pipe_stop (weir_pipe *self)
 {
     weir__job_stop (&self->job);
@@ -238,9 +293,12 @@ void weir_pipe_abort (weir_pipe *self)
     weir__job_abort (&self->job);
 }
 
-void weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds)
+int weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.epoch_timeout = seconds > 0 ? seconds : 0;
+    return 0;
 }
 
 int weir_pipe_rank (const weir_pipe *self, int *ranks)
@@ -257,9 +315,12 @@ int weir_pipe_rank (const weir_pipe *self, int *ranks)
     return rank;
 }
 
-void weir_pipe_set_stop_timeout (weir_pipe *self, double seconds)
+int weir_pipe_set_stop_timeout (weir_pipe *self, double seconds)
 {
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
     self->options.stop_timeout = seconds > 0 ? seconds : 0;
+    return 0;
 }
 
 const char *weir_pipe_error (const weir_pipe *self)
@@ -321,7 +382,7 @@ int weir_pipe_metric (const weir_pipe *self, size_t index, size_t *stage, const 
         }
         index -= n;
     }
-    return WEIR_ESTATE;
+    return WEIR_EINVAL;
 }
 
 size_t weir_pipe_stage_count (const weir_pipe *self)
@@ -340,7 +401,7 @@ int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stat
     if (size < offsetof (weir_stage_stats, name) + sizeof stats->name)
         return WEIR_EINVAL;
     if (index >= self->stages.count)
-        return WEIR_ESTATE;
+        return WEIR_EINVAL;
     //  Fill all, hand over what the caller's struct has room for
     weir_stage_stats all;
     memset (&all, 0, sizeof all);

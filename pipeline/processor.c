@@ -42,13 +42,14 @@ static int s_added (weir__worker *w)
         weir__err err;
         weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", w->stage->name);
         weir__job_fail (w->stage->run->job, &err);
-        return -1;
+        return WEIR_ENOMEM;
     }
     //  linger= counts from a batch's first record
     if (++b->count == 1)
         w->sink.first_ns = weir__now_ns ();
+    //  A batch that cannot be sent: the job is being torn down, or failed
     if (b->count >= w->sink.limit && weir__path_send (w))
-        return -1;
+        return WEIR_EABORTED;
     w->packed_from = b->len;
     return 0;
 }
@@ -108,7 +109,7 @@ int weir_fail (weir_stage *st, const char *fmt, ...)
     else
         weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s", st->stage->name, text);
     weir__job_fail (st->stage->run->job, &err);
-    return -1;
+    return WEIR_EPROCESSOR;
 }
 
 int weir_reject (weir_stage *st, const char *fmt, ...)
@@ -142,8 +143,10 @@ const void *weir_blob_find (weir_stage *st, const char *name, size_t *size)
 int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t size)
 {
     assert (st && name && (data || !size));
-    if (weir__workspace_restore (st->stage->run->workspace, name, data, size))
-        return weir_fail (st, "out of memory storing blob '%s' of %zu bytes", name, size);
+    if (weir__workspace_restore (st->stage->run->workspace, name, data, size)) {
+        weir_fail (st, "out of memory storing blob '%s' of %zu bytes", name, size);
+        return WEIR_ENOMEM;
+    }
     return 0;
 }
 
@@ -157,24 +160,25 @@ int weir_blob_reduce (weir_stage *st, const char *name, size_t offset, size_t co
                        && (int) WEIR_REDUCE_MEAN == (int) WEIR__REDUCE_MEAN
                        && (int) WEIR_REDUCE_MAX == (int) WEIR__REDUCE_MAX,
                    "reduce codes");
-    if ((unsigned) type > WEIR_REDUCE_INT64 || (unsigned) op > WEIR_REDUCE_MAX)
-        return weir_fail (st, "weir_blob_reduce: blob '%s': unknown type %d or operation %d", name,
-                          (int) type, (int) op);
+    if ((unsigned) type > WEIR_REDUCE_INT64 || (unsigned) op > WEIR_REDUCE_MAX) {
+        weir_fail (st, "weir_blob_reduce: blob '%s': unknown type %d or operation %d", name, (int) type,
+                   (int) op);
+        return WEIR_EINVAL;
+    }
     size_t width = type == WEIR_REDUCE_FLOAT32 ? 4 : 8;
-    int rc = weir__workspace_add_reduce (st->stage->run->workspace, name, offset, count, width, (int) type,
-                                         (int) op);
-    if (rc == -1)
-        return weir_fail (st, "weir_blob_reduce: there is no blob '%s' (create it with weir_blob first)",
-                          name);
-    if (rc == -2)
-        return weir_fail (
-            st,
-            "weir_blob_reduce: blob '%s': %zu elements of %zu bytes from byte %zu are not inside "
-            "it, or %zu is not a multiple of %zu",
-            name, count, width, offset, offset, width);
-    if (rc)
-        return weir_fail (st, "out of memory");
-    return 0;
+    int rc =
+        weir__workspace_add_reduce (st->stage->run->workspace, name, offset, count, width, (int) type, (int) op);
+    if (rc == WEIR__WORKSPACE_NO_BLOB)
+        weir_fail (st, "weir_blob_reduce: there is no blob '%s' (create it with weir_blob first)", name);
+    else if (rc == WEIR__WORKSPACE_OUTSIDE)
+        weir_fail (st,
+                   "weir_blob_reduce: blob '%s': %zu elements of %zu bytes from byte %zu are not inside "
+                   "it, or %zu is not a multiple of %zu",
+                   name, count, width, offset, offset, width);
+    else if (rc)
+        weir_fail (st, "out of memory");
+    //  The job's error is the processor's failure; the caller learns which
+    return rc == 0 ? 0 : rc == WEIR_ENOMEM ? WEIR_ENOMEM : WEIR_EINVAL;
 }
 
 int weir_metric_set (weir_stage *st, const char *name, double value)

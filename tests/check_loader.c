@@ -1,6 +1,7 @@
-/*  tests/check_loader.c - the plugin loader: by path and by name, and every
-    way a shared object can fail to be a weir processor.  The test plugins
-    are built by make into $PLUGINS_DIR.  */
+/*  tests/check_loader.c - the plugin loader: by path and by name, every
+    way a shared object can fail to be a weir processor, and the frozen
+    plugins of every revision of the API, loaded and run.  The test
+    plugins are built by make into $PLUGINS_DIR and $FROZEN_DIR.  */
 #include <stddef.h>
 #include <stdlib.h>
 #include <weir/plugin.h>
@@ -8,14 +9,20 @@
 #include "pipeline/loader.h"
 #include "tests/testutil.h"
 
+//  The path of the plugin NAME built into the folder $VAR names.
+static const char *s_built (const char *var, const char *name)
+{
+    static char path[4096];
+    const char *dir = getenv (var);
+    ck_assert_msg (dir != NULL, "%s must point at the built test plugins", var);
+    snprintf (path, sizeof path, "%s/%s.so", dir, name);
+    return path;
+}
+
 //  The test plugin NAME's path.
 static const char *s_plugin (const char *name)
 {
-    static char path[4096];
-    const char *dir = getenv ("PLUGINS_DIR");
-    ck_assert_msg (dir != NULL, "PLUGINS_DIR must point at the built test plugins");
-    snprintf (path, sizeof path, "%s/%s.so", dir, name);
-    return path;
+    return s_built ("PLUGINS_DIR", name);
 }
 
 //  Load NAME, expecting CODE and a message containing WANT.
@@ -27,7 +34,7 @@ static void s_refused (const char *name, int code, const char *want)
     ck_assert_ptr_null (plugin);
     ck_assert_ptr_nonnull (error);
     ck_assert_msg (strstr (error, want), "'%s' not in: %s", want, error);
-    free (error);
+    weir_free (error);
 }
 
 START_TEST (test_load_by_path)
@@ -97,6 +104,12 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
     return weir_emit (st, rec);
 }
 
+static void s_close (weir_stage *st, void *state)
+{
+    (void) st;
+    (void) state;
+}
+
 START_TEST (test_table_sizes)
 {
     weir__err err;
@@ -105,14 +118,85 @@ START_TEST (test_table_sizes)
     ck_assert_int_eq (weir__processor_check (&table, "t", &out, &err), 0);
     ck_assert_ptr_eq (out.process, s_process);
     ck_assert_uint_eq (out.size, sizeof out);
-    //  Too small for any revision of the table: size was never set
+    //  No size: written to the first documented API, which had none, and
+    //  read as the first revision of the table
     table.size = 0;
+    table.close = s_close;
+    memset (&out, 0xff, sizeof out);
+    ck_assert_int_eq (weir__processor_check (&table, "t", &out, &err), 0);
+    ck_assert_ptr_eq (out.process, s_process);
+    ck_assert_ptr_eq (out.close, s_close);
+    ck_assert_uint_eq (out.size, sizeof out);
+    //  Too small for any revision of the table
+    table.size = 8;
     ck_assert_int_eq (weir__processor_check (&table, "t", &out, &err), WEIR_EPLUGIN);
     ck_assert_msg (strstr (err.msg, "set its size to sizeof (weir_processor)"), "%s", err.msg);
     //  Larger than this weir knows: built against a newer one
     table.size = sizeof table + 8;
     ck_assert_int_eq (weir__processor_check (&table, "t", &out, &err), WEIR_EPLUGIN);
     ck_assert_msg (strstr (err.msg, "built against a newer weir"), "%s", err.msg);
+}
+END_TEST
+
+//  The frozen plugin NAME's path.
+static const char *s_frozen (const char *name)
+{
+    return s_built ("FROZEN_DIR", name);
+}
+
+//  range count=COUNT ! the frozen plugin NAME with PROPS ! null: it runs,
+//  and passes OUT records on.  Returns the pipe, run.
+static weir_pipe *s_run_frozen (const char *name, const char *props, const char *count, uint64_t out)
+{
+    char text[4400];
+    snprintf (text, sizeof text, "range count=%s ! %s %s ! null", count, s_frozen (name), props);
+    weir_pipe *pipe;
+    ck_assert_int_eq (weir_pipe_new (&pipe), 0);
+    ck_assert_int_eq (weir_pipe_parse (pipe, text), 0);
+    ck_assert_int_eq (weir_pipe_set_epoch_records (pipe, 400), 0);
+    ck_assert_msg (weir_pipe_run (pipe) == 0, "%s: %s", name, weir_pipe_error (pipe));
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 1, &st), 0);
+    ck_assert_uint_eq (st.records_out, out);
+    return pipe;
+}
+
+START_TEST (test_frozen_plugins_load_and_run)
+{
+    //  Plugins as they were written to each revision of the API
+    const char *names[] = {"first_api", "small_table", "full_table"};
+    const char *tables[] = {"first", "small", "full"};
+    for (size_t i = 0; i < 3; i++) {
+        weir_plugin *plugin;
+        char *error = NULL;
+        ck_assert_msg (weir_plugin_new (s_frozen (names[i]), &plugin, &error) == 0, "%s: %s", names[i],
+                       error);
+        const weir_processor *table = weir_plugin_table (plugin);
+        ck_assert_int_eq (table->abi, WEIR_PLUGIN_ABI);
+        ck_assert_uint_eq (table->size, sizeof (weir_processor));
+        ck_assert_str_eq (table->name, tables[i]);
+        ck_assert_ptr_nonnull (table->process);
+        weir_plugin_destroy (&plugin);
+    }
+    weir_pipe *pipe = s_run_frozen ("first_api", "min=600", "1000", 400);
+    weir_pipe_destroy (&pipe);
+    pipe = s_run_frozen ("small_table", "", "1000", 1000);
+    weir_pipe_destroy (&pipe);
+    //  1000 records and ["end", 3] after three epochs
+    pipe = s_run_frozen ("full_table", "threads=3 scale=2", "1000", 1001);
+    size_t stage;
+    const char *name;
+    double value, seen = -1, epoch = -1;
+    for (size_t m = 0; weir_pipe_metric (pipe, m, &stage, &name, &value) == 0; m++) {
+        ck_assert_uint_eq (stage, 1);
+        if (strcmp (name, "seen") == 0)
+            seen = value;
+        else if (strcmp (name, "epoch") == 0)
+            epoch = value;
+    }
+    ck_assert_double_eq (seen, 1000);
+    ck_assert_double_eq (epoch, 3);
+    weir_pipe_destroy (&pipe);
 }
 END_TEST
 
@@ -125,6 +209,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_abi_is_checked_both_ways);
     tcase_add_test (tc, test_not_a_processor);
     tcase_add_test (tc, test_table_sizes);
+    tcase_add_test (tc, test_frozen_plugins_load_and_run);
     suite_add_tcase (s, tc);
     return s;
 }

@@ -1,5 +1,6 @@
 /*  tests/check_pipe.c - the pipe through its public API: callback order and
-    counts, errors from callbacks, stop, emission, statistics.  */
+    counts, errors from callbacks and the codes of <weir/plugin.h>, stop,
+    emission, statistics, setters refused once the pipe runs.  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <weir/plugin.h>
@@ -13,6 +14,7 @@ typedef struct {
     atomic_uint_fast64_t processed, sum;
     atomic_int bad_tstate;     //  a callback got the wrong thread state
     int fail_in;               //  which callback fails (see s_fail_*)
+    int silent;                //  what a silent failure returns (0: -1)
     int stop_after;            //  weir_stop after this many records (0: never)
     int fanout;                //  records emitted per input
     atomic_uint threads_seen;  //  weir_thread_count
@@ -83,7 +85,7 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
     if (p->fail_in == S_FAIL_PROCESS && n == 1000)
         return weir_fail (st, "record %llu is bad", (unsigned long long) rec->via.u64);
     if (p->fail_in == S_FAIL_SILENT && n == 10)
-        return -1;
+        return p->silent ? p->silent : -1;
     if (p->stop_after && (int) n == p->stop_after)
         weir_stop (st);
     for (int i = 0; i < p->fanout; i++)
@@ -123,6 +125,15 @@ static const weir_processor s_proc = {
     .close = s_close,
 };
 
+//  A new pipe, which only a lack of memory could refuse
+static weir_pipe *s_new (void)
+{
+    weir_pipe *pipe = (weir_pipe *) 1;
+    ck_assert_int_eq (weir_pipe_new (&pipe), 0);
+    ck_assert_ptr_nonnull (pipe);
+    return pipe;
+}
+
 //  range count=COUNT ! probe threads=THREADS ! null; returns weir_pipe_run's code
 static int s_run (s_probe *p, const char *count, const char *threads, weir_pipe **pipe_p)
 {
@@ -131,7 +142,7 @@ static int s_run (s_probe *p, const char *count, const char *threads, weir_pipe 
     snprintf (t, sizeof t, "threads=%s", threads);
     const char *rp[] = {c, "batch=100", NULL};
     const char *pp[] = {t, "capacity=4", NULL};
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_proc, p, pp), 0);
     ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
@@ -169,7 +180,7 @@ static void s_check_calls (int threads)
     ck_assert_uint_eq (st.threads, (unsigned) threads);
     ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), 0);
     ck_assert_uint_eq (st.records_out, 100000);
-    ck_assert_int_eq (weir_pipe_stats (pipe, 3, &st), WEIR_ESTATE);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 3, &st), WEIR_EINVAL);
     ck_assert (weir_pipe_wall_seconds (pipe) > 0);
     weir_pipe_destroy (&pipe);
     ck_assert_ptr_null (pipe);
@@ -187,11 +198,13 @@ START_TEST (test_callbacks_four_threads)
 }
 END_TEST
 
-static void s_check_failure (int where, const char *threads, const char *message)
+//  The job fails in callback WHERE, a silent failure returning SILENT
+static void s_check_silent (int where, int silent, const char *threads, const char *message)
 {
     s_probe p;
     memset (&p, 0, sizeof p);
     p.fail_in = where;
+    p.silent = silent;
     p.fanout = 1;
     weir_pipe *pipe;
     ck_assert_int_eq (s_run (&p, "1M", threads, &pipe), WEIR_EPROCESSOR);
@@ -205,6 +218,11 @@ static void s_check_failure (int where, const char *threads, const char *message
     weir_pipe_destroy (&pipe);
 }
 
+static void s_check_failure (int where, const char *threads, const char *message)
+{
+    s_check_silent (where, 0, threads, message);
+}
+
 START_TEST (test_callback_errors_stop_the_job)
 {
     s_check_failure (S_FAIL_OPEN, "2", "cannot open: on purpose");
@@ -214,6 +232,11 @@ START_TEST (test_callback_errors_stop_the_job)
     s_check_failure (S_FAIL_PROCESS, "3", "is bad");
     s_check_failure (S_FAIL_EPOCH_END, "2", "epoch 1 cannot end");
     s_check_failure (S_FAIL_SILENT, "2", "process returned an error without a message");
+    //  Any value but 0 is a failure: -1 as the first plugin.h asked, a
+    //  code passed on, WEIR_REJECTED without weir_reject, anything else
+    s_check_silent (S_FAIL_SILENT, WEIR_EIO, "2", "process returned an error without a message");
+    s_check_silent (S_FAIL_SILENT, WEIR_REJECTED, "2", "process returned an error without a message");
+    s_check_silent (S_FAIL_SILENT, 7, "2", "process returned an error without a message");
 }
 END_TEST
 
@@ -254,13 +277,16 @@ START_TEST (test_fanout_and_filter)
 }
 END_TEST
 
+//  What weir_emit_packed returned last
+static atomic_int s_packed;
+
 static int s_pack_bad (weir_stage *st, void *tstate, const msgpack_object *rec)
 {
     //  Declares two elements, packs one: must be refused, not passed on
     msgpack_packer *pk = weir_packer (st);
     msgpack_pack_array (pk, 2);
     msgpack_pack_int (pk, 1);
-    return weir_emit_packed (st);
+    return s_packed = weir_emit_packed (st);
 }
 
 static int s_pack_two (weir_stage *st, void *tstate, const msgpack_object *rec)
@@ -268,24 +294,26 @@ static int s_pack_two (weir_stage *st, void *tstate, const msgpack_object *rec)
     msgpack_packer *pk = weir_packer (st);
     msgpack_pack_int (pk, 1);
     msgpack_pack_int (pk, 2);
-    return weir_emit_packed (st);
+    return s_packed = weir_emit_packed (st);
 }
 
 static int s_pack_none (weir_stage *st, void *tstate, const msgpack_object *rec)
 {
     weir_packer (st);
-    return weir_emit_packed (st);
+    return s_packed = weir_emit_packed (st);
 }
 
 static void s_check_packer (int (*process) (weir_stage *, void *, const msgpack_object *),
                             const char *message)
 {
     weir_processor proc = {WEIR_PROCESSOR_INIT, .name = "packer", .process = process};
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, NULL, NULL), 0);
     ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    s_packed = 0;
     ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROCESSOR);
+    ck_assert_int_eq (s_packed, WEIR_EPROCESSOR);
     ck_assert_msg (strstr (weir_pipe_error (pipe), message), "'%s' lacks '%s'", weir_pipe_error (pipe),
                    message);
     weir_pipe_destroy (&pipe);
@@ -299,9 +327,78 @@ START_TEST (test_emit_packed_checks_the_record)
 }
 END_TEST
 
+//  What the functions of <weir/plugin.h> returned, each a WEIR_E* code
+typedef struct {
+    int none, outside, misaligned, type, fail, emit;
+} s_codes;
+
+static int s_codes_open (weir_stage *st, void **state)
+{
+    s_codes *c = weir_user (st);
+    ck_assert_ptr_nonnull (weir_blob (st, "w", 64));
+    c->none = weir_blob_reduce (st, "none", 0, 1, WEIR_REDUCE_INT64, WEIR_REDUCE_SUM);
+    c->outside = weir_blob_reduce (st, "w", 0, 9, WEIR_REDUCE_INT64, WEIR_REDUCE_SUM);
+    c->misaligned = weir_blob_reduce (st, "w", 4, 1, WEIR_REDUCE_INT64, WEIR_REDUCE_SUM);
+    c->type = weir_blob_reduce (st, "w", 0, 1, (weir_reduce_type) 9, WEIR_REDUCE_SUM);
+    c->fail = weir_fail (st, "failed too");
+    //  -1, as the first plugin.h asked, is still a failure
+    return -1;
+}
+
+static int s_codes_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_codes *c = weir_user (st);
+    c->fail = weir_fail (st, "failed on purpose");
+    //  The job is failed: an emit soon finds its batch cannot go on
+    int rc = 0;
+    for (int i = 0; i < 1000000 && !rc; i++)
+        rc = weir_emit (st, rec);
+    c->emit = rc;
+    return rc;
+}
+
+START_TEST (test_plugin_functions_return_codes)
+{
+    weir_processor proc = {WEIR_PROCESSOR_INIT, .name = "codes", .open = s_codes_open,
+                           .process = s_codes_process};
+    const char *one[] = {"batch=1", NULL};
+    s_codes c;
+    memset (&c, 0, sizeof c);
+    weir_pipe *pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, &c, one), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROCESSOR);
+    //  The first failure is the job's, and says what it was
+    ck_assert_msg (
+        strstr (weir_pipe_error (pipe),
+                "codes: weir_blob_reduce: there is no blob 'none' (create it with weir_blob first)"),
+        "%s", weir_pipe_error (pipe));
+    ck_assert_int_eq (c.none, WEIR_EINVAL);
+    ck_assert_int_eq (c.outside, WEIR_EINVAL);
+    ck_assert_int_eq (c.misaligned, WEIR_EINVAL);
+    ck_assert_int_eq (c.type, WEIR_EINVAL);
+    ck_assert_int_eq (c.fail, WEIR_EPROCESSOR);
+    weir_pipe_destroy (&pipe);
+
+    //  weir_emit in a job that failed
+    proc.open = NULL;
+    memset (&c, 0, sizeof c);
+    pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10"), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &proc, &c, one), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROCESSOR);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "codes: failed on purpose"), "%s", weir_pipe_error (pipe));
+    ck_assert_int_eq (c.fail, WEIR_EPROCESSOR);
+    ck_assert_int_eq (c.emit, WEIR_EABORTED);
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
 START_TEST (test_processor_table_is_checked)
 {
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     weir_processor wrong = {
         .abi = WEIR_PLUGIN_ABI + 1, .size = sizeof (weir_processor), .name = "future", .process = s_process};
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &wrong, NULL, NULL), WEIR_EPROCESSOR);
@@ -329,12 +426,12 @@ END_TEST
 
 START_TEST (test_parse_errors_point_into_the_text)
 {
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=3 ! lines path=\"x"), WEIR_ESYNTAX);
     ck_assert_int_eq (weir_pipe_error_offset (pipe), 27);
     weir_pipe_destroy (&pipe);
 
-    pipe = weir_pipe_new ();
+    pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=3 ! null colour=red"), 0);
     ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROPERTY);
     ck_assert_int_eq (weir_pipe_error_offset (pipe), 21);
@@ -343,7 +440,7 @@ START_TEST (test_parse_errors_point_into_the_text)
     weir_pipe_destroy (&pipe);
 
     //  Properties given in code have no place in a text
-    pipe = weir_pipe_new ();
+    pipe = s_new ();
     const char *bad[] = {"novalue", NULL};
     ck_assert_int_eq (weir_pipe_add (pipe, "range", bad), WEIR_EPROPERTY);
     ck_assert_msg (strstr (weir_pipe_error (pipe), "range: property 'novalue' is not of the form key=value"),
@@ -355,7 +452,7 @@ END_TEST
 START_TEST (test_small_queues_and_batches)
 {
     //  capacity=1, batch=1: the tightest queue still moves everything
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=20000 batch=1 threads=2 ! identity threads=3 "
                                              "capacity=1 batch=1 ! null capacity=1 threads=2"),
                       0);
@@ -387,7 +484,7 @@ static int s_slow (weir_stage *st, void *tstate, const msgpack_object *rec)
 START_TEST (test_progress_callback)
 {
     weir_processor slow = {WEIR_PROCESSOR_INIT, .name = "slow", .process = s_slow};
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     weir_pipe_set_progress (pipe, s_progress, NULL, 10);
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=50"), 0);
     ck_assert_int_eq (weir_pipe_add_processor (pipe, &slow, NULL, NULL), 0);
@@ -396,6 +493,134 @@ START_TEST (test_progress_callback)
     //  50 records at 2 ms take 100 ms: several 10 ms ticks, one final call
     ck_assert_int_ge (atomic_load (&s_progress_calls), 2);
     ck_assert_int_eq (atomic_load (&s_progress_finals), 1);
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
+//  What the progress callback of a run saw when it tried to change the
+//  pipe under the run
+typedef struct {
+    atomic_int calls, finals, accepted;  //  accepted: calls that were not refused
+    atomic_int fail_at;                  //  s_slow_fail fails at this record (0: never)
+    atomic_int records;
+} s_meddler;
+
+static void s_meddle (weir_pipe *pipe, void *arg, int final)
+{
+    s_meddler *m = arg;
+    atomic_fetch_add (final ? &m->finals : &m->calls, 1);
+    //  Each would change what the run uses; the checkpoint directory and
+    //  the blobs' one would free a string the recovery still points at
+    int rc[] = {
+        weir_pipe_set_epoch_records (pipe, 1),
+        weir_pipe_set_epoch_seconds (pipe, 0.001),
+        weir_pipe_set_epochs (pipe, 1),
+        weir_pipe_set_checkpoint (pipe, NULL),
+        weir_pipe_set_checkpoint (pipe, "/nonexistent/elsewhere"),
+        weir_pipe_set_keep (pipe, 1),
+        weir_pipe_set_async_checkpoint (pipe, 1),
+        weir_pipe_set_checkpoint_failures (pipe, 9),
+        weir_pipe_set_resume (pipe, WEIR_RESUME_EPOCH, 99),
+        weir_pipe_set_load_blobs (pipe, "/nonexistent", 3),
+        weir_pipe_set_log (pipe, NULL, NULL),
+        weir_pipe_set_stop_timeout (pipe, 0.001),
+        weir_pipe_set_progress (pipe, NULL, NULL, 1),
+        weir_pipe_set_epoch_timeout (pipe, 0.001),
+        weir_pipe_parse (pipe, "range count=1"),
+        weir_pipe_add (pipe, "null", NULL),
+        weir_pipe_run (pipe),
+    };
+    for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++)
+        if (rc[i] != WEIR_ESTATE)
+            atomic_fetch_add (&m->accepted, 1);
+}
+
+static int s_slow_fail (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_meddler *m = weir_user (st);
+    if (atomic_fetch_add (&m->records, 1) + 1 == atomic_load (&m->fail_at))
+        return weir_fail (st, "failed on purpose");
+    return s_slow (st, tstate, rec);
+}
+
+//  range count=55 ! slow ! null, in epochs of 10 records checkpointed into
+//  DIR, with M's progress callback every 5 ms
+static int s_meddled (s_meddler *m, const char *dir, weir_pipe **pipe_p)
+{
+    static const weir_processor slow = {WEIR_PROCESSOR_INIT, .name = "slow", .process = s_slow_fail};
+    weir_pipe *pipe = *pipe_p = s_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=55"), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &slow, m, NULL), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_set_checkpoint (pipe, dir), 0);
+    ck_assert_int_eq (weir_pipe_set_epoch_records (pipe, 10), 0);
+    ck_assert_int_eq (weir_pipe_set_progress (pipe, s_meddle, m, 5), 0);
+    return weir_pipe_run (pipe);
+}
+
+START_TEST (test_setters_refused_once_the_pipe_runs)
+{
+    char *dir = testutil_mkdtemp ();
+    char ck[4200];
+    snprintf (ck, sizeof ck, "%s/ck", dir);
+    s_meddler m;
+    memset (&m, 0, sizeof m);
+    weir_pipe *pipe;
+    ck_assert_int_eq (s_meddled (&m, ck, &pipe), 0);
+    //  Refused every time, and the run went on as it was set up: six
+    //  epochs (the last of 5 records), each checkpointed and kept, one
+    //  final progress call
+    ck_assert_int_ge (m.calls, 2);
+    ck_assert_int_eq (m.finals, 1);
+    ck_assert_int_eq (m.accepted, 0);
+    ck_assert_str_eq (weir_pipe_error (pipe), "");
+    ck_assert_uint_eq (weir_pipe_epoch (pipe), 6);
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), 0);
+    ck_assert_uint_eq (st.records_out, 55);
+    uint64_t *epochs;
+    size_t count;
+    ck_assert_int_eq (weir_checkpoint_list (ck, &epochs, &count, NULL), 0);
+    ck_assert_uint_eq (count, 7);
+    ck_assert_uint_eq (epochs[6], 6);
+    weir_free (epochs);
+    //  After the run a refusal is the pipe's error, as others are
+    ck_assert_int_eq (weir_pipe_set_keep (pipe, 1), WEIR_ESTATE);
+    ck_assert_str_eq (weir_pipe_error (pipe), "the pipe already ran");
+    ck_assert_int_eq (weir_pipe_set_checkpoint (pipe, NULL), WEIR_ESTATE);
+    weir_pipe_destroy (&pipe);
+
+    //  A run that fails keeps its first failure as the pipe's error,
+    //  whatever the progress callback tried after it (its final call too)
+    memset (&m, 0, sizeof m);
+    m.fail_at = 25;
+    snprintf (ck, sizeof ck, "%s/failed", dir);
+    ck_assert_int_eq (s_meddled (&m, ck, &pipe), WEIR_EPROCESSOR);
+    ck_assert_int_eq (m.finals, 1);
+    ck_assert_int_eq (m.accepted, 0);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "slow: failed on purpose"), "%s", weir_pipe_error (pipe));
+    weir_pipe_destroy (&pipe);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+START_TEST (test_index_out_of_range)
+{
+    weir_pipe *pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_parse (pipe, "range count=10 ! null"), 0);
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+    size_t stage;
+    const char *name;
+    double value;
+    //  Before the run, and after
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), WEIR_EINVAL);
+    ck_assert_int_eq (weir_pipe_metric (pipe, 0, &stage, &name, &value), WEIR_EINVAL);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 1, &st), 0);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), WEIR_EINVAL);
+    ck_assert_int_eq (weir_pipe_stats (pipe, (size_t) -1, &st), WEIR_EINVAL);
+    ck_assert_uint_eq (weir_pipe_metric_count (pipe), 0);
+    ck_assert_int_eq (weir_pipe_metric (pipe, 0, &stage, &name, &value), WEIR_EINVAL);
     weir_pipe_destroy (&pipe);
 }
 END_TEST
@@ -415,7 +640,7 @@ static void *s_stopper (void *arg)
 
 START_TEST (test_stop_from_another_thread)
 {
-    weir_pipe *pipe = weir_pipe_new ();
+    weir_pipe *pipe = s_new ();
     ck_assert_int_eq (weir_pipe_parse (pipe, "range count=1G ! identity threads=2 ! null"), 0);
     pthread_t t;
     pthread_create (&t, NULL, s_stopper, pipe);
@@ -476,11 +701,14 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_stop_ends_cleanly);
     tcase_add_test (tc, test_fanout_and_filter);
     tcase_add_test (tc, test_emit_packed_checks_the_record);
+    tcase_add_test (tc, test_plugin_functions_return_codes);
     tcase_add_test (tc, test_processor_table_is_checked);
     tcase_add_test (tc, test_parse_errors_point_into_the_text);
     tcase_add_test (tc, test_small_queues_and_batches);
     tcase_add_test (tc, test_progress_callback);
     tcase_add_test (tc, test_stop_from_another_thread);
+    tcase_add_test (tc, test_setters_refused_once_the_pipe_runs);
+    tcase_add_test (tc, test_index_out_of_range);
     tcase_add_test (tc, test_elements_are_documented);
     suite_add_tcase (s, tc);
     return s;

@@ -1,5 +1,6 @@
 /*  tests/check_workspace.c - the job's blobs: zeroed, aligned, shared by
-    name, restored whole, safe to create from many threads.  */
+    name, restored whole, safe to create from many threads; regions
+    reduced across ranks, each refusal told apart.  */
 #include <pthread.h>
 #include <stdint.h>
 
@@ -133,6 +134,27 @@ START_TEST (test_threads_get_one_blob_per_name)
 }
 END_TEST
 
+START_TEST (test_reduce_refusals_are_told_apart)
+{
+    //  Each refusal has its own value, and none is a WEIR_E* code: "no
+    //  such blob" was once -1, which is also WEIR_ENOMEM
+    ck_assert_int_gt (WEIR__WORKSPACE_NO_BLOB, 0);
+    ck_assert_int_gt (WEIR__WORKSPACE_OUTSIDE, 0);
+    ck_assert_int_ne (WEIR__WORKSPACE_NO_BLOB, WEIR__WORKSPACE_OUTSIDE);
+    weir__workspace *ws = weir__workspace_new ();
+    weir__err err;
+    weir__err_init (&err);
+    ck_assert_ptr_nonnull (weir__workspace_blob (ws, "w", 64, &err));
+    ck_assert_int_eq (weir__workspace_add_reduce (ws, "none", 0, 1, 8, 0, 0), WEIR__WORKSPACE_NO_BLOB);
+    ck_assert_int_eq (weir__workspace_add_reduce (ws, "w", 0, 9, 8, 0, 0), WEIR__WORKSPACE_OUTSIDE);
+    ck_assert_int_eq (weir__workspace_add_reduce (ws, "w", 4, 1, 8, 0, 0), WEIR__WORKSPACE_OUTSIDE);
+    ck_assert_uint_eq (weir__workspace_reduce_count (ws), 0);
+    ck_assert_int_eq (weir__workspace_add_reduce (ws, "w", 56, 1, 8, 0, 0), 0);
+    ck_assert_uint_eq (weir__workspace_reduce_count (ws), 1);
+    weir__workspace_destroy (&ws);
+}
+END_TEST
+
 Suite *check_suite (void)
 {
     Suite *s = suite_create ("workspace");
@@ -142,6 +164,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_restore_creates_replaces_and_resizes);
     tcase_add_test (tc, test_items_in_creation_order);
     tcase_add_test (tc, test_threads_get_one_blob_per_name);
+    tcase_add_test (tc, test_reduce_refusals_are_told_apart);
     suite_add_tcase (s, tc);
     return s;
 }

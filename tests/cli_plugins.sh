@@ -5,9 +5,9 @@
 : "${PLUGIN_CFLAGS:?PLUGIN_CFLAGS must hold the compile flags of <weir/plugin.h>}"
 : "${PLUGINS_SRC:?PLUGINS_SRC must point at tests/plugins}"
 
-for p in probe wrong_abi old_abi no_symbol no_process small_table exits crashes; do
+for p in probe wrong_abi old_abi no_symbol no_process exits crashes frozen/first_api frozen/small_table frozen/full_table; do
     # shellcheck disable=SC2086
-    ${CC:-cc} -std=c99 -Wall -Wextra -Werror -shared -fPIC $PLUGIN_CFLAGS "$PLUGINS_SRC/$p.c" -o "$T/$p.so" \
+    ${CC:-cc} -std=c99 -Wall -Wextra -Werror -shared -fPIC $PLUGIN_CFLAGS "$PLUGINS_SRC/$p.c" -o "$T/${p#frozen/}.so" \
         || fail "plugin $p does not compile"
 done
 
@@ -91,6 +91,13 @@ expect_exit 1 "was built for processor ABI $((abi - 1)), but this weir has ABI $
 # An older revision of this ABI's table (fewer callbacks) runs, without what it lacks
 "$WEIR" run -q "range count=100 ! $T/small_table.so ! lines path=$T/small.txt" && [ "$(wc -l < "$T/small.txt")" -eq 100 ] \
     && ok || fail "an older table of the same ABI does not run"
+# A plugin written to the first documented API (no size) runs too, and
+# one with every callback and every function
+"$WEIR" run -q "range count=10 start=-5 ! $T/first_api.so min=2 ! lines path=$T/first.txt" \
+    && printf '2\n3\n4\n' | cmp -s - "$T/first.txt" && ok || fail "a plugin of the first API does not run: $(cat "$T/first.txt")"
+"$WEIR" run -q --epoch-records 40 "range count=100 ! $T/full_table.so scale=2 threads=2 ! lines path=$T/full.txt" \
+    && [ "$(wc -l < "$T/full.txt")" -eq 101 ] && [ "$(grep -c '^[0-9]' "$T/full.txt")" -eq 100 ] \
+    && grep -qx '\["end",3\]' "$T/full.txt" && ok || fail "the full-table plugin: $(tail -3 "$T/full.txt")"
 expect_exit 1 "is not a weir processor: it exports no weir_plugin_processor" -- "$WEIR" run "range count=1 ! $T/no_symbol.so ! null"
 expect_exit 1 "has no process callback" -- "$WEIR" run "range count=1 ! $T/no_process.so ! null"
 expect_exit 1 "plugin '$T/missing.so' cannot be loaded" -- "$WEIR" run "range count=1 ! $T/missing.so ! null"

@@ -6,9 +6,15 @@
     stage only through the opaque weir_stage handle and the functions below.
 
     Conventions:
-    - callbacks that return int return 0 on success and -1 on error; use
-      weir_fail() to say what went wrong, the engine stops the job cleanly
-      and reports the message with the element's name;
+    - the functions below that can fail return 0 or a negative WEIR_E*
+      code, as every function of <weir/weir.h> does, so a callback can
+      pass their result on (return weir_emit (st, rec););
+    - callbacks that return int return 0 on success and anything else on
+      error (but WEIR_REJECTED, which process returns for a bad record):
+      the value of weir_fail(), a code passed on, or -1, which this header
+      once asked for and which stays accepted so that no plugin breaks.
+      Use weir_fail() to say what went wrong; the engine stops the job
+      cleanly and reports the message with the element's name;
     - strings returned as const char * are borrowed: valid while the stage
       runs, never freed by the caller;
     - a weir_stage handle belongs to one runtime thread: call these
@@ -26,23 +32,28 @@
 extern "C" {
 #endif
 
-/*  Bumped on any incompatible change of weir_processor or of the functions
-    below; the engine refuses a processor built against another value,
-    older or newer.  Adding a callback at the end of the table is not such
-    a change: see 'size'.  */
+/*  The ABI of the table and of the functions below.  The rule: a plugin
+    valid once stays valid.  The table only grows at its end (see 'size'),
+    no function below changes its signature or its meaning, and this
+    number never changes again.  The engine refuses a processor built for
+    another value, older or newer: ABI 1, the table before 'size', is laid
+    out otherwise.  */
 #define WEIR_PLUGIN_ABI 2
 
 /*  The stage a callback runs in, as its runtime thread sees it.  */
 typedef struct weir_stage weir_stage;
 
-/*  The callback table.  'abi', 'size', 'name' and 'process' are required.
+/*  The callback table.  'abi', 'name' and 'process' are required, and
+    'size' is expected (0 reads as the first revision: see below).
 
     The table only grows at its end (SQLite's sqlite3_vfs and Redis'
     module API grow the same way): 'size' says how much of it the plugin
     was built with, and callbacks added after that are NULL for it, so an
     older plugin keeps working with a newer weir.  A table larger than this
     weir knows comes from a newer weir and is refused.  Start a table with
-    WEIR_PROCESSOR_INIT, or set both fields by hand.
+    WEIR_PROCESSOR_INIT, or set both fields by hand.  A table whose size is
+    0 was written to the first documented API, which set 'abi' alone: it
+    is read as the first revision of the table, the fields up to 'close'.
 
     Order of calls, per stage: open, init (fresh start only), then in each
     runtime thread thread_open, process for every record, epoch_end at the
@@ -50,8 +61,9 @@ typedef struct weir_stage weir_stage;
     thread_close; finally close once every thread has finished.
 
     A failed open gets no close, and a failed thread_open no thread_close:
-    release what the failing callback allocated before returning -1.  Once
-    open succeeded, close is called even if init or a thread failed.  */
+    release what the failing callback allocated before returning its error.
+    Once open succeeded, close is called even if init or a thread
+    failed.  */
 typedef struct weir_processor {
     int abi;     /*  WEIR_PLUGIN_ABI  */
     size_t size; /*  sizeof (weir_processor)  */
@@ -81,15 +93,17 @@ weir_plugin_processor (void);
 WEIR_EXPORT const char *weir_prop (weir_stage *st, const char *key, const char *fallback);
 
 /*  Pass a copy of REC downstream.  REC may point into the record being
-    processed.  Returns 0, or -1 when the job is being torn down (return
-    -1 from the callback then).  */
+    processed.  Returns 0, WEIR_ENOMEM when the record cannot be packed,
+    or WEIR_EABORTED when the job is being torn down or failed: return
+    the code from the callback then.  */
 WEIR_EXPORT int weir_emit (weir_stage *st, const msgpack_object *rec);
 
 /*  The efficient way to emit a record you build: pack exactly one msgpack
     object with the returned packer, then call weir_emit_packed().  The
     packer writes straight into the outgoing batch; no object tree is
     built.  weir_emit_packed() checks that exactly one well-formed object
-    was packed and fails otherwise.  */
+    was packed and fails the job otherwise (WEIR_EPROCESSOR); else it
+    returns as weir_emit() does.  */
 WEIR_EXPORT msgpack_packer *weir_packer (weir_stage *st);
 WEIR_EXPORT int weir_emit_packed (weir_stage *st);
 
@@ -107,8 +121,8 @@ WEIR_EXPORT void *weir_blob (weir_stage *st, const char *name, size_t size);
     a checkpoint kept).  weir_blob_store replaces blob NAME with a copy of
     SIZE bytes of DATA (creating it, or changing its size); call it from
     open, init or epoch_end, the checkpoint then holds exactly those bytes.
-    A pointer earlier returned for NAME is invalid afterwards.  0 or -1
-    (with the job's error set).  */
+    A pointer earlier returned for NAME is invalid afterwards.  0, or
+    WEIR_ENOMEM with the job's error set.  */
 WEIR_EXPORT const void *weir_blob_find (weir_stage *st, const char *name, size_t *size);
 WEIR_EXPORT int weir_blob_store (weir_stage *st, const char *name, const void *data, size_t size);
 
@@ -127,9 +141,10 @@ WEIR_EXPORT int weir_blob_store (weir_stage *st, const char *name, const void *d
     rank's own, and the checkpoint keeps rank 0's.  Declare regions in open
     or init, alike on every rank, while the blob holds the same value
     everywhere (as init or a resume leaves it); several regions of one blob
-    may be declared.  In a job of one rank this changes nothing.  0 or -1
-    (with the job's error set): no such blob, a region outside it, or an
-    OFFSET that is not a multiple of the element's size.  */
+    may be declared.  In a job of one rank this changes nothing.  0, or
+    with the job's error set WEIR_EINVAL (no such blob, a region outside
+    it, an OFFSET that is not a multiple of the element's size, an unknown
+    TYPE or OP) or WEIR_ENOMEM.  */
 typedef enum { WEIR_REDUCE_FLOAT32, WEIR_REDUCE_FLOAT64, WEIR_REDUCE_INT64 } weir_reduce_type;
 typedef enum { WEIR_REDUCE_SUM, WEIR_REDUCE_MEAN, WEIR_REDUCE_MIN, WEIR_REDUCE_MAX } weir_reduce_op;
 WEIR_EXPORT int weir_blob_reduce (weir_stage *st, const char *name, size_t offset, size_t count,
@@ -159,9 +174,10 @@ WEIR_EXPORT int weir_last_epoch (const weir_stage *st);
     checkpoint is written and the job ends normally.  */
 WEIR_EXPORT void weir_stop (weir_stage *st);
 
-/*  Record an error message for the job (printf-style) and return -1, so
-    that a callback can say: return weir_fail (st, "bad record");  The
-    first error of a job wins.  */
+/*  Record an error message for the job (printf-style) and return
+    WEIR_EPROCESSOR, so that a callback can say:
+    return weir_fail (st, "bad record");  The first error of a job
+    wins.  */
 WEIR_EXPORT int weir_fail (weir_stage *st, const char *fmt, ...) WEIR_PRINTF (2, 3);
 
 /*  In process: the record is bad, for a reason (printf-style), as distinct

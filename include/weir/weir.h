@@ -4,8 +4,11 @@
     writer.  Stages exchange batches of msgpack records over bounded
     ZeroMQ in-process queues; every stage runs threads=N runtime threads.
 
-        weir_pipe *pipe = weir_pipe_new ();
-        if (weir_pipe_parse (pipe, "range count=1000000 ! null") == 0)
+        weir_pipe *pipe;
+        if (weir_pipe_new (&pipe))
+            return WEIR_ENOMEM;
+        int rc = weir_pipe_parse (pipe, "range count=1000000 ! null");
+        if (rc == 0)
             rc = weir_pipe_run (pipe);
         if (rc)
             fprintf (stderr, "%s\n", weir_pipe_error (pipe));
@@ -15,13 +18,21 @@
     - a function that can fail returns 0 or a negative WEIR_E* code.  The
       human message (element, file, byte offset) is weir_pipe_error () for
       a function of a pipe; a function without a pipe takes a last
-      argument char **error that receives it (the caller's to free; pass
-      NULL to ignore it);
-    - _new / _destroy (&p) pairs: destroy nulls the caller's pointer and
-      does nothing on NULL.  weir_pipe_new only fails for lack of memory
-      and returns NULL then; a _new that can fail for other reasons
-      returns a code and the object through its out argument;
+      argument char **error that receives it (the caller's to free with
+      weir_free; pass NULL to ignore it);
+    - a pipe is described and set up, then run once: weir_pipe_parse,
+      weir_pipe_add* and every weir_pipe_set_* return WEIR_ESTATE once
+      weir_pipe_run was called (from within the run too, as from a
+      progress callback), so that nothing the run uses changes or is
+      freed under it; a refusal during the run leaves the pipe's error,
+      the run's first failure, as it is;
+    - _new / _destroy (&p) pairs: every _new returns 0 or a code, and the
+      object through its out argument (NULL on failure); destroy nulls
+      the caller's pointer and does nothing on NULL;
     - const char * results are borrowed, char * results are the caller's;
+      whatever the library allocates for the caller (messages, arrays) is
+      freed with weir_free, not free: the library and the program may not
+      share an allocator;
     - this header grows only by appending: codes and constants never change
       meaning, structs the library fills carry their size.
 
@@ -65,9 +76,9 @@ struct weir_processor;
 #define WEIR_ECORRUPT -7   /*  input that is not what it claims  */
 #define WEIR_EPROCESSOR -8 /*  a processor callback failed  */
 #define WEIR_ESYSTEM -9    /*  threads, ZeroMQ or another system facility failed  */
-#define WEIR_ESTATE -10    /*  call not allowed now (pipe already ran)  */
+#define WEIR_ESTATE -10    /*  call not allowed now (the pipe started, or already ran)  */
 #define WEIR_EPLUGIN -11   /*  a plugin cannot be loaded or is not a weir processor  */
-#define WEIR_EINVAL -12    /*  a bad argument (a stats struct without its size)  */
+#define WEIR_EINVAL -12    /*  a bad argument (a stats struct without its size, no such index)  */
 #define WEIR_EABORTED -13  /*  ended at once, without a new checkpoint (weir_pipe_abort, the stop timeout)  */
 
 /*  A static string describing CODE.  */
@@ -124,7 +135,9 @@ WEIR_EXPORT const weir_property_info *weir_kind_properties (weir_element_kind ki
 
 typedef struct weir_pipe weir_pipe;
 
-WEIR_EXPORT weir_pipe *weir_pipe_new (void);
+/*  A new pipe, without stages, into *OUT.  0, or WEIR_ENOMEM with *OUT
+    NULL.  */
+WEIR_EXPORT int weir_pipe_new (weir_pipe **out);
 WEIR_EXPORT void weir_pipe_destroy (weir_pipe **self_p);
 
 /*  Append the stages of a textual description:
@@ -145,32 +158,33 @@ WEIR_EXPORT int weir_pipe_add_processor (weir_pipe *self, const struct weir_proc
                                          const char *const *props);
 
 /*  ---------------------------------------------------------------------
-    Epochs and checkpoints.  Set before weir_pipe_run.
+    Epochs and checkpoints.  Set before weir_pipe_run: each setter
+    returns 0, or WEIR_ESTATE once it was called.
 
     An epoch ends after exactly N records read by all reader threads
     together (the last may be shorter), after T seconds, at the end of each
     pass over the input (readers take passes=P), or when a processor calls
     weir_stop.  At its end the pipe is quiescent: every thread waits at
     the barrier, writers have synced, and the checkpoint is written.  */
-WEIR_EXPORT void weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records);
-WEIR_EXPORT void weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds);
+WEIR_EXPORT int weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records);
+WEIR_EXPORT int weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds);
 /*  Stop after epoch N (0: run to the end of the input).  */
-WEIR_EXPORT void weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch);
+WEIR_EXPORT int weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch);
 
 /*  Checkpoint into the LevelDB at DIR after init (checkpoint 0) and after
     every epoch.  */
 WEIR_EXPORT int weir_pipe_set_checkpoint (weir_pipe *self, const char *dir);
 /*  Keep the newest K checkpoints (0: all).  */
-WEIR_EXPORT void weir_pipe_set_keep (weir_pipe *self, unsigned keep);
+WEIR_EXPORT int weir_pipe_set_keep (weir_pipe *self, unsigned keep);
 /*  Copy the blobs while quiescent and write them on a background thread.  */
-WEIR_EXPORT void weir_pipe_set_async_checkpoint (weir_pipe *self, int on);
+WEIR_EXPORT int weir_pipe_set_async_checkpoint (weir_pipe *self, int on);
 /*  Allow N consecutive failed checkpoints before the job fails.  */
-WEIR_EXPORT void weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures);
+WEIR_EXPORT int weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned failures);
 
 #define WEIR_RESUME_NONE 0   /*  refuse a directory that holds checkpoints  */
 #define WEIR_RESUME_LATEST 1 /*  go on from the latest checkpoint, or start fresh  */
 #define WEIR_RESUME_EPOCH 2  /*  go on from checkpoint EPOCH  */
-WEIR_EXPORT void weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch);
+WEIR_EXPORT int weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch);
 
 /*  Before init, load the blobs of checkpoint EPOCH (-1: the latest) of
     another job's checkpoint directory.  */
@@ -182,94 +196,14 @@ WEIR_EXPORT int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int6
 #define WEIR_LOG_INFO 0
 #define WEIR_LOG_WARNING 1
 typedef void (weir_log_fn) (weir_pipe *pipe, void *arg, int level, const char *message);
-WEIR_EXPORT void weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg);
+WEIR_EXPORT int weir_pipe_set_log (weir_pipe *self, weir_log_fn *fn, void *arg);
 
-/*  The pauses of the pipe at epoch ends (from the last thread reaching
-    the barrier to the release into the next epoch: writer syncs and the
-    checkpoint, or with --async-checkpoint its staging copy): how many,
-    their total and the longest, in seconds.  */
-WEIR_EXPORT void weir_pipe_pauses (const weir_pipe *self, uint64_t *count, double *total, double *longest);
-
-/*  The last epoch completed (and checkpointed, when checkpointing).  */
-WEIR_EXPORT uint64_t weir_pipe_epoch (const weir_pipe *self);
+/*  After weir_pipe_stop, allow the pipe SECONDS to drain and write its
+    checkpoint; past that it is aborted (0: wait as long as it takes).  */
+WEIR_EXPORT int weir_pipe_set_stop_timeout (weir_pipe *self, double seconds);
 
 /*  ---------------------------------------------------------------------
-    Reading checkpoints: list them, inspect one, take its blobs.  */
-
-typedef struct weir_checkpoint weir_checkpoint;
-
-/*  The epochs in DIR, ascending (caller frees *EPOCHS), and the latest
-    (the newest complete one).  0, or a WEIR_E* code with *ERROR (the
-    caller's to free).  */
-WEIR_EXPORT int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, char **error);
-
-/*  Load checkpoint EPOCH of DIR (-1: the latest), verified whole, into
-    *OUT.  WEIR_ECORRUPT with *ERROR when it is missing, incomplete or
-    corrupt.  */
-WEIR_EXPORT int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkpoint **out, char **error);
-WEIR_EXPORT void weir_checkpoint_destroy (weir_checkpoint **self_p);
-WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
-
-/*  The sections of a checkpoint.  Items come in name order.  */
-typedef enum weir_checkpoint_section {
-    WEIR_CHECKPOINT_META = 'm',    /*  metadata, decimal or text values named WEIR_META_*  */
-    WEIR_CHECKPOINT_OFFSETS = 'o', /*  where reading goes on, per shard of the input  */
-    WEIR_CHECKPOINT_WRITERS = 'w', /*  each writer's committed state ("INDEX:ELEMENT"), and each
-                                      dead letter's ("INDEX:ELEMENT:dead-letter")  */
-    WEIR_CHECKPOINT_BLOBS = 'b',   /*  the workspace blobs, raw bytes  */
-    WEIR_CHECKPOINT_FILES = 'f'    /*  follow=1: which file each path's offset is in ("PATH":
-                                      "DEVICE INODE FINGERPRINT_BYTES FINGERPRINT GONE")  */
-} weir_checkpoint_section;
-
-/*  Metadata items.  Record counts are per stage: the name is followed by
-    the stage's index, as in "records_out:0" for the records read.  */
-#define WEIR_META_EPOCH "epoch"               /*  the epoch this checkpoint ends  */
-#define WEIR_META_FINISHED "finished"         /*  1 when the job had read all its input  */
-#define WEIR_META_PASS "pass"                 /*  the pass over the input the next epoch is in  */
-#define WEIR_META_TIME "time"                 /*  seconds since 1970 when it was taken  */
-#define WEIR_META_WALL_SECONDS "wall_seconds" /*  the job's wall time, over all its runs  */
-#define WEIR_META_DESCRIPTION "description"   /*  the pipe's description  */
-#define WEIR_META_SHAPE "shape"               /*  the description without threads, capacity, batch  */
-#define WEIR_META_VERSION "version"           /*  the weir that wrote it  */
-#define WEIR_META_RECORDS_IN "records_in:"
-#define WEIR_META_RECORDS_OUT "records_out:"
-#define WEIR_META_REJECTED "rejected:"    /*  bad records skipped, per stage, over all runs  */
-#define WEIR_META_RANKS "ranks"           /*  the ranks of the run that wrote it (mpirun -n)  */
-#define WEIR_META_GENERATION "generation" /*  the runs of the job so far, counting the one that wrote it  */
-
-WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
-WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
-                                              size_t index, const void **data, size_t *size);
-WEIR_EXPORT const void *weir_checkpoint_get (const weir_checkpoint *self, weir_checkpoint_section section,
-                                             const char *name, size_t *size);
-
-/*  Warnings of the last run (properties no callback read, which are
-    likely typos): COUNT of them, and each by index.  */
-WEIR_EXPORT size_t weir_pipe_warning_count (const weir_pipe *self);
-WEIR_EXPORT const char *weir_pipe_warning (const weir_pipe *self, size_t index);
-
-/*  ---------------------------------------------------------------------
-    Plugins: processors in shared objects.
-
-    An element name that contains '/' or ends in ".so" is a plugin path; a
-    bare name that is no builtin is looked up as NAME.so in each folder of
-    $WEIR_PLUGIN_PATH (colon-separated), then in the installed plugin
-    folder.  The object must export weir_plugin_processor() (see
-    <weir/plugin.h>); its ABI is checked before anything else is called.  */
-typedef struct weir_plugin weir_plugin;
-
-/*  Load NAME (a path or a bare name) into *OUT.  WEIR_EPLUGIN, or
-    WEIR_EUNKNOWN when a bare NAME is found nowhere, with *ERROR.  */
-WEIR_EXPORT int weir_plugin_new (const char *name, weir_plugin **out, char **error);
-WEIR_EXPORT void weir_plugin_destroy (weir_plugin **self_p);
-
-/*  Its processor table, as this weir reads it: callbacks that the plugin's
-    (older) revision of the table lacks are NULL.  */
-WEIR_EXPORT const struct weir_processor *weir_plugin_table (const weir_plugin *self);
-WEIR_EXPORT const char *weir_plugin_path (const weir_plugin *self);
-
-/*  The folder searched after $WEIR_PLUGIN_PATH.  */
-WEIR_EXPORT const char *weir_plugin_dir (void);
+    Running the pipe.  */
 
 /*  Run the pipe to the end of its input.  A pipe runs once.  */
 WEIR_EXPORT int weir_pipe_run (weir_pipe *self);
@@ -284,9 +218,8 @@ WEIR_EXPORT void weir_pipe_stop (weir_pipe *self);
     Ctrl-C.  */
 WEIR_EXPORT void weir_pipe_abort (weir_pipe *self);
 
-/*  After weir_pipe_stop, allow the pipe SECONDS to drain and write its
-    checkpoint; past that it is aborted (0: wait as long as it takes).  */
-WEIR_EXPORT void weir_pipe_set_stop_timeout (weir_pipe *self, double seconds);
+/*  ---------------------------------------------------------------------
+    The pipe's errors and warnings.  */
 
 /*  The message of the first failure, "" if none.  */
 WEIR_EXPORT const char *weir_pipe_error (const weir_pipe *self);
@@ -294,6 +227,11 @@ WEIR_EXPORT const char *weir_pipe_error (const weir_pipe *self);
 /*  Byte offset into the last parsed description that the failure points
     at, or -1 when it does not point into a description.  */
 WEIR_EXPORT long weir_pipe_error_offset (const weir_pipe *self);
+
+/*  Warnings of the last run (properties no callback read, which are
+    likely typos): COUNT of them, and each by index.  */
+WEIR_EXPORT size_t weir_pipe_warning_count (const weir_pipe *self);
+WEIR_EXPORT const char *weir_pipe_warning (const weir_pipe *self, size_t index);
 
 /*  ---------------------------------------------------------------------
     Progress and statistics.  */
@@ -343,13 +281,13 @@ typedef struct weir_stage_stats {
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
 
 /*  Fill *STATS for stage INDEX, as far as STATS->size says.  Safe while
-    the pipe runs (from the progress callback) and after.  WEIR_ESTATE for
-    no such stage, WEIR_EINVAL when the size is missing.  */
+    the pipe runs (from the progress callback) and after.  WEIR_EINVAL for
+    no such stage, or when the size is missing.  */
 WEIR_EXPORT int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stats);
 
 /*  The metrics processors published (weir_metric_set, weir_metric_add):
     how many, and each by INDEX: the index of its *STAGE, its *NAME
-    (borrowed) and its *VALUE now.  WEIR_ESTATE past the last one.  Safe
+    (borrowed) and its *VALUE now.  WEIR_EINVAL past the last one.  Safe
     while the pipe runs and after.  */
 WEIR_EXPORT size_t weir_pipe_metric_count (const weir_pipe *self);
 WEIR_EXPORT int weir_pipe_metric (const weir_pipe *self, size_t index, size_t *stage, const char **name,
@@ -358,11 +296,23 @@ WEIR_EXPORT int weir_pipe_metric (const weir_pipe *self, size_t index, size_t *s
 /*  Wall time of the run so far (or of the whole run once it ended).  */
 WEIR_EXPORT double weir_pipe_wall_seconds (const weir_pipe *self);
 
+/*  The pauses of the pipe at epoch ends (from the last thread reaching
+    the barrier to the release into the next epoch: writer syncs and the
+    checkpoint, or with --async-checkpoint its staging copy): how many,
+    their total and the longest, in seconds.  */
+WEIR_EXPORT void weir_pipe_pauses (const weir_pipe *self, uint64_t *count, double *total, double *longest);
+
+/*  The last epoch completed (and checkpointed, when checkpointing).  */
+WEIR_EXPORT uint64_t weir_pipe_epoch (const weir_pipe *self);
+
 /*  Call FN (from the thread inside weir_pipe_run) every INTERVAL_MS while
     the pipe runs, and once more when it ends.  */
 typedef void (weir_progress_fn) (weir_pipe *pipe, void *arg, int final);
-WEIR_EXPORT void weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg,
-                                         unsigned interval_ms);
+WEIR_EXPORT int weir_pipe_set_progress (weir_pipe *self, weir_progress_fn *fn, void *arg,
+                                        unsigned interval_ms);
+
+/*  ---------------------------------------------------------------------
+    Ranks.  */
 
 /*  Jobs of several ranks.  Started by mpirun (or srun) in a weir built
     with MPI, each process runs rank R of N: it reads the shards i with
@@ -379,7 +329,91 @@ WEIR_EXPORT int weir_pipe_rank (const weir_pipe *self, int *ranks);
     the others (SECONDS; 0, the default, waits for ever).  Past it the job
     is aborted on every rank, rank 0 naming the ranks that did not come
     (stopped, hung, or cut off).  */
-WEIR_EXPORT void weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds);
+WEIR_EXPORT int weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds);
+
+/*  ---------------------------------------------------------------------
+    Reading checkpoints: list them, inspect one, take its blobs.  */
+
+typedef struct weir_checkpoint weir_checkpoint;
+
+/*  The epochs in DIR, ascending (the caller frees *EPOCHS with
+    weir_free), and the latest (the newest complete one).  0, or a WEIR_E*
+    code with *ERROR (the caller's to free with weir_free).  */
+WEIR_EXPORT int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, char **error);
+
+/*  Load checkpoint EPOCH of DIR (-1: the latest), verified whole, into
+    *OUT.  WEIR_ECORRUPT with *ERROR (the caller's to free with weir_free)
+    when it is missing, incomplete or corrupt.  */
+WEIR_EXPORT int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkpoint **out, char **error);
+WEIR_EXPORT void weir_checkpoint_destroy (weir_checkpoint **self_p);
+WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
+
+/*  The sections of a checkpoint.  Items come in name order.  */
+typedef enum weir_checkpoint_section {
+    WEIR_CHECKPOINT_META = 'm',    /*  metadata, decimal or text values named WEIR_META_*  */
+    WEIR_CHECKPOINT_OFFSETS = 'o', /*  where reading goes on, per shard of the input  */
+    WEIR_CHECKPOINT_WRITERS = 'w', /*  each writer's committed state ("INDEX:ELEMENT"), and each
+                                      dead letter's ("INDEX:ELEMENT:dead-letter")  */
+    WEIR_CHECKPOINT_BLOBS = 'b',   /*  the workspace blobs, raw bytes  */
+    WEIR_CHECKPOINT_FILES = 'f'    /*  follow=1: which file each path's offset is in ("PATH":
+                                      "DEVICE INODE FINGERPRINT_BYTES FINGERPRINT GONE")  */
+} weir_checkpoint_section;
+
+/*  Metadata items.  Record counts are per stage: the name is followed by
+    the stage's index, as in "records_out:0" for the records read.  */
+#define WEIR_META_EPOCH "epoch"               /*  the epoch this checkpoint ends  */
+#define WEIR_META_FINISHED "finished"         /*  1 when the job had read all its input  */
+#define WEIR_META_PASS "pass"                 /*  the pass over the input the next epoch is in  */
+#define WEIR_META_TIME "time"                 /*  seconds since 1970 when it was taken  */
+#define WEIR_META_WALL_SECONDS "wall_seconds" /*  the job's wall time, over all its runs  */
+#define WEIR_META_DESCRIPTION "description"   /*  the pipe's description  */
+#define WEIR_META_SHAPE "shape"               /*  the description without threads, capacity, batch  */
+#define WEIR_META_VERSION "version"           /*  the weir that wrote it  */
+#define WEIR_META_RECORDS_IN "records_in:"
+#define WEIR_META_RECORDS_OUT "records_out:"
+#define WEIR_META_REJECTED "rejected:"    /*  bad records skipped, per stage, over all runs  */
+#define WEIR_META_RANKS "ranks"           /*  the ranks of the run that wrote it (mpirun -n)  */
+#define WEIR_META_GENERATION "generation" /*  the runs of the job so far, counting the one that wrote it  */
+
+WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
+WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
+                                              size_t index, const void **data, size_t *size);
+WEIR_EXPORT const void *weir_checkpoint_get (const weir_checkpoint *self, weir_checkpoint_section section,
+                                             const char *name, size_t *size);
+
+/*  ---------------------------------------------------------------------
+    Plugins: processors in shared objects.
+
+    An element name that contains '/' or ends in ".so" is a plugin path; a
+    bare name that is no builtin is looked up as NAME.so in each folder of
+    $WEIR_PLUGIN_PATH (colon-separated), then in the installed plugin
+    folder.  The object must export weir_plugin_processor() (see
+    <weir/plugin.h>); its ABI is checked before anything else is called.  */
+typedef struct weir_plugin weir_plugin;
+
+/*  Load NAME (a path or a bare name) into *OUT.  WEIR_EPLUGIN, or
+    WEIR_EUNKNOWN when a bare NAME is found nowhere, with *ERROR (the
+    caller's to free with weir_free).  */
+WEIR_EXPORT int weir_plugin_new (const char *name, weir_plugin **out, char **error);
+WEIR_EXPORT void weir_plugin_destroy (weir_plugin **self_p);
+
+/*  Its processor table, as this weir reads it: callbacks that the plugin's
+    (older) revision of the table lacks are NULL.  */
+WEIR_EXPORT const struct weir_processor *weir_plugin_table (const weir_plugin *self);
+WEIR_EXPORT const char *weir_plugin_path (const weir_plugin *self);
+
+/*  The folder searched after $WEIR_PLUGIN_PATH.  */
+WEIR_EXPORT const char *weir_plugin_dir (void);
+
+/*  ---------------------------------------------------------------------
+    Memory.  */
+
+/*  Free P, which the library allocated for the caller: a message of a
+    char **error argument, the epochs of weir_checkpoint_list.  free ()
+    would do only where the library and the program share one allocator,
+    which a library linked with its own C runtime, or a program that
+    replaces malloc, does not.  NULL does nothing.  */
+WEIR_EXPORT void weir_free (void *p);
 
 #ifdef __cplusplus
 }

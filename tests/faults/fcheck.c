@@ -198,7 +198,7 @@ static int s_state_one (const char *dir, int64_t which, const char *blob, uint64
     weir_checkpoint *ck;
     if (weir_checkpoint_new (dir, which, &ck, &error)) {
         printf ("epoch %" PRId64 ": cannot be read: %s\n", which, error);
-        free (error);
+        weir_free (error);
         return 2;
     }
     uint64_t epoch = weir_checkpoint_epoch (ck);
@@ -266,12 +266,12 @@ static int s_state (const char *dir, const char *which, const char *blob, uint64
     size_t count;
     if (weir_checkpoint_list (dir, &epochs, &count, &error)) {
         printf ("cannot list the checkpoints of '%s': %s\n", dir, error);
-        free (error);
+        weir_free (error);
         return 2;
     }
     if (count == 0) {
         printf ("'%s' holds no checkpoint\n", dir);
-        free (epochs);
+        weir_free (epochs);
         return 2;
     }
     int rc = 0;
@@ -279,7 +279,7 @@ static int s_state (const char *dir, const char *which, const char *blob, uint64
         int r = s_state_one (dir, (int64_t) epochs[i], blob, slots);
         rc = r > rc ? r : rc;
     }
-    free (epochs);
+    weir_free (epochs);
     return rc;
 }
 

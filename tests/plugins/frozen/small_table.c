@@ -1,6 +1,7 @@
-/*  tests/plugins/small_table.c - a plugin of this ABI built when the table
-    ended at 'close': what a plugin built before a callback was appended
-    looks like to a newer weir.  */
+/*  tests/plugins/frozen/small_table.c - a plugin of this ABI built when
+    the table ended at 'close': what a plugin built before a callback was
+    appended looks like to a newer weir.  Never change this file (see
+    README.md).  */
 #include <stddef.h>
 #include <weir/plugin.h>
 
