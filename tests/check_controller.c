@@ -137,7 +137,7 @@ static void s_finish (s_run *run)
 START_TEST (test_boundary_waits_for_every_thread)
 {
     s_run run;
-    weir__epoch_rules rules = {0, 0, 4, 1};
+    weir__epoch_rules rules = {.last = 4, .passes = 1};
     s_start (&run, &rules, 3, 1);
     s_go (&run);
     ck_assert_uint_eq (run.boundary.count, 4);
@@ -166,7 +166,7 @@ START_TEST (test_exhausted_readers_finish_the_job)
 {
     //  Two readers: the job is finished only when both ran out
     s_run run;
-    weir__epoch_rules rules = {0, 0, 0, 1};
+    weir__epoch_rules rules = {.last = 0, .passes = 1};
     s_start (&run, &rules, 3, 2);
     run.threads[0].exhausted_in = 2;
     run.threads[1].exhausted_in = 3;
@@ -186,7 +186,7 @@ START_TEST (test_passes_start_again)
     //  Two passes of two epochs each: the end of the first pass starts the
     //  second, and only the end of the second finishes the job
     s_run run;
-    weir__epoch_rules rules = {0, 0, 0, 2};
+    weir__epoch_rules rules = {.last = 0, .passes = 2};
     s_start (&run, &rules, 2, 1);
     run.threads[0].exhausted_in = 2;
     s_go (&run);
@@ -209,7 +209,7 @@ END_TEST
 START_TEST (test_stop_ends_the_job_at_the_boundary)
 {
     s_run run;
-    weir__epoch_rules rules = {0, 0, 0, 1};
+    weir__epoch_rules rules = {.last = 0, .passes = 1};
     s_start (&run, &rules, 2, 1);
     weir__job_stop (&run.job);
     s_go (&run);
@@ -238,7 +238,7 @@ START_TEST (test_abort_wakes_every_waiter)
     //  One thread never arrives at epoch 2: an abort must release the others
     //  and the controller
     s_run run;
-    weir__epoch_rules rules = {0, 0, 0, 1};
+    weir__epoch_rules rules = {.last = 0, .passes = 1};
     s_start (&run, &rules, 3, 1);
     run.threads[2].skip = 2;
     pthread_t aborter;
@@ -258,7 +258,7 @@ END_TEST
 START_TEST (test_failed_boundary_aborts)
 {
     s_run run;
-    weir__epoch_rules rules = {0, 0, 0, 1};
+    weir__epoch_rules rules = {.last = 0, .passes = 1};
     s_start (&run, &rules, 2, 1);
     run.boundary.fail_at = 2;
     s_go (&run);
@@ -276,7 +276,7 @@ START_TEST (test_resumed_epochs_go_on)
     //  A job resumed after epoch 6, with --epochs 8: epochs 7 and 8
     weir__job job;
     weir__job_init (&job, NULL);
-    weir__epoch_rules rules = {0, 0, 8, 1};
+    weir__epoch_rules rules = {.last = 8, .passes = 1};
     weir__controller *ctl = weir__controller_new (&job, &rules);
     weir__controller_start (ctl, 7, 0, 0, 1, 1);
     ck_assert_uint_eq (weir__controller_epoch (ctl), 7);
@@ -395,7 +395,7 @@ START_TEST (test_ticks_while_waiting)
 {
     weir__job job;
     weir__job_init (&job, NULL);
-    weir__epoch_rules rules = {0, 0, 0, 1};
+    weir__epoch_rules rules = {.last = 0, .passes = 1};
     weir__controller *ctl = weir__controller_new (&job, &rules);
     weir__controller_start (ctl, 1, 0, 0, 1, 1);
     atomic_uint ticks;
