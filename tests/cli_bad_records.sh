@@ -113,11 +113,11 @@ done > "$T/many.txt"
 desc="lines path=$T/many.txt max-line=100 dead-letter=$T/many.dead ! $PROBE log=$T/log ! lines path=$T/many.out"
 PROBE_SLEEP_US=200 "$WEIR" run -q --checkpoint "$T/many.ck" --epoch-records 100 "$desc" 2>/dev/null &
 pid=$!
-sleep 0.3
+wait_checkpointed "$T/many.ck" $pid
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
-# The kill came mid-run (3000 records take about a second at that pace)
-got=$("$WEIR" checkpoints "$T/many.ck" | awk '/latest/ { print $3 }')
+# The kill came mid-run (3000 records take at least 0.6 s at that pace)
+got=$(checkpointed "$T/many.ck")
 [ -n "$got" ] && [ "$got" -lt 2700 ] && ok || fail "the first kill did not land mid-run ($got records checkpointed)"
 kills=1
 while [ $kills -lt 4 ]; do

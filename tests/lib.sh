@@ -40,6 +40,26 @@ same () {
     if cmp -s "$1" "$2"; then ok; else fail "$3: $1 and $2 differ"; fi
 }
 
+# checkpointed CK: the records the latest checkpoint in CK holds (empty
+# while it holds none).  A running job's store is read through a copy.
+checkpointed () {
+    "$WEIR" checkpoints "$1" 2>/dev/null | awk '/latest/ { print $3 }'
+}
+
+# wait_checkpointed CK PID: wait until the job PID has committed a
+# checkpoint past the first into CK, so that a kill then lands mid-run
+# however slow the machine is.  Gives up when PID ends or after 60 s.
+wait_checkpointed () {
+    waited=0
+    while [ $waited -lt 1200 ] && kill -0 "$2" 2>/dev/null; do
+        n=$(checkpointed "$1")
+        [ -n "$n" ] && [ "$n" -gt 0 ] && return 0
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+    return 1
+}
+
 finish () {
     echo "$checks passed, $failures failed"
     [ "$failures" -eq 0 ]
