@@ -91,8 +91,18 @@ int weir__follow_discover (weir__follow *self, weir__shards *shards, weir__err *
         int known = 0;
         for (size_t k = 0; k < shards->count && !known; k++)
             known = shards->items[k].path && strcmp (shards->items[k].path, g.gl_pathv[i]) == 0;
-        if (!known && weir__shards_add (shards, g.gl_pathv[i], 0, UINT64_MAX))
+        if (known)
+            continue;
+        if (weir__shards_add (shards, g.gl_pathv[i], 0, UINT64_MAX)) {
             rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            break;
+        }
+        //  The file is known from here on, not from its first read: a
+        //  checkpoint taken before that read, or a rotation before it, must
+        //  still lead to this file wherever its name then is
+        weir__shard *shard = &shards->items[shards->count - 1];
+        if (weir__identity_at (g.gl_pathv[i], &shard->id) == 0)
+            shard->check = 1;
     }
     globfree (&g);
     return rc;

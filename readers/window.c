@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -162,6 +163,30 @@ int weir__window_open (weir__window *w, const char *element, weir__shard *shard,
     return 0;
 }
 
+//  Has the rotated file of HERE been quiet for rotate-wait= ms: neither
+//  written nor renamed?  Its change time (a write and a rename both set
+//  it) says so at once, however recently this process started: a job
+//  killed and started again often must not wait afresh each time, or it
+//  never leaves the file while the new one is rotated away in turn.  A
+//  clock the file's time disagrees with (a time ahead of ours) falls back
+//  on how long this process has seen the size unchanged.
+static int s_quiet (weir__window *w, const struct stat *here)
+{
+    uint64_t wait = (uint64_t) w->rotate_wait_ms * 1000000u;
+    struct timespec now;
+    clock_gettime (CLOCK_REALTIME, &now);
+    int64_t since = ((int64_t) now.tv_sec - (int64_t) here->st_ctim.tv_sec) * 1000000000
+                    + (now.tv_nsec - here->st_ctim.tv_nsec);
+    if (since >= 0 && (uint64_t) since >= wait)
+        return 1;
+    uint64_t t = weir__now_ns ();
+    if (!w->rotated_ns || (uint64_t) here->st_size != w->rotated_size) {
+        w->rotated_ns = t;
+        w->rotated_size = (uint64_t) here->st_size;
+    }
+    return t - w->rotated_ns >= wait;
+}
+
 //  A followed file's end for now: has it been truncated, rotated or
 //  deleted?  0 (read again, or the end: eof set), or WEIR__WINDOW_DRY.
 static int s_follow_end (weir__window *w)
@@ -190,12 +215,7 @@ static int s_follow_end (weir__window *w)
             return WEIR__WINDOW_DRY;
         //  The writer may not have moved to the new file yet: the old one
         //  must have been quiet for rotate-wait= ms before it is left
-        uint64_t t = weir__now_ns ();
-        if (!w->rotated_ns || (uint64_t) here.st_size != w->rotated_size) {
-            w->rotated_ns = t;
-            w->rotated_size = (uint64_t) here.st_size;
-        }
-        if (t - w->rotated_ns < (uint64_t) w->rotate_wait_ms * 1000000u)
+        if (!s_quiet (w, &here))
             return WEIR__WINDOW_DRY;
         //  Rotated: the name holds a new file, and this one is read to its
         //  end.  A last record without its end is still one (eof); the new
