@@ -11,11 +11,11 @@
 # rejected never drop as the cut moves later: a reader that stopped early
 # would lose some.
 #
-#   CUTS=N   cuts per format (default 80, 500 with FAULT_LONG=1; spread
+#   CUTS=N   cuts per format (default 40, 500 with FAULT_LONG=1; spread
 #            over the whole file)
 . "$(dirname "$0")/../lib.sh"
 
-if [ "${FAULT_LONG:-}" = 1 ]; then CUTS=${CUTS:-500}; else CUTS=${CUTS:-80}; fi
+if [ "${FAULT_LONG:-}" = 1 ]; then CUTS=${CUTS:-500}; else CUTS=${CUTS:-40}; fi
 
 # A msgpack file of mixed records, about 3 KB
 "$MKMSGPACK" features "$T/f.mp"

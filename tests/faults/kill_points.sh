@@ -16,6 +16,10 @@ if long; then
     WRITERS="lines msgpack leveldb-flush leveldb-sync"
     PER=2500
 else
+    # Short (make check): each point of each writer and mode is killed at
+    # one of its first three hits, drawn from the seed, so that the whole
+    # part stays inside a minute or two on a slow machine; the long run
+    # kills at every one of the first eight
     HITS="1 2 3"
     WRITERS="lines msgpack leveldb-flush leveldb-sync"
     PER=1500
@@ -46,7 +50,12 @@ for writer in $WRITERS; do
         for point in $POINTS; do
             # Only an asynchronous checkpoint copies the blobs
             [ $point = blobs-copied ] && [ $mode = sync ] && continue
-            for n in $HITS; do
+            hits=$HITS
+            if ! long; then
+                rand 3
+                hits=$((R + 1))
+            fi
+            for n in $hits; do
                 name="$writer $mode $point:$n"
                 rm -rf "$T/got.$ext" "$T/got.ck"
                 # Thread counts change between the killed run and the resume
