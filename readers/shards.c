@@ -12,6 +12,7 @@ void weir__shards_init (weir__shards *self)
 {
     self->items = NULL;
     self->count = 0;
+    self->cap = 0;
     self->follow = 0;
 }
 
@@ -30,10 +31,17 @@ void weir__shards_release (weir__shards *self)
 
 int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint64_t end)
 {
-    weir__shard *items = realloc (self->items, (self->count + 1) * sizeof *items);
-    if (!items)
-        return WEIR_ENOMEM;
-    self->items = items;
+    //  split=1 plans a shard per line: growing one at a time would copy
+    //  the array once per shard
+    if (self->count == self->cap) {
+        size_t cap = self->cap < 8 ? 8 : self->cap + self->cap / 2;
+        weir__shard *more = realloc (self->items, cap * sizeof *more);
+        if (!more)
+            return WEIR_ENOMEM;
+        self->items = more;
+        self->cap = cap;
+    }
+    weir__shard *items = self->items;
     memset (&items[self->count], 0, sizeof items[self->count]);
     if (path && !(items[self->count].path = strdup (path)))
         return WEIR_ENOMEM;

@@ -39,6 +39,7 @@ typedef struct weir__shard {
 typedef struct weir__shards {
     weir__shard *items;
     size_t count;
+    size_t cap;  //  items allocated: they grow by half again, not one by one
     int follow;  //  follow=1: the files grow and come and go
 } weir__shards;
 
