@@ -9,7 +9,12 @@
 # shellcheck disable=SC2086
 ${CC:-cc} -std=c11 -O2 -shared -fPIC $PLUGIN_CFLAGS "$PLUGINS_SRC/accumulate.c" -o "$T/acc.so" \
     || fail "accumulate plugin does not compile"
-seq 0 999999 > "$T/expected"
+# 1M records in epochs of 100k.  Under ThreadSanitizer, which runs these
+# jobs many times slower, a fifth of both: as many epochs and checkpoints,
+# of the same size, so the file size limits below bite at the same place
+N=1000000 E=100000 S=400000
+case "${SANITIZER_CFLAGS:-}" in *thread*) N=200000 E=20000 S=80000 ;; esac
+seq 0 $((N - 1)) > "$T/expected"
 
 # Every checkpoint holds an 8 MB model; a file may grow to 20 MB (40000
 # blocks of 512 bytes), so a few checkpoints fit in LevelDB's log and the
@@ -21,38 +26,38 @@ limited () {
         "$@"
     )
 }
-job="range count=1M ! $T/acc.so blob=model slots=1000000 ! lines"
+job="range count=$N ! $T/acc.so blob=model slots=1000000 ! lines"
 
-limited "$WEIR" run -q --checkpoint "$T/ck" --epoch-records 100k "$job path=$T/out.txt" 2>"$T/err"
+limited "$WEIR" run -q --checkpoint "$T/ck" --epoch-records $E "$job path=$T/out.txt" 2>"$T/err"
 rc=$?
 [ "$rc" -eq 1 ] && ok || fail "full disk: exit $rc, wanted 1"
 failed=$(sed -n 's/^weir run: checkpoint \([0-9]*\) failed: .*File too large.*/\1/p' "$T/err")
 [ -n "$failed" ] && ok || fail "full disk: no 'checkpoint N failed' message: $(cat "$T/err")"
 latest=$("$WEIR" checkpoints "$T/ck" | awk 'END {print $1}')
 [ "$latest" = "$((failed - 1))" ] && ok || fail "full disk: latest checkpoint $latest, failed one $failed"
-"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 100k "$job path=$T/out.txt" || fail "resume after full disk"
+"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records $E "$job path=$T/out.txt" || fail "resume after full disk"
 same "$T/out.txt" "$T/expected" "resume after full disk"
 
 # Allowed failures: each one reported, the job finishes
-limited "$WEIR" run -q --checkpoint "$T/ck2" --checkpoint-failures 20 --epoch-records 100k "$job path=$T/out.txt" 2>"$T/err" \
+limited "$WEIR" run -q --checkpoint "$T/ck2" --checkpoint-failures 20 --epoch-records $E "$job path=$T/out.txt" 2>"$T/err" \
     || fail "allowed failures: the job failed: $(cat "$T/err")"
 n=$(grep -c '^weir run: warning: checkpoint [0-9]* failed (.* consecutive failures allowed)' "$T/err")
 [ "$n" -ge 1 ] && ok || fail "allowed failures: not reported: $(cat "$T/err")"
 same "$T/out.txt" "$T/expected" "allowed failures: output"
-"$WEIR" run -q --checkpoint "$T/ck2" --resume --epoch-records 100k "$job path=$T/out.txt" || fail "resume after allowed failures"
+"$WEIR" run -q --checkpoint "$T/ck2" --resume --epoch-records $E "$job path=$T/out.txt" || fail "resume after allowed failures"
 same "$T/out.txt" "$T/expected" "resume after allowed failures"
 
 # Asynchronous writes: the failure is reported, never swallowed
-limited "$WEIR" run -q --checkpoint "$T/ck3" --async-checkpoint --epoch-records 100k "$job path=$T/out.txt" 2>"$T/err"
+limited "$WEIR" run -q --checkpoint "$T/ck3" --async-checkpoint --epoch-records $E "$job path=$T/out.txt" 2>"$T/err"
 rc=$?
 [ "$rc" -eq 1 ] && ok || fail "async full disk: exit $rc, wanted 1"
 grep -q "checkpoint [0-9]* failed: .*File too large" "$T/err" && ok || fail "async full disk: $(cat "$T/err")"
-"$WEIR" run -q --checkpoint "$T/ck3" --resume --async-checkpoint --epoch-records 100k "$job path=$T/out.txt" \
+"$WEIR" run -q --checkpoint "$T/ck3" --resume --async-checkpoint --epoch-records $E "$job path=$T/out.txt" \
     || fail "resume after async failure"
 same "$T/out.txt" "$T/expected" "resume after async failure"
 
 # --epoch-seconds ends epochs on time: a slow pipe makes several
-"$WEIR" run -q --checkpoint "$T/ck4" --epoch-seconds 0.2 "range count=1M batch=1 capacity=1 ! null" || fail "epoch-seconds run"
+"$WEIR" run -q --checkpoint "$T/ck4" --epoch-seconds 0.2 "range count=$N batch=1 capacity=1 ! null" || fail "epoch-seconds run"
 epochs=$("$WEIR" checkpoints "$T/ck4" | awk 'END {print $1}')
 [ "$epochs" -ge 2 ] && ok || fail "--epoch-seconds 0.2 over a slow pipe made only $epochs epochs"
 
@@ -85,8 +90,8 @@ done
 # An asynchronous checkpoint holds the state of its epoch's end, copied
 # before the pipe goes on: with an 8 MB model written while the next epoch
 # updates it, a borrowed live blob would hold later records too
-"$WEIR" run -q --checkpoint "$T/ck6" --async-checkpoint --epoch-records 100k \
-    "range count=400k ! $T/acc.so blob=total slots=1000000 ! null" || fail "async run with an 8 MB model"
+"$WEIR" run -q --checkpoint "$T/ck6" --async-checkpoint --epoch-records $E \
+    "range count=$S ! $T/acc.so blob=total slots=1000000 ! null" || fail "async run with an 8 MB model"
 # (a blob that changed while it was written also fails the checksum: the
 # checkpoint is then refused, and that is a failure too, not a zero sum)
 for e in 1 2 3 4; do
