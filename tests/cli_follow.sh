@@ -81,11 +81,11 @@ mkdir "$K"
             echo "$n" >> "$K/app.log"
             n=$((n + 1))
             i=$((i + 1))
-            # A file lives about 2 s: longer than weir takes to start
+            # A file lives about 3.5 s: longer than weir takes to start
             # again after a kill, even under a sanitizer.  A file created
             # and rotated away while weir is down is never seen (README,
             # Streaming), and the test is of what weir promises
-            [ $((i % 10)) -eq 0 ] && sleep 0.15
+            [ $((i % 10)) -eq 0 ] && sleep 0.25
         done
         mv "$K/app.log" "$K/app.log.$r"
     done
@@ -94,8 +94,10 @@ mkdir "$K"
 appender=$!
 # Every run lives 0.2 to 0.7 s, less than rotate-wait=: a rotated file
 # must be left because it has been quiet that long, whichever run sees
-# it, not because one run watched it that long (none does)
-desc="lines path=$K/*.log follow=1 rotate-wait=800 ! lines path=$T/k.out"
+# it, not because one run watched it that long (none does).  A file
+# lives about 3.5 s, time enough under a sanitizer to leave it and
+# commit the next file
+desc="lines path=$K/*.log follow=1 rotate-wait=750 ! lines path=$T/k.out"
 kills=0
 while kill -0 $appender 2>/dev/null; do
     "$WEIR" run -q --checkpoint "$T/k.ck" --resume --epoch-seconds 0.1 "$desc" 2>>"$T/k.err" &
