@@ -17,39 +17,90 @@ static char *s_message (const weir__err *err)
     return strdup (err->msg);
 }
 
-int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, char **error)
+//  A directory's checkpoints, opened once: a store opens a private copy
+//  of the directory and replays its log, which costs what listing a
+//  thousand checkpoints one open each would repeat a thousand times
+struct weir_checkpoints {
+    char *dir;
+    weir__store *store;
+};
+
+int weir_checkpoints_new (const char *dir, weir_checkpoints **out, char **error)
 {
     weir__err err;
     weir__err_init (&err);
-    weir__store *store;
-    int rc = weir__store_open (dir, 0, &store, &err);
-    if (!rc) {
-        rc = weir__store_epochs (store, epochs, count, &err);
-        weir__store_destroy (&store);
+    *out = NULL;
+    weir_checkpoints *self = calloc (1, sizeof *self);
+    int rc = 0;
+    if (!self || !(self->dir = strdup (dir)))
+        rc = weir__err_set (&err, WEIR_ENOMEM, "out of memory");
+    else
+        rc = weir__store_open (dir, 0, &self->store, &err);
+    if (rc) {
+        weir_checkpoints_destroy (&self);
+        if (error)
+            *error = s_message (&err);
     }
+    *out = self;
+    return rc;
+}
+
+void weir_checkpoints_destroy (weir_checkpoints **self_p)
+{
+    weir_checkpoints *self = *self_p;
+    if (!self)
+        return;
+    weir__store_destroy (&self->store);
+    free (self->dir);
+    free (self);
+    *self_p = NULL;
+}
+
+int weir_checkpoints_epochs (weir_checkpoints *self, uint64_t **epochs, size_t *count, char **error)
+{
+    weir__err err;
+    weir__err_init (&err);
+    int rc = weir__store_epochs (self->store, epochs, count, &err);
     if (rc && error)
         *error = s_message (&err);
     return rc;
 }
 
-int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkpoint **out, char **error)
+int weir_checkpoints_load (weir_checkpoints *self, int64_t epoch, weir_checkpoint **out, char **error)
 {
     weir__err err;
     weir__err_init (&err);
-    weir__store *store;
     weir__ckpt *ck = NULL;
-    int rc = weir__store_open (dir, 0, &store, &err);
-    if (!rc) {
-        uint64_t e = (uint64_t) epoch;
-        if (epoch < 0 && (rc = weir__store_latest (store, &e, &err)) == 1)
-            rc = weir__err_set (&err, WEIR_ECORRUPT, "'%s' holds no checkpoint", dir);
-        if (!rc)
-            rc = weir__store_read (store, e, &ck, &err);
-        weir__store_destroy (&store);
-    }
+    uint64_t e = (uint64_t) epoch;
+    int rc = 0;
+    if (epoch < 0 && (rc = weir__store_latest (self->store, &e, &err)) == 1)
+        rc = weir__err_set (&err, WEIR_ECORRUPT, "'%s' holds no checkpoint", self->dir);
+    if (!rc)
+        rc = weir__store_read (self->store, e, &ck, &err);
     if (rc && error)
         *error = s_message (&err);
     *out = (weir_checkpoint *) ck;
+    return rc;
+}
+
+int weir_checkpoint_list (const char *dir, uint64_t **epochs, size_t *count, char **error)
+{
+    weir_checkpoints *all;
+    int rc = weir_checkpoints_new (dir, &all, error);
+    if (!rc)
+        rc = weir_checkpoints_epochs (all, epochs, count, error);
+    weir_checkpoints_destroy (&all);
+    return rc;
+}
+
+int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkpoint **out, char **error)
+{
+    weir_checkpoints *all;
+    *out = NULL;
+    int rc = weir_checkpoints_new (dir, &all, error);
+    if (!rc)
+        rc = weir_checkpoints_load (all, epoch, out, error);
+    weir_checkpoints_destroy (&all);
     return rc;
 }
 

@@ -59,9 +59,11 @@ static int s_list (const char *dir)
     char *error = NULL;
     uint64_t *epochs;
     size_t count;
-    if (weir_checkpoint_list (dir, &epochs, &count, &error)) {
+    weir_checkpoints *all;
+    if (weir_checkpoints_new (dir, &all, &error) || weir_checkpoints_epochs (all, &epochs, &count, &error)) {
         cmd_error ("checkpoints", "%s", error);
         weir_free (error);
+        weir_checkpoints_destroy (&all);
         return CMD_EXIT_FAILURE;
     }
     char a[64], b[64], when[64], records[64];
@@ -69,7 +71,7 @@ static int s_list (const char *dir)
     printf ("%-8s %-20s %14s %6s %14s\n", "epoch", "time", "records", "blobs", "blob bytes");
     for (size_t i = 0; i < count; i++) {
         weir_checkpoint *ck;
-        if (weir_checkpoint_new (dir, (int64_t) epochs[i], &ck, &error)) {
+        if (weir_checkpoints_load (all, (int64_t) epochs[i], &ck, &error)) {
             printf ("%-8llu refused: %s\n", (unsigned long long) epochs[i], error);
             weir_free (error);
             error = NULL;
@@ -91,6 +93,7 @@ static int s_list (const char *dir)
         weir_checkpoint_destroy (&ck);
     }
     weir_free (epochs);
+    weir_checkpoints_destroy (&all);
     return CMD_EXIT_OK;
 }
 

@@ -348,6 +348,19 @@ WEIR_EXPORT int weir_checkpoint_new (const char *dir, int64_t epoch, weir_checkp
 WEIR_EXPORT void weir_checkpoint_destroy (weir_checkpoint **self_p);
 WEIR_EXPORT uint64_t weir_checkpoint_epoch (const weir_checkpoint *self);
 
+/*  The checkpoints of DIR, opened once to read many of them: each call of
+    weir_checkpoint_list and weir_checkpoint_new opens DIR anew (a private
+    copy of it, its log replayed), which listing a thousand checkpoints
+    would repeat a thousand times.  The epochs and loads answer as those
+    two do, from what DIR held when it was opened.  */
+typedef struct weir_checkpoints weir_checkpoints;
+WEIR_EXPORT int weir_checkpoints_new (const char *dir, weir_checkpoints **out, char **error);
+WEIR_EXPORT void weir_checkpoints_destroy (weir_checkpoints **self_p);
+WEIR_EXPORT int weir_checkpoints_epochs (weir_checkpoints *self, uint64_t **epochs, size_t *count,
+                                         char **error);
+WEIR_EXPORT int weir_checkpoints_load (weir_checkpoints *self, int64_t epoch, weir_checkpoint **out,
+                                       char **error);
+
 /*  The sections of a checkpoint.  Items come in name order.  */
 typedef enum weir_checkpoint_section {
     WEIR_CHECKPOINT_META = 'm',    /*  metadata, decimal or text values named WEIR_META_*  */
