@@ -141,8 +141,10 @@ int weir__outfile_commit (weir__outfile *of, char *out, weir__err *err)
 {
     int rc = 0;
     pthread_mutex_lock (&of->lock);
-    //  A pipe or a terminal cannot be synced, and need not be
-    if (fsync (of->fd) && errno != EINVAL && errno != ENOTSUP && errno != EROFS)
+    //  A pipe or a terminal cannot be synced, and need not be; a regular
+    //  file that says so (EINVAL, ENOTSUP, EROFS) holds bytes that may
+    //  never reach the disk, and a commit must not count them
+    if (fsync (of->fd) && !(of->stream && (errno == EINVAL || errno == ENOTSUP || errno == EROFS)))
         rc = weir__err_set (err, WEIR_EIO, "%s: cannot sync '%s': %s", of->element, of->path,
                             strerror (errno));
     //  The file's name too, once: a file created (or truncated) at open

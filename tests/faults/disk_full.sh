@@ -5,7 +5,8 @@
 # job's folder with ENOSPC, for each k of a run of a few checkpoints: the
 # job must fail cleanly (exit 1, a message saying the disk is full; never
 # a crash, exit 128 or more), and once space returns, --resume must be
-# exact.  The only failures weir may step over are LevelDB's own: its
+# exact; a regular file whose sync fails with EROFS, EINVAL or ENOTSUP
+# fails the job too.  The only failures weir may step over are LevelDB's own: its
 # informational LOG file, which LevelDB does without when it cannot make
 # it, and a new log for the leveldb writer's database that LevelDB gives
 # up making (see below); the output is checked all the same.
@@ -104,6 +105,25 @@ for writer in lines msgpack leveldb-flush leveldb-sync; do
         done
     done
 done
+# --- a regular file that cannot be synced ---------------------------------
+# EROFS, EINVAL and ENOTSUP are what fsync says of a pipe or a terminal,
+# which need no sync; said of a regular file they mean its bytes may not
+# be on the disk, and a job that went on would commit lengths that never
+# got there.  The output's first sync fails so; the job must fail.
+for e in EROFS EINVAL ENOTSUP; do
+    rm -rf "$T/ro"
+    mkdir -p "$T/ro/out"
+    FAULTFS_ROOT="$T/ro/out" FAULTFS_FAIL=sync:1 FAULTFS_ERRNO=$e LD_PRELOAD="$SHIM" ASAN_OPTIONS="$SHIM_ASAN" \
+        timed 60 "$WEIR_KP" run -q --checkpoint "$T/ro/ck" --epoch-records 200 \
+        "range count=1000 ! lines path=$T/ro/out/o.txt" 2>"$T/err"
+    if [ $RC -eq 1 ] && grep -q "cannot sync '$T/ro/out/o.txt'" "$T/err"; then
+        ok
+    else
+        fail "fsync of a regular file failing with $e: exit $RC, wanted 1 with \"cannot sync\""
+        sed 's/^/    /' "$T/err" >&2
+    fi
+done
+
 echo "$PART: $tolerated failures of LevelDB's informational LOG stepped over, $absorbed failures to start a new log of the" \
     "leveldb output absorbed by LevelDB"
 

@@ -11,6 +11,9 @@
                              file that does not exist yet, with O_CREAT)
     FAULTFS_FAIL_STICKY=1    and every later call of KIND too (a disk that
                              stays full)
+    FAULTFS_ERRNO=NAME       the failure is NAME, not ENOSPC: EROFS, EINVAL,
+                             ENOTSUP or EIO (what a file system says when
+                             it cannot sync)
     FAULTFS_KILL=KIND:K      SIGKILL the process just before the K-th call
                              of KIND under DIR: write, sync, create, rename
                              (rename, renameat) or unlink (unlink, unlinkat)
@@ -66,6 +69,8 @@ static const char *const s_kinds[K_KINDS] = {"write", "sync", "create", "rename"
 static int s_fail_kind = -1, s_kill_kind = -1;
 static unsigned long s_fail_at, s_kill_at;
 static int s_sticky, s_count;
+static int s_errno = ENOSPC;
+static const char *s_errno_name = "ENOSPC";
 //  Calls are looked at (and counted) only when one of these is asked for
 static int s_active;
 static _Atomic unsigned long s_calls[K_KINDS];
@@ -128,6 +133,16 @@ __attribute__ ((constructor)) static void s_setup (void)
     s_parse ("FAULTFS_KILL", &s_kill_kind, &s_kill_at);
     s_sticky = getenv ("FAULTFS_FAIL_STICKY") && !strcmp (getenv ("FAULTFS_FAIL_STICKY"), "1");
     s_count = getenv ("FAULTFS_COUNT") && !strcmp (getenv ("FAULTFS_COUNT"), "1");
+    static const struct {
+        const char *name;
+        int code;
+    } errnos[] = {{"EROFS", EROFS}, {"EINVAL", EINVAL}, {"ENOTSUP", ENOTSUP}, {"EIO", EIO}};
+    const char *e = getenv ("FAULTFS_ERRNO");
+    for (size_t i = 0; e && i < sizeof errnos / sizeof errnos[0]; i++)
+        if (!strcmp (e, errnos[i].name)) {
+            s_errno = errnos[i].code;
+            s_errno_name = errnos[i].name;
+        }
     s_active |= s_count;
     if (!s_root)
         s_active = 0;
@@ -216,8 +231,9 @@ static int s_event (int kind, const char *path)
     int fail_now = kind == s_fail_kind && (n == s_fail_at || (s_sticky && n > s_fail_at));
     if (kill_now || fail_now) {
         char said[PATH_MAX + 96];
-        int len = snprintf (said, sizeof said, "faultfs: %s %s call %lu (%s)\n",
-                            kill_now ? "killed before" : "ENOSPC for", s_kinds[kind], n, path);
+        int len = snprintf (said, sizeof said, "faultfs: %s%s %s call %lu (%s)\n",
+                            kill_now ? "killed before" : s_errno_name, kill_now ? "" : " for", s_kinds[kind],
+                            n, path);
         RESOLVE (write);
         if (real_write (STDERR_FILENO, said, (size_t) len) < 0) {
             //  Only a message
@@ -311,7 +327,7 @@ int fsync (int fd)
 {
     RESOLVE (fsync);
     if (s_fd_event (K_SYNC, fd)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     int rc = real_fsync (fd);
@@ -324,7 +340,7 @@ int fdatasync (int fd)
 {
     RESOLVE (fdatasync);
     if (s_fd_event (K_SYNC, fd)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     int rc = real_fdatasync (fd);
@@ -337,7 +353,7 @@ ssize_t write (int fd, const void *buf, size_t count)
 {
     RESOLVE (write);
     if (fd > 2 && s_fd_event (K_WRITE, fd)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     return real_write (fd, buf, count);
@@ -347,7 +363,7 @@ ssize_t pwrite (int fd, const void *buf, size_t count, off_t offset)
 {
     RESOLVE (pwrite);
     if (s_fd_event (K_WRITE, fd)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     return real_pwrite (fd, buf, count, offset);
@@ -357,7 +373,7 @@ ssize_t pwrite64 (int fd, const void *buf, size_t count, off_t offset)
 {
     RESOLVE (pwrite64);
     if (s_fd_event (K_WRITE, fd)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     return real_pwrite64 (fd, buf, count, offset);
@@ -367,7 +383,7 @@ ssize_t writev (int fd, const struct iovec *iov, int iovcnt)
 {
     RESOLVE (writev);
     if (s_fd_event (K_WRITE, fd)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     return real_writev (fd, iov, iovcnt);
@@ -392,7 +408,7 @@ int open (const char *path, int flags, ...)
         va_end (ap);
     }
     if (s_create_fails (AT_FDCWD, path, flags)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     return real_open (path, flags, mode);
@@ -409,7 +425,7 @@ int open64 (const char *path, int flags, ...)
         va_end (ap);
     }
     if (s_create_fails (AT_FDCWD, path, flags)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     return real_open64 (path, flags, mode);
@@ -426,7 +442,7 @@ int openat (int dirfd, const char *path, int flags, ...)
         va_end (ap);
     }
     if (s_create_fails (dirfd, path, flags)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     return real_openat (dirfd, path, flags, mode);
@@ -437,7 +453,7 @@ int rename (const char *from, const char *to)
     RESOLVE (rename);
     char abs[PATH_MAX];
     if (s_path_event (K_RENAME, AT_FDCWD, from)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     if (s_root && s_at_path (AT_FDCWD, to, abs, sizeof abs))
@@ -450,7 +466,7 @@ int renameat (int fromfd, const char *from, int tofd, const char *to)
     RESOLVE (renameat);
     char abs[PATH_MAX];
     if (s_path_event (K_RENAME, fromfd, from)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     if (s_root && s_at_path (tofd, to, abs, sizeof abs))
@@ -463,7 +479,7 @@ int renameat2 (int fromfd, const char *from, int tofd, const char *to, unsigned 
     RESOLVE (renameat2);
     char abs[PATH_MAX];
     if (s_path_event (K_RENAME, fromfd, from)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     if (s_root && s_at_path (tofd, to, abs, sizeof abs))
@@ -476,7 +492,7 @@ int unlink (const char *path)
     RESOLVE (unlink);
     char abs[PATH_MAX];
     if (s_path_event (K_UNLINK, AT_FDCWD, path)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     if (s_root && s_at_path (AT_FDCWD, path, abs, sizeof abs))
@@ -488,7 +504,7 @@ int unlinkat (int dirfd, const char *path, int flags)
 {
     RESOLVE (unlinkat);
     if (s_path_event (K_UNLINK, dirfd, path)) {
-        errno = ENOSPC;
+        errno = s_errno;
         return -1;
     }
     char abs[PATH_MAX];
