@@ -409,7 +409,27 @@ int weir__window_line (weir__window *w, const char *element, const char **line, 
     }
 }
 
-int weir__window_skip_line (weir__window *w, const char *element, uint64_t *skipped, weir__err *err)
+//  The first bytes of a record skipped over, for the dead letter: as many
+//  as it keeps, however few the window held at once (max-line=20 keeps a
+//  41-byte line whole)
+#define S_KEEP_MAX ((size_t) 64 << 10)
+typedef struct {
+    char *bytes;  //  S_KEEP_MAX of them, or NULL: nothing kept
+    size_t len;
+} s_keep;
+
+static void s_kept (s_keep *keep, const char *from, size_t n)
+{
+    if (!keep || !keep->bytes || keep->len >= S_KEEP_MAX)
+        return;
+    size_t room = S_KEEP_MAX - keep->len;
+    memcpy (keep->bytes + keep->len, from, n < room ? n : room);
+    keep->len += n < room ? n : room;
+}
+
+//  Skip the line at buf[lo], its newline included, keeping its first
+//  bytes (without the newline) in KEEP.  As weir__window_skip_line.
+static int s_skip_line (weir__window *w, const char *element, uint64_t *skipped, s_keep *keep, weir__err *err)
 {
     //  The skip is one step: a pause in the middle of it would leave the
     //  offset and a kept window apart
@@ -421,10 +441,12 @@ int weir__window_skip_line (weir__window *w, const char *element, uint64_t *skip
         char *start = w->buf + w->lo;
         char *nl = memchr (start, '\n', w->hi - w->lo);
         if (nl) {
+            s_kept (keep, start, (size_t) (nl - start));
             *skipped += (uint64_t) (nl - start) + 1;
             w->lo += (size_t) (nl - start) + 1;
             break;
         }
+        s_kept (keep, start, w->hi - w->lo);
         *skipped += w->hi - w->lo;
         w->lo = w->hi;
         if (w->eof)
@@ -436,14 +458,20 @@ int weir__window_skip_line (weir__window *w, const char *element, uint64_t *skip
     return rc;
 }
 
-//  Skip to the end of the range.  As weir__window_skip_line.
-static int s_skip_rest (weir__window *w, const char *element, uint64_t *skipped, weir__err *err)
+int weir__window_skip_line (weir__window *w, const char *element, uint64_t *skipped, weir__err *err)
+{
+    return s_skip_line (w, element, skipped, NULL, err);
+}
+
+//  Skip to the end of the range.  As s_skip_line.
+static int s_skip_rest (weir__window *w, const char *element, uint64_t *skipped, s_keep *keep, weir__err *err)
 {
     weir__sink *sink = w->sink;
     w->sink = NULL;
     *skipped = 0;
     int rc = 0;
     for (;;) {
+        s_kept (keep, w->buf + w->lo, w->hi - w->lo);
         *skipped += w->hi - w->lo;
         w->lo = w->hi;
         if (w->eof || (rc = weir__window_fill (w, element, err)))
@@ -455,28 +483,27 @@ static int s_skip_rest (weir__window *w, const char *element, uint64_t *skipped,
 
 //  Give the bad record at buf[lo] to the sink, after SKIP passed over it.
 static int s_reject (weir__window *w, const char *element, const char *reason, uint64_t *offset,
-                     int (*skip) (weir__window *, const char *, uint64_t *, weir__err *), weir__err *err)
+                     int (*skip) (weir__window *, const char *, uint64_t *, s_keep *, weir__err *),
+                     weir__err *err)
 {
-    //  What the dead letter keeps of it (it keeps no more)
-    size_t keep = w->hi - w->lo < 65536 ? w->hi - w->lo : 65536;
-    char *head = malloc (keep ? keep : 1);
-    if (!head)
+    s_keep keep = {malloc (S_KEEP_MAX), 0};
+    if (!keep.bytes)
         return weir__err_set (err, WEIR_ENOMEM, "%s: out of memory", element);
-    memcpy (head, w->buf + w->lo, keep);
-    weir__bad bad = {w->path, weir__window_offset (w, w->lo), head, keep, 0, reason};
-    int rc = skip (w, element, &bad.size, err);
+    weir__bad bad = {w->path, weir__window_offset (w, w->lo), keep.bytes, 0, 0, reason};
+    int rc = skip (w, element, &bad.size, &keep, err);
     if (!rc) {
+        bad.len = keep.len;
         *offset = weir__window_offset (w, w->lo);
         rc = w->sink->reject (w->sink, &bad);
     }
-    free (head);
+    free (keep.bytes);
     return rc;
 }
 
 int weir__window_reject_line (weir__window *w, const char *element, const char *reason, uint64_t *offset,
                               weir__err *err)
 {
-    return s_reject (w, element, reason, offset, weir__window_skip_line, err);
+    return s_reject (w, element, reason, offset, s_skip_line, err);
 }
 
 int weir__window_reject_rest (weir__window *w, const char *element, const char *reason, uint64_t *offset,

@@ -91,7 +91,8 @@ int weir__window_reject_rest (weir__window *w, const char *element, const char *
                               weir__err *err);
 
 /*  With sink->skip: the line at buf[lo], too long for the buffer, is bad
-    for REASON: give it to the sink's reject() (its first bytes), skip it
+    for REASON: give it to the sink's reject() (its first 64 KiB, the
+    newline left out, however few the buffer holds), skip it
     and move *OFFSET past it.  0, WEIR__SINK_ABORT, WEIR_EIO or
     WEIR_ENOMEM.  */
 int weir__window_reject_line (weir__window *w, const char *element, const char *reason, uint64_t *offset,

@@ -34,6 +34,17 @@ head -1 "$T/long.dead.json" | grep -q "^{\"element\":\"lines\",\"reason\":\"line
 tail -1 "$T/long.dead.json" | grep -q "\"offset\":209,\"size\":200," && ok \
     || { fail "the last dead letter entry"; tail -1 "$T/long.dead.json" >&2; }
 grep -q '"records_rejected": 2' "$T/long.json" && ok || fail "--stats does not count the bad records"
+# record: the bad line's bytes whole, up to 64 KiB, though the reader's
+# buffer held max-line + 1 of them at a time
+record () { sed -n "${2}p" "$1" | sed 's/.*"record":"\([^"]*\)".*/\1/' | base64 -d; }
+[ "$(record "$T/long.dead.json" 1)" = "$long" ] && ok \
+    || fail "the dead letter kept $(record "$T/long.dead.json" 1 | wc -c) bytes of a 200-byte line, wanted them all"
+head -c 100000 /dev/zero | tr '\0' x > "$T/huge.txt"
+printf '\nok\n' >> "$T/huge.txt"
+"$WEIR" run -q "lines path=$T/huge.txt max-line=1k dead-letter=$T/huge.dead ! lines path=$T/huge.out" 2>/dev/null
+dead "$T/huge.dead" > "$T/huge.dead.json"
+grep -q '"size":100001,' "$T/huge.dead.json" && [ "$(record "$T/huge.dead.json" 1)" = "$(head -c 65536 "$T/huge.txt")" ] \
+    && ok || fail "a 100,000-byte line: the dead letter did not keep its first 64 KiB"
 
 # Without a dead letter they are counted, and the warning says how to keep them
 expect_exit 0 "skipped a bad record .* \\(dead-letter=PATH would keep it\\)" -- \
