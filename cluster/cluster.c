@@ -45,6 +45,12 @@ int weir__cluster_get (weir__cluster **out, weir__err *err)
 #endif
         s_started = !rc;
     }
+#ifdef WEIR_HAVE_MPI
+    //  A new run: until it ends where every rank ends, leaving takes the
+    //  job down
+    if (!rc && s_cluster.mpi)
+        weir__mpi_ended (0);
+#endif
     pthread_mutex_unlock (&s_lock);
     *out = rc ? NULL : &s_cluster;
     return rc;
@@ -58,6 +64,26 @@ int weir__cluster_rank (const weir__cluster *self)
 int weir__cluster_size (const weir__cluster *self)
 {
     return self->size;
+}
+
+void weir__cluster_watch (weir__cluster *self, weir__cluster_quit_fn *quit, void *arg)
+{
+#ifdef WEIR_HAVE_MPI
+    if (self->mpi)
+        weir__mpi_watch (quit, arg);
+#else
+    (void) self, (void) quit, (void) arg;
+#endif
+}
+
+void weir__cluster_ended (weir__cluster *self, int agreed)
+{
+#ifdef WEIR_HAVE_MPI
+    if (self->mpi)
+        weir__mpi_ended (agreed);
+#else
+    (void) self, (void) agreed;
+#endif
 }
 
 int weir__cluster_barrier (weir__cluster *self, double timeout, const char *what, weir__err *err)

@@ -10,8 +10,11 @@
 
     Every collective waits at most TIMEOUT seconds (0: for ever) and names
     WHAT it was doing when it gives up; the barrier names the ranks that did
-    not arrive.  A process that ends on a failure after the cluster started
-    aborts every rank of the job (mpirun exits with its code).  */
+    not arrive, and any wait ends when the job it serves ended (see
+    weir__cluster_watch).  A process that ends after the cluster started
+    aborts every rank of the job (mpirun exits with its code) unless its
+    last run ended where every rank ends (weir__cluster_ended) and it
+    exits 0, 130 or 143.  */
 #ifndef WEIR_CLUSTER_H_INCLUDED
 #define WEIR_CLUSTER_H_INCLUDED
 
@@ -26,8 +29,8 @@ enum { WEIR__REDUCE_F32, WEIR__REDUCE_F64, WEIR__REDUCE_I64 };
 enum { WEIR__REDUCE_SUM, WEIR__REDUCE_MEAN, WEIR__REDUCE_MIN, WEIR__REDUCE_MAX };
 
 /*  The ranks this process belongs to, started at the first call (MPI is
-    initialised once per process, and finalised at its exit).  0 and *OUT,
-    or WEIR_ESYSTEM.  */
+    initialised once per process, and finalised at its exit), for a run
+    that has not ended yet.  0 and *OUT, or WEIR_ESYSTEM.  */
 int weir__cluster_get (weir__cluster **out, weir__err *err);
 
 /*  Without starting MPI: how many ranks the launcher that started this
@@ -36,6 +39,15 @@ int weir__cluster_get (weir__cluster **out, weir__err *err);
 int weir__cluster_launched (int *rank);
 
 int weir__cluster_rank (const weir__cluster *self);
+/*  While a run goes on: QUIT (ARG) is asked as a collective waits, and a
+    non-zero answer (the job failed, or was aborted) ends the wait with
+    WEIR_EABORTED.  NULL once the run is over.  */
+typedef int weir__cluster_quit_fn (void *arg);
+void weir__cluster_watch (weir__cluster *self, weir__cluster_quit_fn *quit, void *arg);
+/*  The run ended: AGREED when it ended where every rank ends it (finished, or
+    stopped at the boundary they agreed on), so that the process may leave
+    the job without taking it down.  */
+void weir__cluster_ended (weir__cluster *self, int agreed);
 int weir__cluster_size (const weir__cluster *self);
 
 /*  Wait until every rank arrived.  */

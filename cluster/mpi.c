@@ -22,6 +22,17 @@
 
 static int s_rank, s_size;
 
+//  The job this process runs: asked each time a collective waits, so that
+//  a rank aborted or failed meanwhile leaves the wait (S_QUIT) instead of
+//  holding the process until --epoch-timeout, or for ever
+static weir__mpi_quit_fn *s_quit;
+static void *s_quit_arg;
+#define S_QUIT (-1)
+
+//  Set once a run ended where every rank ends (finished, or stopped at an
+//  agreed boundary): only then may the process finalise MPI at its exit
+static int s_agreed;
+
 //  Ranks other than 0 answer rank 0's pings while they wait: when a
 //  collective times out, rank 0 asks who is there, and names who is not.
 static MPI_Request s_ping = MPI_REQUEST_NULL;
@@ -60,11 +71,24 @@ int weir__mpi_launched (int *rank)
     return 0;
 }
 
-//  At exit: a rank that ends well finalises (every rank ends at the same
-//  epoch, so they all do), and so does one stopped by SIGINT or SIGTERM
-//  (exit 130, 143): the ranks agree on a stop at a boundary, so every rank
-//  ends there.  One that fails takes the job down with it, or the others
-//  would wait for it at the next boundary.
+void weir__mpi_watch (weir__mpi_quit_fn *quit, void *arg)
+{
+    s_quit = quit;
+    s_quit_arg = arg;
+}
+
+void weir__mpi_ended (int agreed)
+{
+    s_agreed = agreed;
+}
+
+//  At exit: a rank whose run ended where every rank ends finalises (every
+//  rank ends at the same epoch, so they all do), and so does one stopped
+//  by SIGINT or SIGTERM at the boundary the ranks agreed on (exit 130,
+//  143).  Any other rank takes the job down with it, whatever its exit
+//  status says: one that failed, and one aborted by a second signal or
+//  the stop timeout (which exits 130 or 143 too, but ended alone), or the
+//  others would wait for it at the next boundary.
 static void s_exit (int status, void *arg)
 {
     (void) arg;
@@ -76,8 +100,8 @@ static void s_exit (int status, void *arg)
         MPI_Cancel (&s_ping);
         MPI_Wait (&s_ping, MPI_STATUS_IGNORE);
     }
-    if (status != 0 && status != 128 + SIGINT && status != 128 + SIGTERM)
-        MPI_Abort (MPI_COMM_WORLD, status);
+    if (!s_agreed || (status != 0 && status != 128 + SIGINT && status != 128 + SIGTERM))
+        MPI_Abort (MPI_COMM_WORLD, status ? status : 1);
     else
         MPI_Finalize ();
 }
@@ -117,11 +141,13 @@ static int s_mpi_error (int rc, const char *what, weir__err *err)
 //  Wait for REQS[0, N) to complete, sleeping between tests: from 50 us
 //  up to 2 ms, so that a quick collective stays quick and a long wait
 //  costs no CPU.  0, 1 at DEADLINE_NS (DONE[i] then says which completed;
-//  may be NULL), or an MPI error code.
+//  may be NULL), S_QUIT when the job ended meanwhile, or an MPI error code.
 static int s_wait (MPI_Request *reqs, int n, int *done, uint64_t deadline_ns)
 {
     long nap = 50000;
     for (;;) {
+        if (s_quit && s_quit (s_quit_arg))
+            return S_QUIT;
         s_answer_pings ();
         int all = 1;
         for (int i = 0; i < n; i++) {
@@ -217,12 +243,26 @@ static int s_late (double timeout, const char *what, weir__err *err)
     return rc;
 }
 
+//  The job ended while this rank waited: its own failure or abort is the
+//  job's error already, and the exit takes every rank down
+static int s_quit_error (const char *what, weir__err *err)
+{
+    return weir__err_set (err, WEIR_EABORTED, "rank %d: %s: the job ended while this rank waited for the others",
+                          s_rank, what);
+}
+
+//  What a wait's RC means, said with WHAT
+static int s_waited (int rc, const char *what, weir__err *err)
+{
+    return rc == S_QUIT ? s_quit_error (what, err) : rc ? s_mpi_error (rc, what, err) : 0;
+}
+
 static int s_collective (MPI_Request *req, double timeout, const char *what, weir__err *err)
 {
     int rc = s_wait (req, 1, NULL, s_deadline (timeout));
     if (rc == 1)
         return s_late (timeout, what, err);
-    return rc ? s_mpi_error (rc, what, err) : 0;
+    return s_waited (rc, what, err);
 }
 
 //  Everyone tells rank 0 it arrived, rank 0 releases everyone: rank 0
@@ -246,7 +286,7 @@ int weir__mpi_barrier (double timeout, const char *what, weir__err *err)
                 "rank %d: %s: rank 0 did not release the ranks within %g s (--epoch-timeout); "
                 "rank 0 names the ranks it waited for",
                 s_rank, what, timeout);
-        return rc ? s_mpi_error (rc, what, err) : 0;
+        return s_waited (rc, what, err);
     }
     if (n == 0)
         return 0;
@@ -271,19 +311,27 @@ int weir__mpi_barrier (double timeout, const char *what, weir__err *err)
                             what, timeout, missing > 1 ? "s" : "", late, s_size);
     }
     else if (rc)
-        rc = s_mpi_error (rc, what, err);
+        rc = s_waited (rc, what, err);
     else {
         //  Released: the sends are tiny and the receivers wait for them
         for (int r = 1; r <= n && !rc; r++)
             rc = MPI_Isend (&token, 1, MPI_CHAR, r, S_TAG_RELEASE, MPI_COMM_WORLD, &reqs[r - 1]);
         if (!rc)
             rc = s_wait (reqs, n, NULL, 0);
-        if (rc)
-            rc = s_mpi_error (rc, what, err);
+        rc = s_waited (rc, what, err);
     }
     free (reqs), free (got), free (done);
     return rc;
 }
+
+//  MPI counts in int: a larger message goes in pieces of this many bytes
+//  (the kill-point build of the tests sends small ones, so that the
+//  pieces are exercised without gigabytes)
+#ifdef WEIR_MPI_PIECE
+#define S_PIECE ((size_t) WEIR_MPI_PIECE)
+#else
+#define S_PIECE ((size_t) 1 << 30)
+#endif
 
 int weir__mpi_bcast (char **buf, size_t *len, double timeout, const char *what, weir__err *err)
 {
@@ -292,17 +340,20 @@ int weir__mpi_bcast (char **buf, size_t *len, double timeout, const char *what, 
     int rc = MPI_Ibcast (&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req);
     if (rc || (rc = s_collective (&req, timeout, what, err)))
         return rc > 0 ? s_mpi_error (rc, what, err) : rc;
-    if (n > INT_MAX)
-        return weir__err_set (err, WEIR_ESYSTEM, "%s: %" PRIu64 " bytes, more than MPI sends at once", what,
-                              n);
+    if (n > SIZE_MAX - 1)
+        return weir__err_set (err, WEIR_ENOMEM, "%s: %" PRIu64 " bytes do not fit this rank's memory", what, n);
     if (s_rank != 0) {
-        if (!(*buf = malloc (n ? n : 1)))
-            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        *len = n;
+        if (!(*buf = malloc (n ? (size_t) n : 1)))
+            return weir__err_set (err, WEIR_ENOMEM, "%s: out of memory for %" PRIu64 " bytes", what, n);
+        *len = (size_t) n;
     }
-    rc = MPI_Ibcast (*buf, (int) n, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
-    if (rc || (rc = s_collective (&req, timeout, what, err)))
-        return rc > 0 ? s_mpi_error (rc, what, err) : rc;
+    for (size_t at = 0; at < n;) {
+        size_t piece = (size_t) n - at < S_PIECE ? (size_t) n - at : S_PIECE;
+        rc = MPI_Ibcast (*buf + at, (int) piece, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+        if (rc || (rc = s_collective (&req, timeout, what, err)))
+            return rc > 0 ? s_mpi_error (rc, what, err) : rc;
+        at += piece;
+    }
     return 0;
 }
 
@@ -357,9 +408,9 @@ int weir__mpi_allreduce (void *data, size_t count, int type, int op, double time
                                                 : MPI_INT64_T;
     MPI_Op o = op == WEIR__REDUCE_MIN ? MPI_MIN : op == WEIR__REDUCE_MAX ? MPI_MAX : MPI_SUM;
     size_t width = type == WEIR__REDUCE_F32 ? 4 : 8;
-    //  MPI counts in int: a larger array goes in pieces
+    //  A larger array goes in pieces, like a broadcast
     for (size_t at = 0; at < count;) {
-        size_t n = count - at < (size_t) INT_MAX ? count - at : (size_t) INT_MAX;
+        size_t n = count - at < S_PIECE / width ? count - at : S_PIECE / width;
         MPI_Request req;
         int rc =
             MPI_Iallreduce (MPI_IN_PLACE, (char *) data + at * width, (int) n, t, o, MPI_COMM_WORLD, &req);

@@ -18,8 +18,16 @@
 int weir__mpi_launched (int *rank);
 
 /*  Initialise MPI (once); at the process's exit it is finalised when the
-    exit status is 0, else every rank is aborted with that status.  */
+    last run ended where every rank ends (weir__mpi_ended) and the exit
+    status is 0, 130 or 143; else every rank is aborted with that status
+    (1 for 0).  */
 int weir__mpi_init (int *rank, int *size, weir__err *err);
+/*  QUIT (ARG) is asked while a collective waits: non-zero leaves the wait
+    with WEIR_EABORTED.  NULL asks nothing.  */
+typedef int weir__mpi_quit_fn (void *arg);
+void weir__mpi_watch (weir__mpi_quit_fn *quit, void *arg);
+/*  Whether the run that ended ended where every rank ends.  */
+void weir__mpi_ended (int agreed);
 
 int weir__mpi_barrier (double timeout, const char *what, weir__err *err);
 int weir__mpi_bcast (char **buf, size_t *len, double timeout, const char *what, weir__err *err);

@@ -154,6 +154,14 @@ static void s_watch (weir__controller *self, uint64_t now)
     pthread_mutex_lock (&self->lock);
 }
 
+int weir__controller_gave_up (weir__controller *self)
+{
+    pthread_mutex_lock (&self->lock);
+    s_watch (self, weir__now_ns ());
+    pthread_mutex_unlock (&self->lock);
+    return weir__job_failed (self->job);
+}
+
 //  Wait (lock held) until every thread arrived or the job aborts, ticking
 //  every TICK_MS: by the clock, not by the waits that time out, since
 //  epochs shorter than a tick would never let one time out.  The waits

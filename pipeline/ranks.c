@@ -128,6 +128,16 @@ void weir__ranks_destroy (weir__ranks **self_p)
     *self_p = NULL;
 }
 
+void weir__ranks_watch (weir__ranks *self, weir__cluster_quit_fn *quit, void *arg)
+{
+    weir__cluster_watch (self->cluster, quit, arg);
+}
+
+void weir__ranks_ended (weir__ranks *self, int agreed)
+{
+    weir__cluster_ended (self->cluster, agreed);
+}
+
 int weir__ranks_launched (int *rank)
 {
     return weir__cluster_launched (rank);

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "checkpoint/resume.h"
+#include "cluster/cluster.h"
 #include "checkpoint/snapshot.h"
 #include "lib/error.h"
 #include "lib/workspace.h"
@@ -50,6 +51,16 @@ void weir__ranks_destroy (weir__ranks **self_p);
     process says the job has (1 when none did), and this process's rank
     into *RANK.  */
 int weir__ranks_launched (int *rank);
+
+/*  While the run goes on, QUIT (ARG) says whether the job ended (failed
+    or aborted), and ends any wait for the other ranks; NULL after.  */
+void weir__ranks_watch (weir__ranks *self, weir__cluster_quit_fn *quit, void *arg);
+
+/*  The run is over: AGREED when it ended where every rank ends it
+    (finished, or stopped at the agreed boundary).  A process whose run
+    did not leaves the job by aborting every rank, whatever its exit
+    status, so that none waits for it.  */
+void weir__ranks_ended (weir__ranks *self, int agreed);
 
 /*  This process's rank, and the job's ranks.  */
 int weir__ranks_rank (const weir__ranks *self);

@@ -282,6 +282,13 @@ static void s_teardown (const weir__run *run, s_wakeable *wakeable)
     weir__queue_ctx_destroy (&wakeable->ctx);
 }
 
+//  Whether the job ended while a rank waits for the others (see
+//  weir__ranks_watch): failed, aborted, or over its stop timeout
+static int s_gave_up (void *controller)
+{
+    return weir__controller_gave_up (controller);
+}
+
 int weir__runtime_run (const weir__run *run)
 {
     weir__job *job = run->job;
@@ -289,10 +296,12 @@ int weir__runtime_run (const weir__run *run)
     weir__err_init (&err);
     weir__recovery *recovery = NULL;
     weir__recovery_of of = {run->options, run->stages, run->description, run->shape, job, run->ranks};
+    weir__ranks_watch (run->ranks, s_gave_up, run->controller);
     //  A refused run has opened nothing but the reader, which its pipe
     //  closes with its stages
     if (s_open_reader (run, &err) || weir__recovery_new (&of, &recovery, &err)) {
         weir__recovery_destroy (&recovery);
+        weir__ranks_watch (run->ranks, NULL, NULL);
         return weir__job_refuse (job, &err);
     }
     weir__shared shared = {job, run->controller, NULL};
@@ -306,5 +315,7 @@ int weir__runtime_run (const weir__run *run)
         weir__job_fail (job, &err);
     weir__recovery_destroy (&recovery);
     weir__job_error (job, &err);
+    weir__ranks_watch (run->ranks, NULL, NULL);
+    weir__ranks_ended (run->ranks, err.code == 0);
     return err.code;
 }

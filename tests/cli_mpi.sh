@@ -7,7 +7,9 @@
 # with a random rank count each time; kill points on the way of the global
 # commit (a rank prepared, all prepared, committed); a summed blob that
 # ends where one rank would have ended it; one rank's failure ending the
-# job with its message; the epoch watchdog naming a stopped rank.
+# job with its message; a rank aborted alone (a second signal, its stop
+# timeout) while the others wait for it ending every rank; the epoch
+# watchdog naming a stopped rank.
 . "$(dirname "$0")/lib.sh"
 
 if [ "${WEIR_MPI:-no}" != yes ]; then
@@ -79,6 +81,37 @@ reap () {
     done
     wait "$1"
     RC=$?
+}
+
+# rank_of PID R: the process of rank R among mpirun PID's children, once
+# it runs (empty after 10 s)
+rank_of () {
+    for i in $(seq 1 100); do
+        for p in $(pgrep -P "$1"); do
+            if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+                echo "$p"
+                return
+            fi
+        done
+        sleep 0.1
+    done
+}
+
+# working N PREFIX: wait (60 s at most) until PREFIX-0.txt .. PREFIX-(N-1).txt
+# have bytes: every rank is past MPI's start, in its epochs.  A rank
+# stopped before that would hold the others in MPI_Init, where nothing of
+# weir's runs yet (under AddressSanitizer, on a loaded machine, MPI's
+# start takes seconds).
+working () {
+    for i in $(seq 1 600); do
+        all=1
+        for r in $(seq 0 $(($1 - 1))); do
+            [ -s "$2-$r.txt" ] || all=0
+        done
+        [ $all -eq 1 ] && return 0
+        sleep 0.1
+    done
+    return 1
 }
 
 # exact DIR N: the union of DIR/out-*.txt is 0 .. N-1, each once
@@ -166,6 +199,44 @@ expect_exit 0 "" -- mpi 3 "$WEIR" run -q --checkpoint "$d/ck" --resume --epoch-r
     "range count=5000000 ! identity ! lines path=$d/out-{rank}.txt"
 exact "$d" 5000000 "SIGTERM, then resumed on 3 ranks"
 
+# --- a rank that ends alone ends every rank -------------------------------
+# Rank 0 is stopped (SIGSTOP), so rank 1 waits for it at the next
+# boundary, for ever (no --epoch-timeout); then rank 1 is aborted while it
+# waits: by a second signal, or by its stop timeout.  Its wait must look
+# at the abort, and its exit take the job down: mpirun ends, non-zero.
+alone () {
+    how=$1
+    shift
+    rm -f "$T"/alone-*.txt
+    "$MPIRUN" -n 2 "$WEIR" run -q --epoch-records 5000 "$@" \
+        "range count=1000000000 ! identity ! lines path=$T/alone-{rank}.txt" > /dev/null 2> "$T/alone.err" &
+    pid=$!
+    r0=$(rank_of $pid 0)
+    r1=$(rank_of $pid 1)
+    if [ -z "$r0" ] || [ -z "$r1" ] || ! working 2 "$T/alone"; then
+        fail "$how: the ranks were not found at work among the children of mpirun"
+        kill -TERM $pid
+        reap $pid
+        return
+    fi
+    kill -STOP "$r0"
+    sleep 0.5
+    kill -TERM "$r1"
+    [ "$how" = "a second signal" ] && sleep 0.5 && kill -INT "$r1"
+    start=$(date +%s)
+    reap $pid
+    took=$(($(date +%s) - start))
+    kill -KILL "$r0" 2>/dev/null
+    [ $RC -ne 0 ] && ok || fail "$how: a rank aborted alone ended the job with 0"
+    [ $took -le 20 ] && ok || fail "$how: the job took $took s to end after rank 1 was aborted"
+    grep -q "aborted" "$T/alone.err" && ok || {
+        fail "$how: rank 1 did not say it aborted"
+        sed 's/^/    /' "$T/alone.err" | head -20 >&2
+    }
+}
+alone "a second signal"
+alone "the stop timeout" --stop-timeout 2
+
 # --- SIGKILL of one rank, resumed with another rank count -----------------
 # The job: 3,000,000 integers (3 to 10 s on 2 cores; each run is killed
 # 0.3 to 1 s after its start), a blob that sums them
@@ -228,7 +299,8 @@ point () {
     fi
     reap $!
     [ $RC -ne 0 ] && ok || fail "kill point $name:$k on rank $rank did not end the job"
-    expect_exit 0 "" -- mpi "$m" "$WEIR" run -q --checkpoint "$d/ck" --resume --epoch-records 1000 "$job"
+    # weir-kp again: its checkpoint goes to the ranks in pieces of 127 bytes
+    expect_exit 0 "" -- mpi "$m" "$WEIR_KP" run -q --checkpoint "$d/ck" --resume --epoch-records 1000 "$job"
     exact "$d" 60000 "killed at $name on rank $rank of $n, resumed on $m"
     total=$(blob "$d/ck")
     [ "$total" = "$((60000 * 59999 / 2))" ] && ok || fail "killed at $name: the summed blob is $total"
@@ -240,29 +312,20 @@ point readers-resumed 2 4 3 2   # the next epoch began
 
 # --- the watchdog ---------------------------------------------------------
 "$MPIRUN" -n 3 "$WEIR" run -q --epoch-timeout 2 --epoch-records 5000 \
-    "range count=1000000000 ! identity ! null" > /dev/null 2> "$T/wd.err" &
+    "range count=1000000000 ! identity ! lines path=$T/wd-{rank}.txt" > /dev/null 2> "$T/wd.err" &
 pid=$!
-stopped=
-for i in $(seq 1 100); do
-    for p in $(pgrep -P $pid); do
-        if tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then
-            stopped=$p
-        fi
-    done
-    [ -n "$stopped" ] && break
-    sleep 0.1
-done
-sleep 1
+stopped=$(rank_of $pid 2)
 start=$(date +%s)
-if [ -n "$stopped" ]; then
+if [ -n "$stopped" ] && working 3 "$T/wd"; then
+    start=$(date +%s)
     kill -STOP "$stopped"
 else
     # Never wait for a job of a billion records: say so and end it
-    fail "the watchdog: rank 2 of 3 was not found among the children of mpirun"
+    fail "the watchdog: rank 2 of 3 was not found at work among the children of mpirun"
     kill -TERM $pid
 fi
-wait $pid
-rc=$?
+reap $pid
+rc=$RC
 took=$(($(date +%s) - start))
 [ $rc -ne 0 ] && ok || fail "a stopped rank did not end the job"
 [ $took -le 15 ] && ok || fail "the watchdog took $took s for a timeout of 2 s"
