@@ -490,6 +490,39 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
     return rc;
 }
 
+int weir__store_rollback (weir__store *self, uint64_t epoch, unsigned *dropped, weir__err *err)
+{
+    *dropped = 0;
+    uint64_t *epochs;
+    size_t count;
+    int rc = weir__store_epochs (self, &epochs, &count, err);
+    if (rc)
+        return rc;
+    leveldb_writebatch_t *batch = leveldb_writebatch_create ();
+    for (size_t i = 0; i < count && !rc; i++)
+        if (epochs[i] > epoch) {
+            if (s_delete_epoch (self, batch, epochs[i]))
+                rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot read epoch %" PRIu64,
+                                    self->dir, epochs[i]);
+            (*dropped)++;
+        }
+    free (epochs);
+    if (!rc && *dropped) {
+        char latest[24];
+        snprintf (latest, sizeof latest, "%" PRIu64, epoch);
+        leveldb_writebatch_put (batch, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), latest,
+                                strlen (latest));
+        rc = s_commit (self, batch, epoch, err);
+        if (!rc)
+            s_write_hint (self, epoch);
+        if (!rc && s_sync_dir (self))
+            rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot sync the directory: %s",
+                                self->dir, strerror (errno));
+    }
+    leveldb_writebatch_destroy (batch);
+    return rc;
+}
+
 //  Every entry of CKPT's epoch into CKPT, each mixed into *HASH and
 //  counted in *COUNT as the checksum counts them; the checksum entry's
 //  value into *SUM.

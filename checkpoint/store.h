@@ -50,6 +50,14 @@ uint64_t weir__store_written (const weir__store *self);
     checkpoints (0: keep all), in one synced batch.  0 or WEIR_EIO.  */
 int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err);
 
+/*  Go back to checkpoint EPOCH for good: every newer one deleted and the
+    latest pointer at EPOCH, in one synced batch (the count deleted into
+    *DROPPED; nothing is written when there is none).  A resume from an
+    older checkpoint does this before it cuts any output back, so that a
+    crash before its first checkpoint resumes from EPOCH again, not from
+    a newer one whose outputs it has rewritten.  0 or WEIR_EIO.  */
+int weir__store_rollback (weir__store *self, uint64_t epoch, unsigned *dropped, weir__err *err);
+
 /*  Load checkpoint EPOCH, verified whole.  WEIR_ECORRUPT naming the epoch
     and the directory when it does not exist, a key is missing or the
     checksum differs.  */

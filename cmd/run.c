@@ -78,7 +78,7 @@ static const cmd_option s_options_table[] = {
      "A finished job does nothing.  On resume the blobs are restored, every shard is sought, every file "
      "writer is truncated to its committed length, and the job goes on with the next epoch without running "
      "init."},
-    {"resume-from", S_RESUME_FROM, "E", CMD_VALUE_ANY, S_CHECKPOINTS, "go on from checkpoint E", NULL},
+    {"resume-from", S_RESUME_FROM, "E", CMD_VALUE_ANY, S_CHECKPOINTS, "go back to checkpoint E (the newer ones are deleted) and go on from there", NULL},
     {"keep", S_KEEP, "K", CMD_VALUE_ANY, S_CHECKPOINTS, "keep the newest K checkpoints (default: all)", NULL},
     {"async-checkpoint", S_ASYNC, NULL, CMD_VALUE_ANY, S_CHECKPOINTS,
      "copy the blobs and write the checkpoint on a background thread while the pipe runs on",

@@ -72,6 +72,23 @@ static void s_went_back (weir__recovery *self)
                        r ? at : (uint64_t) 0);
 }
 
+//  --resume-from E: the checkpoints after E are dropped, synced, before
+//  any output is cut back to E's lengths.  Were they kept, a crash before
+//  the next checkpoint would leave the newest one "latest", and a plain
+//  --resume would cut outputs that hold this run's bytes to its lengths.
+static int s_roll_back (weir__recovery *self, weir__err *err)
+{
+    uint64_t epoch = weir__resume_epoch (self->resume);
+    unsigned dropped;
+    int rc = weir__store_rollback (self->store, epoch, &dropped, err);
+    if (!rc && dropped)
+        weir__job_log (self->of.job, WEIR_LOG_WARNING,
+                       "--resume-from %" PRIu64 ": the %u newer checkpoint%s of '%s' dropped; the job goes on "
+                       "from epoch %" PRIu64,
+                       epoch, dropped, dropped == 1 ? "" : "s", self->of.options->checkpoint_dir, epoch);
+    return rc;
+}
+
 //  Go on from the checkpoint in hand: its blobs, its place, and on rank 0
 //  the job's counts so far (they are summed over the ranks: the job's
 //  count once).
@@ -125,6 +142,8 @@ int weir__recovery_new (const weir__recovery_of *what, weir__recovery **out, wei
         && ((rc = weir__store_open (o->checkpoint_dir, 1, &self->store, err))
             || (rc = weir__resume_open (self->store, o->resume_mode, o->resume_epoch, what->shape,
                                         &self->resume, err))))
+        return rc;
+    if (self->store && self->resume && o->resume_mode == WEIR_RESUME_EPOCH && (rc = s_roll_back (self, err)))
         return rc;
     if ((rc = weir__ranks_hand_out (what->ranks, &self->resume, what->shape, err)))
         return rc;

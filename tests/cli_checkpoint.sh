@@ -35,6 +35,24 @@ for e in 0 1 2 3 4; do
     same "$T/out.txt" "$T/expected" "resume from $e: output"
 done
 
+# --resume-from E goes back for good, synced, before any output is cut
+# back: killed before its first checkpoint, the job resumes from E again,
+# not from the newer checkpoints it abandoned (the newest would say the
+# job finished, over an output rewritten since)
+rb="range count=30000 ! identity ! lines path=$T/rb.txt"
+"$WEIR" run -q --checkpoint "$T/rb" --epoch-records 1000 "$rb" || fail "the rollback job failed"
+WEIR_KILL_AT=writers-synced:1 "$WEIR_KP" run --checkpoint "$T/rb" --resume-from 10 --epoch-records 1000 "$rb" \
+    2> "$T/rb.err"
+rc=$?
+[ $rc -eq 137 ] && ok || fail "--resume-from 10 under WEIR_KILL_AT: exit $rc, wanted 137"
+grep -q "warning: --resume-from 10: the [0-9]* newer checkpoints of '$T/rb' dropped" "$T/rb.err" && ok \
+    || fail "--resume-from did not say what it dropped: $(cat "$T/rb.err")"
+"$WEIR" checkpoints "$T/rb" | grep -q '^10 .*(latest)$' && ok \
+    || fail "after --resume-from 10 and a kill the latest is not 10: $("$WEIR" checkpoints "$T/rb" | tail -2)"
+"$WEIR" run -q --checkpoint "$T/rb" --resume --epoch-records 1000 "$rb" || fail "the resume after the rollback failed"
+seq 0 29999 | cmp -s - "$T/rb.txt" && ok \
+    || fail "killed after --resume-from, then resumed: $(wc -l < "$T/rb.txt") lines, wanted 0..29999 once"
+
 # An existing directory is refused without --resume; --resume on a
 # finished job does nothing and succeeds
 expect_exit 1 "already holds checkpoints \(the latest is epoch 4\): add --resume" -- "$WEIR" run --checkpoint "$T/ck" "$job"
