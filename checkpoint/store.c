@@ -512,9 +512,11 @@ int weir__store_rollback (weir__store *self, uint64_t epoch, unsigned *dropped, 
         snprintf (latest, sizeof latest, "%" PRIu64, epoch);
         leveldb_writebatch_put (batch, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), latest,
                                 strlen (latest));
+        //  The hint first: lowered and never committed, it says nothing; left
+        //  high after the commit, it would tell a later resume that the
+        //  store lost its last checkpoints
+        s_write_hint (self, epoch);
         rc = s_commit (self, batch, epoch, err);
-        if (!rc)
-            s_write_hint (self, epoch);
         if (!rc && s_sync_dir (self))
             rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot sync the directory: %s",
                                 self->dir, strerror (errno));

@@ -96,14 +96,15 @@ static void s_exit (int status, void *arg)
     MPI_Finalized (&finalized);
     if (finalized)
         return;
+    //  Aborted at once: a wait left early may still have requests on
+    //  buffers that are gone, which driving MPI's progress could fill
+    if (!s_agreed || (status != 0 && status != 128 + SIGINT && status != 128 + SIGTERM))
+        MPI_Abort (MPI_COMM_WORLD, status ? status : 1);
     if (s_ping != MPI_REQUEST_NULL) {
         MPI_Cancel (&s_ping);
         MPI_Wait (&s_ping, MPI_STATUS_IGNORE);
     }
-    if (!s_agreed || (status != 0 && status != 128 + SIGINT && status != 128 + SIGTERM))
-        MPI_Abort (MPI_COMM_WORLD, status ? status : 1);
-    else
-        MPI_Finalize ();
+    MPI_Finalize ();
 }
 
 int weir__mpi_init (int *rank, int *size, weir__err *err)

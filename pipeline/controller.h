@@ -89,10 +89,10 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
 void weir__controller_set_agree (weir__controller *self, weir__agree_fn *agree, void *arg);
 
 /*  Whether the job has failed, failing it first when it was asked to
-    abort or a stop has outlasted the stop timeout: what a thread that
-    waits outside the controller (for the other ranks) asks, since the
-    controller's own watch does not run meanwhile.  Any thread not
-    holding the controller.  */
+    abort, or when a stop has outlasted the stop timeout while the ranks
+    agree how the epoch ends: what a thread that waits outside the
+    controller (for the other ranks) asks, since the controller's own
+    watch does not run meanwhile.  Any thread not holding the controller.  */
 int weir__controller_gave_up (weir__controller *self);
 
 /*  Wake everything that waits on the controller, for good.  Any thread.  */

@@ -302,6 +302,12 @@ int weir__runtime_run (const weir__run *run)
     if (s_open_reader (run, &err) || weir__recovery_new (&of, &recovery, &err)) {
         weir__recovery_destroy (&recovery);
         weir__ranks_watch (run->ranks, NULL, NULL);
+        //  Aborted while it waited for the other ranks: the abort is what
+        //  the job says, not the wait it ended
+        if (weir__job_failed (job)) {
+            weir__job_error (job, &err);
+            return err.code;
+        }
         return weir__job_refuse (job, &err);
     }
     weir__shared shared = {job, run->controller, NULL};

@@ -52,6 +52,14 @@ grep -q "warning: --resume-from 10: the [0-9]* newer checkpoints of '$T/rb' drop
 "$WEIR" run -q --checkpoint "$T/rb" --resume --epoch-records 1000 "$rb" || fail "the resume after the rollback failed"
 seq 0 29999 | cmp -s - "$T/rb.txt" && ok \
     || fail "killed after --resume-from, then resumed: $(wc -l < "$T/rb.txt") lines, wanted 0..29999 once"
+# Killed just after the rollback's own write, before any output was cut
+WEIR_KILL_AT=after-leveldb-write:1 "$WEIR_KP" run -q --checkpoint "$T/rb" --resume-from 20 --epoch-records 1000 \
+    "$rb" 2> /dev/null
+rc=$?
+[ $rc -eq 137 ] && ok || fail "--resume-from 20 killed after its rollback: exit $rc, wanted 137"
+"$WEIR" run -q --checkpoint "$T/rb" --resume --epoch-records 1000 "$rb" || fail "the resume after the rollback failed"
+seq 0 29999 | cmp -s - "$T/rb.txt" && ok \
+    || fail "killed after the rollback's write, then resumed: $(wc -l < "$T/rb.txt") lines, wanted 0..29999 once"
 
 # An existing directory is refused without --resume; --resume on a
 # finished job does nothing and succeeds

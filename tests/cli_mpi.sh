@@ -229,7 +229,7 @@ alone () {
     kill -KILL "$r0" 2>/dev/null
     [ $RC -ne 0 ] && ok || fail "$how: a rank aborted alone ended the job with 0"
     [ $took -le 20 ] && ok || fail "$how: the job took $took s to end after rank 1 was aborted"
-    grep -q "aborted" "$T/alone.err" && ok || {
+    grep -q "weir run: aborted in epoch" "$T/alone.err" && ok || {
         fail "$how: rank 1 did not say it aborted"
         sed 's/^/    /' "$T/alone.err" | head -20 >&2
     }
