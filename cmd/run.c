@@ -371,21 +371,32 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int c
         uint64_t written = job ? last.job_records_out : last.records_out;
         char rate[32], bad[64] = "", who[48] = "", mine[64] = "";
         cmd_human (rate, sizeof rate, wall > 0 ? (double) read / wall : 0.0);
-        uint64_t skipped = 0;
+        uint64_t skipped = 0, skipped_total = 0;
         for (size_t i = 0; i < weir_pipe_stage_count (pipe); i++) {
             weir_stage_stats st = WEIR_STAGE_STATS_INIT;
-            if (weir_pipe_stats (pipe, i, &st) == 0)
+            if (weir_pipe_stats (pipe, i, &st) == 0) {
                 skipped += job ? st.job_records_rejected : st.records_rejected;
+                skipped_total += st.total_records_rejected;
+            }
         }
         if (skipped)
             snprintf (bad, sizeof bad, ", %llu bad skipped", (unsigned long long) skipped);
+        //  A resumed job: this run's counts, then the job's since it began
+        //  (rank 0 of several, or one rank alone, knows them)
+        char since[160] = "", bad_total[64] = "";
+        if (skipped_total)
+            snprintf (bad_total, sizeof bad_total, ", %llu bad skipped", (unsigned long long) skipped_total);
+        if ((job || ranks == 1) && first.total_records_out > read)
+            snprintf (since, sizeof since, "; since the job began: %llu read, %llu written%s",
+                      (unsigned long long) first.total_records_out, (unsigned long long) last.total_records_out,
+                      bad_total);
         if (job)
             snprintf (mine, sizeof mine, " by %d ranks (rank 0 read %llu)", ranks,
                       (unsigned long long) first.records_out);
         else if (ranks > 1)
             snprintf (who, sizeof who, "rank %d of %d: ", rank, ranks);
-        fprintf (stderr, "weir: %s%llu records read, %llu written%s in %.3f s (%s records/s)%s\n", who,
-                 (unsigned long long) read, (unsigned long long) written, bad, wall, rate, mine);
+        fprintf (stderr, "weir: %s%llu records read, %llu written%s in %.3f s (%s records/s)%s%s\n", who,
+                 (unsigned long long) read, (unsigned long long) written, bad, wall, rate, mine, since);
     }
     //  What the processors published, as they left it
     size_t stage;

@@ -54,6 +54,8 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
     fprintf (out, ",\n  \"rank\": %d,\n  \"ranks\": %d", rank, ranks);
     //  Every rank's records read, summed (the same as records on one rank)
     fprintf (out, ",\n  \"job_records\": %llu", (unsigned long long) (n ? st.job_records_out : 0));
+    //  And since the job began: this run's plus the checkpoint's it went on from
+    fprintf (out, ",\n  \"total_records\": %llu", (unsigned long long) (n ? st.total_records_out : 0));
     fprintf (out, ",\n  \"wall_seconds\": %.6f,\n  \"records\": %llu,\n", wall, (unsigned long long) read);
     fprintf (out, "  \"records_per_second\": %.1f,\n", wall > 0 ? (double) read / wall : 0.0);
     //  The pauses at epoch ends: the commit of each epoch, and in a job of
@@ -71,11 +73,14 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
         fprintf (out,
                  ", \"kind\": \"%s\", \"threads\": %u, \"records_in\": %llu, \"records_out\": %llu, "
                  "\"records_rejected\": %llu, \"files_truncated\": %llu, \"batches_in\": %llu, "
-                 "\"busy_seconds\": %.6f, \"job_records_in\": %llu, \"job_records_out\": %llu",
+                 "\"busy_seconds\": %.6f, \"job_records_in\": %llu, \"job_records_out\": %llu, "
+                 "\"total_records_in\": %llu, \"total_records_out\": %llu, \"total_records_rejected\": %llu",
                  cmd_kind_name (st.kind), st.threads, (unsigned long long) st.records_in,
                  (unsigned long long) st.records_out, (unsigned long long) st.records_rejected,
                  (unsigned long long) st.files_truncated, (unsigned long long) st.batches_in, st.busy_seconds,
-                 (unsigned long long) st.job_records_in, (unsigned long long) st.job_records_out);
+                 (unsigned long long) st.job_records_in, (unsigned long long) st.job_records_out,
+                 (unsigned long long) st.total_records_in, (unsigned long long) st.total_records_out,
+                 (unsigned long long) st.total_records_rejected);
         s_metrics (out, pipe, i);
         fputc ('}', out);
     }

@@ -177,6 +177,12 @@ void weir__stage_stats (const weir__stage *self, weir_stage_stats *stats)
     stats->job_records_in = c->job_known ? c->job_in : stats->records_in;
     stats->job_records_out = c->job_known ? c->job_out : stats->records_out;
     stats->job_records_rejected = c->job_known ? c->job_rejected : stats->records_rejected;
+    //  The checkpoint's counts are rank 0's alone (the job's)
+    stats->total_records_in = c->base_in + stats->job_records_in;
+    stats->total_records_out = c->base_out + stats->job_records_out;
+    stats->total_records_rejected =
+        (self->rejects ? weir__rejects_total (self->rejects) - stats->records_rejected : 0)
+        + stats->job_records_rejected;
     stats->busy_seconds = s_busy (self);
     stats->queue_fill = self->in ? weir__queue_fill (self->in) : 0;
     stats->queue_capacity = self->in ? weir__queue_capacity (self->in) : 0;

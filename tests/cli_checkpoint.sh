@@ -61,6 +61,19 @@ rc=$?
 seq 0 29999 | cmp -s - "$T/rb.txt" && ok \
     || fail "killed after the rollback's write, then resumed: $(wc -l < "$T/rb.txt") lines, wanted 0..29999 once"
 
+# After a resume the summary and --stats say this run's counts and the
+# job's since it began, each named
+printf '%s\n' 1 2 x 3 4 y 5 6 7 8 > "$T/st.txt"
+st="json path=$T/st.txt on-error=skip ! json path=$T/st.json"
+"$WEIR" run -q --checkpoint "$T/st" --epoch-records 2 --epochs 2 "$st" 2> /dev/null || fail "the first half failed"
+"$WEIR" run --checkpoint "$T/st" --resume --epoch-records 2 --stats "$T/st.stats" "$st" 2> "$T/st.err" \
+    || fail "the resumed half failed"
+grep -q "^weir: 4 records read, 4 written, 1 bad skipped in .*; since the job began: 8 read, 8 written, 2 bad skipped$" \
+    "$T/st.err" && ok || fail "the resumed summary: $(tail -1 "$T/st.err")"
+grep -q '"records": 4,' "$T/st.stats" && grep -q '"total_records": 8,' "$T/st.stats" \
+    && grep -q '"records_rejected": 1, .*"total_records_in": 8, "total_records_out": 8, "total_records_rejected": 2}' \
+        "$T/st.stats" && ok || fail "--stats after a resume: $(cat "$T/st.stats")"
+
 # An existing directory is refused without --resume; --resume on a
 # finished job does nothing and succeeds
 expect_exit 1 "already holds checkpoints \(the latest is epoch 4\): add --resume" -- "$WEIR" run --checkpoint "$T/ck" "$job"

@@ -196,8 +196,11 @@ wait $pid
     || fail "SIGTERM: not every rank stopped with a checkpoint: $(cat "$d/err")"
 grep -q MPI_ABORT "$d/err" && fail "SIGTERM: a graceful stop aborted the job: $(cat "$d/err")" || ok
 expect_exit 0 "" -- mpi 3 "$WEIR" run -q --checkpoint "$d/ck" --resume --epoch-records 10000 \
-    "range count=5000000 ! identity ! lines path=$d/out-{rank}.txt"
+    --stats "$d/stats-{rank}.json" "range count=5000000 ! identity ! lines path=$d/out-{rank}.txt"
 exact "$d" 5000000 "SIGTERM, then resumed on 3 ranks"
+# Rank 0 knows the job's records since it began; this run read fewer
+grep -q '"total_records": 5000000,' "$d/stats-0.json" && ! grep -q '"job_records": 5000000,' "$d/stats-0.json" \
+    && ok || fail "SIGTERM, resumed: rank 0's stats: $(grep records "$d/stats-0.json" | head -3)"
 
 # --- a rank that ends alone ends every rank -------------------------------
 # Rank 0 is stopped (SIGSTOP), so rank 1 waits for it at the next

@@ -269,13 +269,21 @@ typedef struct weir_stage_stats {
     uint64_t job_records_in;
     uint64_t job_records_out;
     uint64_t job_records_rejected;
+    /*  Since the job began, over every run that went on from a checkpoint:
+        what the checkpoint it resumed from counted, plus job_records_*.
+        The same as job_records_* on a fresh start; in a job of several
+        ranks rank 0's are the job's (the others count only their own).  */
+    uint64_t total_records_in;
+    uint64_t total_records_out;
+    uint64_t total_records_rejected;
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
     the struct.  */
 #define WEIR_STAGE_STATS_INIT                                                                                \
     {                                                                                                        \
-        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0     \
+        sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+            0, 0                                                                                             \
     }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
