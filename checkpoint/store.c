@@ -421,6 +421,14 @@ static int s_retain (weir__store *self, leveldb_writebatch_t *batch, uint64_t ep
     return 0;
 }
 
+//  The latest pointer at EPOCH, into BATCH.
+static void s_put_latest (leveldb_writebatch_t *batch, uint64_t epoch)
+{
+    char latest[24];
+    snprintf (latest, sizeof latest, "%" PRIu64, epoch);
+    leveldb_writebatch_put (batch, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), latest, strlen (latest));
+}
+
 //  Every entry of LAYOUT into BATCH, its checksum, and the latest pointer
 //  at EPOCH.
 static void s_put_layout (leveldb_writebatch_t *batch, const weir__layout *layout, uint64_t epoch)
@@ -429,11 +437,9 @@ static void s_put_layout (leveldb_writebatch_t *batch, const weir__layout *layou
         const weir__layout_entry *e = &layout->entries[i];
         leveldb_writebatch_put (batch, e->key, e->klen, e->value, e->vlen);
     }
-    char latest[24];
-    snprintf (latest, sizeof latest, "%" PRIu64, epoch);
     leveldb_writebatch_put (batch, layout->sum_key, strlen (layout->sum_key), layout->sum,
                             strlen (layout->sum));
-    leveldb_writebatch_put (batch, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), latest, strlen (latest));
+    s_put_latest (batch, epoch);
 }
 
 //  Write BATCH, synced: the commit point of checkpoint EPOCH.
@@ -463,6 +469,17 @@ static void s_write_hint (const weir__store *self, uint64_t epoch)
     }
 }
 
+//  After a synced write: it made the log durable, not its name.  When
+//  LevelDB started a new log (or table, or manifest) since, the directory
+//  changed and is synced, or a power cut could take the write.
+static int s_names_durable (weir__store *self, weir__err *err)
+{
+    if (s_sync_dir (self))
+        return weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot sync the directory: %s", self->dir,
+                              strerror (errno));
+    return 0;
+}
+
 int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep, weir__err *err)
 {
     uint64_t epoch = weir__ckpt_epoch (ckpt);
@@ -481,13 +498,7 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
     weir__layout_release (&layout);
     if (!rc)
         s_write_hint (self, epoch);
-    //  The synced write made the log durable, not its name: when LevelDB
-    //  started a new log (or table, or manifest) since, the directory
-    //  changed and is synced, or a power cut could take the checkpoint
-    if (!rc && s_sync_dir (self))
-        rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot sync the directory: %s", self->dir,
-                            strerror (errno));
-    return rc;
+    return rc ? rc : s_names_durable (self, err);
 }
 
 int weir__store_rollback (weir__store *self, uint64_t epoch, unsigned *dropped, weir__err *err)
@@ -508,18 +519,13 @@ int weir__store_rollback (weir__store *self, uint64_t epoch, unsigned *dropped, 
         }
     free (epochs);
     if (!rc && *dropped) {
-        char latest[24];
-        snprintf (latest, sizeof latest, "%" PRIu64, epoch);
-        leveldb_writebatch_put (batch, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), latest,
-                                strlen (latest));
+        s_put_latest (batch, epoch);
         //  The hint first: lowered and never committed, it says nothing; left
         //  high after the commit, it would tell a later resume that the
         //  store lost its last checkpoints
         s_write_hint (self, epoch);
-        rc = s_commit (self, batch, epoch, err);
-        if (!rc && s_sync_dir (self))
-            rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot sync the directory: %s",
-                                self->dir, strerror (errno));
+        if (!(rc = s_commit (self, batch, epoch, err)))
+            rc = s_names_durable (self, err);
     }
     leveldb_writebatch_destroy (batch);
     return rc;
