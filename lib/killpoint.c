@@ -19,12 +19,20 @@ static const char *const s_points[] = {
 static const char *s_target;  //  the point to kill at, NULL: none
 static unsigned long s_at;    //  at its N-th hit
 static _Atomic unsigned long s_hits;
+static int s_signal = SIGKILL;  //  or SIGSTOP (WEIR_KILL_SIGNAL=STOP)
 
 __attribute__ ((constructor)) static void s_parse (void)
 {
     const char *at = getenv ("WEIR_KILL_AT");
     if (!at || !*at)
         return;
+    const char *sig = getenv ("WEIR_KILL_SIGNAL");
+    if (sig && !strcmp (sig, "STOP"))
+        s_signal = SIGSTOP;
+    else if (sig && *sig && strcmp (sig, "KILL")) {
+        fprintf (stderr, "weir: WEIR_KILL_SIGNAL='%s': wants KILL or STOP\n", sig);
+        _exit (2);
+    }
     const char *colon = strrchr (at, ':');
     char *end = NULL;
     unsigned long n = colon ? strtoul (colon + 1, &end, 10) : 0;
@@ -62,6 +70,15 @@ void weir__kill_point (const char *name)
         return;
     if (atomic_fetch_add (&s_hits, 1) + 1 != s_at)
         return;
+    if (s_signal == SIGSTOP) {
+        static const char stopped[] = "weir: stopped at kill point ";
+        if (write (STDERR_FILENO, stopped, sizeof stopped - 1) < 0 || write (STDERR_FILENO, name, strlen (name)) < 0
+            || write (STDERR_FILENO, "\n", 1) < 0) {
+            //  Nothing to do: the stop below is what matters
+        }
+        kill (getpid (), SIGSTOP);
+        return;
+    }
     static const char said[] = "weir: killed at kill point ";
     //  Async-signal-safe words: the process may hold any lock now
     if (write (STDERR_FILENO, said, sizeof said - 1) < 0 || write (STDERR_FILENO, name, strlen (name)) < 0

@@ -5,9 +5,12 @@
     is nothing at all.  The fault-injection suite builds the same sources
     once more with -DWEIR_KILL_POINTS (tests/faults/weir-kp); there,
     WEIR_KILL_AT=POINT:N in the environment sends SIGKILL to the process
-    at the N-th time any thread passes POINT.  A name that is no point
-    below is refused when the program starts (exit 2), so that a typo
-    cannot make a sweep pass without killing anything.
+    at the N-th time any thread passes POINT.  With WEIR_KILL_SIGNAL=STOP
+    the process stops itself there instead (SIGSTOP; SIGCONT goes on), so
+    that a test can freeze one rank at an exact place of an epoch's end.
+    A name that is no point below is refused when the program starts
+    (exit 2), so that a typo cannot make a sweep pass without killing
+    anything.
 
     The points, in the order an epoch's end passes them:
 

@@ -28,7 +28,7 @@ struct weir__controller {
     unsigned generation;  //  bumped at each release
     int release;          //  WEIR__GO / STOP / ABORT for the waiting threads
     uint64_t stop_ns;     //  when a stop was first seen (0: not yet)
-    int agreeing;         //  the ranks agree how this epoch ends
+    int ending;           //  the ranks agreed that this epoch ends the run
     weir__agree_fn *agree;
     void *agree_arg;
     //  Read by any thread
@@ -158,11 +158,12 @@ static void s_watch (weir__controller *self, uint64_t now)
 int weir__controller_gave_up (weir__controller *self)
 {
     pthread_mutex_lock (&self->lock);
-    //  An abort, always; the stop timeout only while the ranks agree how
-    //  the epoch ends, which is still the drain: once they agreed on the
-    //  stop, its checkpoint and the totals are not cut short by it (a
-    //  large blob's synced write may take longer)
-    if (self->agreeing || atomic_load (&self->job->abort))
+    //  An abort, always; the stop timeout until the ranks agreed on the
+    //  stop, which is the drain: the boundary of an epoch they agreed to
+    //  go on from (a rank may be stuck in it) counts, while the stop's own
+    //  checkpoint and the totals after it are not cut short (a large
+    //  blob's synced write may take longer)
+    if (!self->ending || atomic_load (&self->job->abort))
         s_watch (self, weir__now_ns ());
     pthread_mutex_unlock (&self->lock);
     return weir__job_failed (self->job);
@@ -213,11 +214,9 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
         int exhausted = self->exhausted == self->readers;
         int stopping = weir__job_stopping (self->job);
         if (self->agree) {
-            self->agreeing = 1;
             pthread_mutex_unlock (&self->lock);
             int failed = self->agree (self->agree_arg, self->epoch, &exhausted, &stopping);
             pthread_mutex_lock (&self->lock);
-            self->agreeing = 0;
             if (failed || self->release == WEIR__ABORT)
                 break;
         }
@@ -228,6 +227,7 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
             self->pass++;
         b.pass = self->pass;
         b.over = b.finished || stopping || (self->rules.last && b.epoch >= self->rules.last);
+        self->ending = b.over;
         pthread_mutex_unlock (&self->lock);
         if (boundary (arg, &b))
             b.over = 1;

@@ -89,8 +89,9 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
 void weir__controller_set_agree (weir__controller *self, weir__agree_fn *agree, void *arg);
 
 /*  Whether the job has failed, failing it first when it was asked to
-    abort, or when a stop has outlasted the stop timeout while the ranks
-    agree how the epoch ends: what a thread that waits outside the
+    abort, or when a stop has outlasted the stop timeout before the ranks
+    agreed on it (while they agree, or in the boundary of an epoch they
+    agreed to go on from): what a thread that waits outside the
     controller (for the other ranks) asks, since the controller's own
     watch does not run meanwhile.  Any thread not holding the controller.  */
 int weir__controller_gave_up (weir__controller *self);

@@ -207,12 +207,24 @@ grep -q '"total_records": 5000000,' "$d/stats-0.json" && ! grep -q '"job_records
 # boundary, for ever (no --epoch-timeout); then rank 1 is aborted while it
 # waits: by a second signal, or by its stop timeout.  Its wait must look
 # at the abort, and its exit take the job down: mpirun ends, non-zero.
+# With a third argument 'boundary', rank 0 stops itself (the kill-point
+# build's WEIR_KILL_SIGNAL=STOP) in the end of an epoch the ranks agreed
+# to go on from, its writers synced: rank 1 waits for it in that epoch's
+# checkpoint, not in the agreement, and must be aborted there as well.
 alone () {
     how=$1
-    shift
-    rm -f "$T"/alone-*.txt
-    "$MPIRUN" -n 2 "$WEIR" run -q --epoch-records 5000 "$@" \
-        "range count=1000000000 ! identity ! lines path=$T/alone-{rank}.txt" > /dev/null 2> "$T/alone.err" &
+    where=$2
+    shift 2
+    rm -rf "$T"/alone-*.txt "$T/alone-ck"
+    job="range count=1000000000 ! identity ! lines path=$T/alone-{rank}.txt"
+    if [ "$where" = boundary ]; then
+        "$MPIRUN" -n 1 env WEIR_KILL_AT=writers-synced:20 WEIR_KILL_SIGNAL=STOP \
+            "$WEIR_KP" run -q --checkpoint "$T/alone-ck" --epoch-records 5000 "$@" "$job" \
+            : -n 1 "$WEIR_KP" run -q --checkpoint "$T/alone-ck" --epoch-records 5000 "$@" "$job" \
+            > /dev/null 2> "$T/alone.err" &
+    else
+        "$MPIRUN" -n 2 "$WEIR" run -q --epoch-records 5000 "$@" "$job" > /dev/null 2> "$T/alone.err" &
+    fi
     pid=$!
     r0=$(rank_of $pid 0)
     r1=$(rank_of $pid 1)
@@ -222,10 +234,19 @@ alone () {
         reap $pid
         return
     fi
-    kill -STOP "$r0"
+    if [ "$where" = boundary ]; then
+        for i in $(seq 1 600); do
+            [ "$(awk '{ print $3 }' "/proc/$r0/stat" 2>/dev/null)" = T ] && break
+            sleep 0.1
+        done
+        grep -q "stopped at kill point writers-synced" "$T/alone.err" \
+            || fail "$how: rank 0 did not stop itself at its kill point"
+    else
+        kill -STOP "$r0"
+    fi
     sleep 0.5
     kill -TERM "$r1"
-    [ "$how" = "a second signal" ] && sleep 0.5 && kill -INT "$r1"
+    case $how in "a second signal"*) sleep 0.5; kill -INT "$r1" ;; esac
     start=$(date +%s)
     reap $pid
     took=$(($(date +%s) - start))
@@ -237,8 +258,10 @@ alone () {
         sed 's/^/    /' "$T/alone.err" | head -20 >&2
     }
 }
-alone "a second signal"
-alone "the stop timeout" --stop-timeout 2
+alone "a second signal" agreement --stop-timeout 0
+alone "the stop timeout" agreement --stop-timeout 2
+alone "the stop timeout, in an agreed epoch's end" boundary --stop-timeout 2
+alone "a second signal, in an agreed epoch's end" boundary --stop-timeout 0
 
 # --- SIGKILL of one rank, resumed with another rank count -----------------
 # The job: 3,000,000 integers (3 to 10 s on 2 cores; each run is killed
