@@ -5,7 +5,10 @@
     <weir/weir.h>).
 
     Items of a checkpoint, by section:
-      meta     WEIR_META_* names; records_in:I and records_out:I per stage I
+      meta     WEIR_META_* names; records_in:I and records_out:I per stage I;
+               reduce:I per region of a blob combined across ranks,
+               "OFFSET COUNT WIDTH TYPE OP NAME" (a resume declares them
+               again: init, where they may be declared, does not run then)
       offsets  one per shard of the input: "PATH@START-END" for a byte range
                of a file, "#START-END" for other inputs; the value is where
                reading goes on, in decimal
@@ -117,6 +120,42 @@ static inline int weir__identity_parse (const char *text, size_t len, weir__iden
         || (size_t) n != len || id->fp_len > WEIR__FINGERPRINT)
         return -1;
     id->known = 1;
+    return 0;
+}
+
+/*  Region INDEX of the blobs combined across ranks: its item's name, and
+    its value.  */
+static inline void weir__key_reduce (size_t index, char *out, size_t size)
+{
+    snprintf (out, size, "%s%zu", WEIR_META_REDUCE, index);
+}
+
+static inline void weir__region_format (const char *blob, size_t offset, size_t count, size_t width, int type,
+                                        int op, char *out, size_t size)
+{
+    snprintf (out, size, "%zu %zu %zu %d %d %s", offset, count, width, type, op, blob);
+}
+
+/*  TEXT of LEN bytes into the fields and *BLOB (a pointer into TEXT, and
+    its length *BLOB_LEN): 0, or -1 for text that is no region.  */
+static inline int weir__region_parse (const char *text, size_t len, size_t *offset, size_t *count,
+                                      size_t *width, int *type, int *op, const char **blob, size_t *blob_len)
+{
+    char buf[128];
+    size_t head = 0;
+    //  The numbers are short; the name is what follows the fifth blank
+    for (int blanks = 0; head < len && blanks < 5; head++)
+        blanks += text[head] == ' ';
+    if (head >= len || head >= sizeof buf)
+        return -1;
+    memcpy (buf, text, head);
+    buf[head] = '\0';
+    int n = 0;
+    if (sscanf (buf, "%zu %zu %zu %d %d %n", offset, count, width, type, op, &n) != 5 || (size_t) n != head
+        || (*width != 4 && *width != 8))
+        return -1;
+    *blob = text + head;
+    *blob_len = len - head;
     return 0;
 }
 

@@ -42,7 +42,9 @@ double weir__resume_wall_seconds (const weir__resume *self);
 void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in, uint64_t *out,
                            uint64_t *rejected);
 
-/*  Put every blob of the checkpoint into WS.  0 or WEIR_ENOMEM.  */
+/*  Put every blob of the checkpoint into WS, and declare again the
+    regions it combines across ranks (weir_blob_reduce).  0, WEIR_ENOMEM,
+    or WEIR_ECORRUPT for a region the checkpoint cannot hold.  */
 int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err *err);
 
 /*  Where reading goes on in each of SHARDS, into OFFSETS.  WEIR_ECORRUPT,

@@ -165,6 +165,19 @@ const char *weir__workspace_item (weir__workspace *self, size_t index, void **da
     return name;
 }
 
+//  Whether this very region is declared already (lock held).
+static int s_declared (weir__workspace *self, const char *name, size_t offset, size_t count, size_t width,
+                       int type, int op)
+{
+    for (size_t i = 0; i < self->nreduce; i++) {
+        s_reduce *r = &self->reduce[i];
+        if (!strcmp (r->name, name) && r->offset == offset && r->count == count && r->width == width
+            && r->type == type && r->op == op)
+            return 1;
+    }
+    return 0;
+}
+
 int weir__workspace_add_reduce (weir__workspace *self, const char *name, size_t offset, size_t count,
                                 size_t width, int type, int op)
 {
@@ -175,6 +188,8 @@ int weir__workspace_add_reduce (weir__workspace *self, const char *name, size_t 
         rc = WEIR__WORKSPACE_NO_BLOB;
     else if (offset % width || offset > b->size || count > (b->size - offset) / width)
         rc = WEIR__WORKSPACE_OUTSIDE;
+    else if (s_declared (self, name, offset, count, width, type, op))
+        rc = 0;
     else {
         s_reduce *r = realloc (self->reduce, (self->nreduce + 1) * sizeof *r);
         char *copy = strdup (name);
@@ -217,6 +232,7 @@ const char *weir__workspace_reduce (weir__workspace *self, size_t index, weir__w
             out->data = (char *) b->data + r->offset;
         out->offset = r->offset;
         out->count = r->count;
+        out->width = r->width;
         out->type = r->type;
         out->op = r->op;
         out->last = r->last;

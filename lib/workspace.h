@@ -30,7 +30,9 @@ int weir__workspace_restore (weir__workspace *self, const char *name, const void
 /*  COUNT elements of WIDTH bytes at byte OFFSET of blob NAME are one value
     across the ranks of a job, combined at every epoch boundary by OP over
     elements of TYPE (numbers the workspace only keeps; the engine gives
-    them meaning).  Its value now is kept as the last one combined.  0,
+    them meaning).  Its value now is kept as the last one combined.  A
+    region declared again alike (open on resume, after the checkpoint
+    gave it back) is kept once.  0,
     WEIR__WORKSPACE_NO_BLOB when there is no such blob,
     WEIR__WORKSPACE_OUTSIDE when the region is not inside it (or OFFSET not
     a multiple of WIDTH), or WEIR_ENOMEM.  The refusals are positive so
@@ -46,7 +48,7 @@ int weir__workspace_add_reduce (weir__workspace *self, const char *name, size_t 
     is, and its last combined value (LAST, COUNT elements, to update).  */
 typedef struct weir__workspace_region {
     void *data;
-    size_t offset, count;
+    size_t offset, count, width;
     int type, op;
     void *last;
 } weir__workspace_region;

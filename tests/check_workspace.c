@@ -155,6 +155,30 @@ START_TEST (test_reduce_refusals_are_told_apart)
 }
 END_TEST
 
+START_TEST (test_a_region_declared_again_alike_is_kept_once)
+{
+    //  A resume declares the checkpoint's regions, then open may declare
+    //  them again: combined twice, a sum would count every change twice
+    weir__workspace *ws = weir__workspace_new ();
+    weir__err err;
+    weir__err_init (&err);
+    ck_assert_ptr_nonnull (weir__workspace_blob (ws, "w", 64, &err));
+    ck_assert_int_eq (weir__workspace_add_reduce (ws, "w", 8, 2, 8, 2, 0), 0);
+    ck_assert_int_eq (weir__workspace_add_reduce (ws, "w", 8, 2, 8, 2, 0), 0);
+    ck_assert_uint_eq (weir__workspace_reduce_count (ws), 1);
+    //  Another operation, count or place is another region
+    ck_assert_int_eq (weir__workspace_add_reduce (ws, "w", 8, 2, 8, 2, 1), 0);
+    ck_assert_int_eq (weir__workspace_add_reduce (ws, "w", 8, 3, 8, 2, 0), 0);
+    ck_assert_int_eq (weir__workspace_add_reduce (ws, "w", 16, 2, 8, 2, 0), 0);
+    ck_assert_uint_eq (weir__workspace_reduce_count (ws), 4);
+    weir__workspace_region r;
+    ck_assert_str_eq (weir__workspace_reduce (ws, 0, &r), "w");
+    ck_assert_uint_eq (r.width, 8);
+    ck_assert_uint_eq (r.offset, 8);
+    weir__workspace_destroy (&ws);
+}
+END_TEST
+
 Suite *check_suite (void)
 {
     Suite *s = suite_create ("workspace");
@@ -165,6 +189,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_items_in_creation_order);
     tcase_add_test (tc, test_threads_get_one_blob_per_name);
     tcase_add_test (tc, test_reduce_refusals_are_told_apart);
+    tcase_add_test (tc, test_a_region_declared_again_alike_is_kept_once);
     suite_add_tcase (s, tc);
     return s;
 }

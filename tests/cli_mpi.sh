@@ -336,6 +336,24 @@ point ranks-prepared 0 2 5 3    # all prepared, no commit record yet
 point after-leveldb-write 0 3 6 1   # the commit record written, ranks not yet on
 point readers-resumed 2 4 3 2   # the next epoch began
 
+# --- regions declared in init, after a resume -----------------------------
+# init runs on a fresh start only: the checkpoint declares the regions
+# again, or each rank would sum its own from the resume on, silently.
+# Stopped after 3 epochs of 2 ranks, resumed on 3, every rank with shards
+# left to read: the total is the job's (it was 19595868648 before the
+# checkpoint held the regions).
+d="$T/init-reduce"
+mkdir "$d"
+job="range count=300000 ! accumulate reduce=sum declare=init ! lines path=$d/out-{rank}.txt"
+expect_exit 0 "" -- mpi 2 "$WEIR" run -q --checkpoint "$d/ck" --epoch-records 10000 --epochs 3 "$job"
+expect_exit 0 "" -- mpi 3 "$WEIR" run -q --checkpoint "$d/ck" --resume --epoch-records 10000 "$job"
+exact "$d" 300000 "regions declared in init, resumed on 3 ranks"
+total=$(blob "$d/ck")
+[ "$total" = "$((300000 * 299999 / 2))" ] && ok || fail "regions declared in init: the summed blob is $total after a resume"
+latest=$("$WEIR" checkpoints "$d/ck" | awk '/latest/ {print $1}')
+"$WEIR" checkpoints "$d/ck" --epoch "$latest" | grep -q "reduce:0.*0 1 8 2 0 total" \
+    && ok || fail "checkpoint $latest does not show the region it combines"
+
 # --- the watchdog ---------------------------------------------------------
 "$MPIRUN" -n 3 "$WEIR" run -q --epoch-timeout 2 --epoch-records 5000 \
     "range count=1000000000 ! identity ! lines path=$T/wd-{rank}.txt" > /dev/null 2> "$T/wd.err" &

@@ -141,7 +141,10 @@ WEIR_EXPORT int weir_blob_store (weir_stage *st, const char *name, const void *d
     rank's own, and the checkpoint keeps rank 0's.  Declare regions in open
     or init, alike on every rank, while the blob holds the same value
     everywhere (as init or a resume leaves it); several regions of one blob
-    may be declared.  In a job of one rank this changes nothing.  0, or
+    may be declared.  Checkpoints keep the declarations, and a resume makes
+    them again before open (init does not run then); declaring a region
+    again alike changes nothing.  In a job of one rank this changes
+    nothing.  0, or
     with the job's error set WEIR_EINVAL (no such blob, a region outside
     it, an OFFSET that is not a multiple of the element's size, an unknown
     TYPE or OP) or WEIR_ENOMEM.  */

@@ -395,6 +395,10 @@ typedef enum weir_checkpoint_section {
 #define WEIR_META_REJECTED "rejected:"    /*  bad records skipped, per stage, over all runs  */
 #define WEIR_META_RANKS "ranks"           /*  the ranks of the run that wrote it (mpirun -n)  */
 #define WEIR_META_GENERATION "generation" /*  the runs of the job so far, counting the one that wrote it  */
+/*  "reduce:I": region I of a blob combined across ranks (weir_blob_reduce),
+    "OFFSET COUNT WIDTH TYPE OP NAME" (TYPE and OP as weir_reduce_type and
+    weir_reduce_op count them, NAME the rest of the value)  */
+#define WEIR_META_REDUCE "reduce:"
 
 WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
 WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,

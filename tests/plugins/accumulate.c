@@ -7,7 +7,8 @@
     on a fresh start (default: leave the blob as it is), reduce=sum, mean,
     min or max: in a job of several ranks, the slots are one value for the
     job, combined so at every epoch boundary (weir_blob_reduce; default:
-    each rank's own).  Updates are lock-free relaxed atomic adds, as in
+    each rank's own), declared in open, or with declare=init in init (which
+    runs on a fresh start only).  Updates are lock-free relaxed atomic adds, as in
     hogwild training.  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -18,6 +19,24 @@ typedef struct {
     _Atomic int64_t *slots;
     uint64_t count;
 } acc_state;
+
+//  weir_blob_reduce as reduce= says, if it says; 0, or -1 said.
+static int acc_declare (weir_stage *st, acc_state *self)
+{
+    const char *reduce = weir_prop (st, "reduce", NULL);
+    if (!reduce)
+        return 0;
+    static const char *const ops[] = {"sum", "mean", "min", "max", NULL};
+    int op = 0;
+    while (ops[op] && strcmp (ops[op], reduce) != 0)
+        op++;
+    if (!ops[op])
+        return weir_fail (st, "reduce= is sum, mean, min or max, not '%s'", reduce);
+    return weir_blob_reduce (st, weir_prop (st, "blob", "total"), 0, self->count, WEIR_REDUCE_INT64,
+                             (weir_reduce_op) op)
+               ? -1
+               : 0;
+}
 
 static int acc_open (weir_stage *st, void **state)
 {
@@ -34,18 +53,14 @@ static int acc_open (weir_stage *st, void **state)
         free (self);
         return -1;
     }
-    const char *reduce = weir_prop (st, "reduce", NULL);
-    if (reduce) {
-        static const char *const ops[] = {"sum", "mean", "min", "max", NULL};
-        int op = 0;
-        while (ops[op] && strcmp (ops[op], reduce) != 0)
-            op++;
-        if (!ops[op]
-            || weir_blob_reduce (st, weir_prop (st, "blob", "total"), 0, self->count, WEIR_REDUCE_INT64,
-                                 (weir_reduce_op) op)) {
-            free (self);
-            return ops[op] ? -1 : weir_fail (st, "reduce= is sum, mean, min or max, not '%s'", reduce);
-        }
+    const char *declare = weir_prop (st, "declare", "open");
+    if (strcmp (declare, "open") && strcmp (declare, "init")) {
+        free (self);
+        return weir_fail (st, "declare= is open or init, not '%s'", declare);
+    }
+    if (!strcmp (declare, "open") && acc_declare (st, self)) {
+        free (self);
+        return -1;
     }
     *state = self;
     return 0;
@@ -54,6 +69,8 @@ static int acc_open (weir_stage *st, void **state)
 static int acc_init (weir_stage *st, void *state)
 {
     acc_state *self = state;
+    if (!strcmp (weir_prop (st, "declare", "open"), "init") && acc_declare (st, self))
+        return -1;
     //  Without init= the blob keeps what it has: zeros, or what
     //  --load-blobs put there
     const char *init = weir_prop (st, "init", NULL);
