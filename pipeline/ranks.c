@@ -18,6 +18,7 @@
 typedef struct {
     char *template;  //  path= with "{rank}" as written, or NULL
     unsigned slots;
+    unsigned known;  //  the slots the checkpoint gone on from knew
     //  [slots] the committed state of the outputs this rank holds (slot s
     //  with s mod N == rank: its own, and those of ranks gone since the
     //  checkpoint it resumed from); on rank 0, once merged, of every slot
@@ -230,6 +231,7 @@ int weir__ranks_adopt (weir__ranks *self, weir__stage *stage, const weir__resume
     unsigned size = (unsigned) self->size;
     unsigned old = resume ? weir__resume_slots (resume, stage->index, stage->name) : 1;
     o->slots = old > size ? old : size;
+    o->known = resume ? old : o->slots;
     o->states = calloc (o->slots, sizeof *o->states);
     o->held = calloc (o->slots, sizeof *o->held);
     if (!o->states || !o->held)
@@ -242,6 +244,14 @@ int weir__ranks_adopt (weir__ranks *self, weir__stage *stage, const weir__resume
         if (rc || (rc = s_adopt (self, stage, slot, state, err)))
             return rc;
     }
+    return 0;
+}
+
+int weir__ranks_grew (const weir__ranks *self)
+{
+    for (size_t i = 0; i < self->stages->count; i++)
+        if (self->outputs[i].slots > self->outputs[i].known)
+            return 1;
     return 0;
 }
 

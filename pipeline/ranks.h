@@ -76,6 +76,11 @@ int weir__ranks_hand_out (weir__ranks *self, weir__resume **resume, const char *
     then close, their state carried into every checkpoint.  */
 int weir__ranks_adopt (weir__ranks *self, weir__stage *stage, const weir__resume *resume, weir__err *err);
 
+/*  Whether a writer has outputs that the checkpoint gone on from did not
+    know (a job resumed on more ranks): the same on every rank, once every
+    writer's outputs were adopted.  */
+int weir__ranks_grew (const weir__ranks *self);
+
 /*  The ranks agree how an epoch ends (a weir__agree_fn, ARG the ranks):
     they wait for each other there, and the watchdog (TIMEOUT) names those
     that do not come.  */

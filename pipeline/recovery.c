@@ -307,14 +307,31 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
     int rc = self->store ? weir__saver_new (self->store, o->keep, o->async_checkpoint, o->checkpoint_failures,
                                             self->workspace, s_warn, self->of.job, &self->saver, err)
                          : 0;
-    if (rc || !self->fresh)
+    if (rc)
         return rc;
-    //  Checkpoint 0: the state right after init, before any record; the
-    //  outputs commit their (empty) state first, so that resuming from it
-    //  knows where they stand
-    if ((rc = s_commit_outputs (self, err)))
-        return rc;
-    return s_save (self, 0, self->pass, 0, 1, err);
+    if (self->fresh) {
+        //  Checkpoint 0: the state right after init, before any record;
+        //  the outputs commit their (empty) state first, so that resuming
+        //  from it knows where they stand
+        if ((rc = s_commit_outputs (self, err)))
+            return rc;
+        return s_save (self, 0, self->pass, 0, 1, err);
+    }
+    if (weir__ranks_grew (self->of.ranks)) {
+        //  Resumed on more ranks: the checkpoint gone on from is written
+        //  again, knowing the new ranks' (empty) outputs, before any of
+        //  them holds a record.  Were it not, a crash before the next
+        //  checkpoint and a resume on fewer ranks would leave those
+        //  outputs as they were, holding records that the resume writes
+        //  again elsewhere.
+        uint64_t epoch = self->first_epoch - 1;
+        if ((rc = s_commit_outputs (self, err)) || (rc = s_save (self, epoch, self->pass, self->finished, 1, err)))
+            return rc;
+        weir__job_log (self->of.job, WEIR_LOG_INFO,
+                       "checkpoint %" PRIu64 " written again with the outputs of the %d ranks of this run",
+                       epoch, weir__ranks_size (self->of.ranks));
+    }
+    return 0;
 }
 
 int weir__recovery_commit (void *arg, const weir__boundary *b)

@@ -336,6 +336,26 @@ point ranks-prepared 0 2 5 3    # all prepared, no commit record yet
 point after-leveldb-write 0 3 6 1   # the commit record written, ranks not yet on
 point readers-resumed 2 4 3 2   # the next epoch began
 
+# --- grown, killed, shrunk ------------------------------------------------
+# Resumed on 4 ranks from a checkpoint of 2; rank 3 killed once its first
+# epoch's output was synced, before that epoch's checkpoint; resumed on 2.
+# The outputs of ranks 2 and 3 held records that ranks 0 and 1 read again:
+# the checkpoint must know them before they hold any (it is written again
+# when the job grows), so that the resume on 2 takes them back to empty.
+d="$T/grow"
+mkdir "$d"
+job="range count=300000 ! accumulate reduce=sum ! lines path=$d/out-{rank}.txt"
+set -- run -q --checkpoint "$d/ck" --resume --epoch-records 10000 "$job"
+expect_exit 0 "" -- mpi 2 "$WEIR" run -q --checkpoint "$d/ck" --epoch-records 10000 --epochs 2 "$job"
+"$MPIRUN" -n 3 "$WEIR_KP" "$@" : -n 1 env WEIR_KILL_AT=writers-synced:1 "$WEIR_KP" "$@" > /dev/null 2> "$d/err" &
+reap $!
+[ $RC -ne 0 ] && ok || fail "grown: the kill of rank 3 did not end the job"
+[ -s "$d/out-3.txt" ] && ok || fail "grown: rank 3 left no records behind, so the shrink proves nothing"
+expect_exit 0 "" -- mpi 2 "$WEIR" "$@"
+exact "$d" 300000 "grown to 4 ranks, rank 3 killed, shrunk to 2"
+total=$(blob "$d/ck")
+[ "$total" = "$((300000 * 299999 / 2))" ] && ok || fail "grown, killed, shrunk: the summed blob is $total"
+
 # --- regions declared in init, after a resume -----------------------------
 # init runs on a fresh start only: the checkpoint declares the regions
 # again, or each rank would sum its own from the resume on, silently.
