@@ -152,4 +152,31 @@ last=$("$WEIR" checkpoints "$T/many.ck" | awk '/latest/ { print $1 }')
 "$WEIR" checkpoints "$T/many.ck" --epoch "$last" | grep -q "rejected:0: 300" && ok \
     || { fail "the checkpoint does not count 300 rejected"; "$WEIR" checkpoints "$T/many.ck" --epoch "$last" >&2; }
 
+# --- cut back on resume --------------------------------------------------
+# The kills above leave no dead letter bytes on disk past the commit: the
+# dead letter is buffered up to 256 KiB, and those epochs reject 3 KB.
+# Here an epoch rejects five lines of 70,000 bytes (64 KiB of each kept),
+# so its dead letter reaches the disk before the commit; the kill-point
+# build dies there (pipe-drained: quiescent, nothing committed), and the
+# resume must cut those bytes back, or their entries would be twice.
+big=$(head -c 70000 /dev/zero | tr '\0' x)
+i=0
+while [ $i -lt 100 ]; do
+    if [ $((i % 4)) -eq 1 ]; then echo "$big$i"; else echo "$i"; fi
+    i=$((i + 1))
+done > "$T/big.txt"
+desc="lines path=$T/big.txt max-line=100 dead-letter=$T/big.dead ! lines path=$T/big.out"
+WEIR_KILL_AT=pipe-drained:3 "$WEIR_KP" run -q --checkpoint "$T/big.ck" --epoch-records 20 "$desc" 2>/dev/null
+[ $? -eq 137 ] && ok || fail "the kill-point build did not die at pipe-drained:3"
+last=$("$WEIR" checkpoints "$T/big.ck" | awk '/latest/ { print $1 }')
+committed=$("$WEIR" checkpoints "$T/big.ck" --epoch "$last" | awk '/0:lines:dead-letter:/ { print $2 }')
+size=$(wc -c < "$T/big.dead")
+[ -n "$committed" ] && [ "$size" -gt "$committed" ] && ok \
+    || fail "the kill left no dead letter bytes past the commit ($size bytes, $committed committed): the resume proves nothing"
+"$WEIR" run -q --resume --checkpoint "$T/big.ck" --epoch-records 20 "$desc" && ok || fail "big: the resume failed"
+dead "$T/big.dead" | sed 's/.*"offset":\([0-9]*\),.*/\1/' > "$T/big.offsets"
+[ "$(wc -l < "$T/big.offsets")" -eq 25 ] && [ "$(sort -n "$T/big.offsets" | uniq | wc -l)" -eq 25 ] && ok \
+    || fail "after a kill with uncommitted dead letter bytes it holds $(wc -l < "$T/big.offsets") entries, $(sort -n "$T/big.offsets" | uniq | wc -l) distinct; wanted 25"
+[ "$(wc -l < "$T/big.out")" -eq 75 ] && ok || fail "big: the output holds $(wc -l < "$T/big.out") lines, wanted 75"
+
 finish
