@@ -336,6 +336,28 @@ point ranks-prepared 0 2 5 3    # all prepared, no commit record yet
 point after-leveldb-write 0 3 6 1   # the commit record written, ranks not yet on
 point readers-resumed 2 4 3 2   # the next epoch began
 
+# --- an adopted output cut back -------------------------------------------
+# The kill points above leave no bytes past the commit on disk: their
+# epochs are about 7 KB a rank, and a writer buffers 256 KiB.  Here an
+# epoch is 60,000 records a rank (about 400 KB of lines), so the output
+# reaches the disk mid-epoch; rank 2 of 3 dies quiescent at pipe-drained:2
+# (nothing of epoch 2 committed), leaving its output past the checkpoint's
+# length; resumed on 2 ranks, rank 0 adopts it and must cut it back.
+d="$T/adopt"
+mkdir "$d"
+job="range count=600000 ! lines path=$d/out-{rank}.txt"
+set -- run -q --checkpoint "$d/ck" --epoch-records 60000 "$job"
+"$MPIRUN" -n 2 "$WEIR_KP" "$@" : -n 1 env WEIR_KILL_AT=pipe-drained:2 "$WEIR_KP" "$@" > /dev/null 2> "$d/err" &
+reap $!
+[ $RC -ne 0 ] && ok || fail "adopted: the kill of rank 2 did not end the job"
+latest=$("$WEIR" checkpoints "$d/ck" | awk '/latest/ {print $1}')
+committed=$("$WEIR" checkpoints "$d/ck" --epoch "$latest" | awk '$1 == "1:lines@2:" {print $2}')
+size=$(wc -c < "$d/out-2.txt")
+[ -n "$committed" ] && [ "$size" -gt "$committed" ] && ok \
+    || fail "adopted: rank 2 left no bytes past its commit ($size bytes, '$committed' committed): the resume proves nothing"
+expect_exit 0 "" -- mpi 2 "$WEIR" run -q --checkpoint "$d/ck" --resume --epoch-records 60000 "$job"
+exact "$d" 600000 "rank 2 of 3 killed with bytes past its commit, resumed on 2"
+
 # --- grown, killed, shrunk ------------------------------------------------
 # Resumed on 4 ranks from a checkpoint of 2; rank 3 killed once its first
 # epoch's output was synced, before that epoch's checkpoint; resumed on 2.
