@@ -59,6 +59,18 @@ static int s_follow_open (weir__window *w, weir__shard *shard, uint64_t *offset)
             fd = old;
             same = fstat (fd, &st) == 0;
         }
+        else if (*offset > 0 && fd >= 0 && (uint64_t) st.st_dev == shard->id.dev
+                 && (uint64_t) st.st_ino == shard->id.ino) {
+            //  The very inode, other first bytes: truncated and written
+            //  again past the offset (or the inode given to a new file)
+            s_warn (w,
+                    "'%s' is the file checkpointed at byte %llu, but its first bytes changed: it was truncated "
+                    "and written again while weir was not running (or its inode went to a new file); reading "
+                    "it again from its start",
+                    shard->path, (unsigned long long) *offset);
+            if (w->sink && w->sink->truncated)
+                w->sink->truncated (w->sink);
+        }
         else if (*offset > 0)
             s_warn (w,
                     "'%s' is not the file checkpointed at byte %llu (inode %llu), which is nowhere in its "
@@ -187,6 +199,40 @@ static int s_quiet (weir__window *w, const struct stat *here)
     return t - w->rotated_ns >= wait;
 }
 
+//  A followed file truncated in place (HERE its state now): counted, and
+//  read again from its start, what is in it now being new.  0, or -1 when
+//  it cannot seek back.
+static int s_start_over (weir__window *w, const struct stat *here)
+{
+    if (w->sink && w->sink->truncated)
+        w->sink->truncated (w->sink);
+    if (lseek (w->fd, 0, SEEK_SET) < 0)
+        return -1;
+    w->base = 0;
+    w->lo = w->hi = 0;
+    *w->offset = 0;
+    weir__identity_of (w->fd, here, &w->shard->id);
+    return 0;
+}
+
+//  A followed file that grows again after its end was reached: still the
+//  file whose first bytes were read, or truncated and written again past
+//  where reading had got before a read could find it shorter (copytruncate
+//  and a burst of lines between two looks)?  Its fingerprint tells.  1
+//  when it starts over (or cannot: the read fails next), else 0.
+static int s_rewritten (weir__window *w)
+{
+    struct stat here;
+    if (!w->shard->id.known || fstat (w->fd, &here) || weir__identity_is (w->fd, &here, &w->shard->id))
+        return 0;
+    s_warn (w,
+            "'%s' was truncated and written again past byte %llu, where reading had got (its first bytes "
+            "changed); reading it again from its start",
+            w->path, (unsigned long long) (w->base + w->hi));
+    s_start_over (w, &here);
+    return 1;
+}
+
 //  A followed file's end for now: has it been truncated, rotated or
 //  deleted?  0 (read again, or the end: eof set), or WEIR__WINDOW_DRY.
 static int s_follow_end (weir__window *w)
@@ -200,15 +246,7 @@ static int s_follow_end (weir__window *w)
                 "'%s' shrank to %llu bytes below byte %llu, where reading had got: it was truncated; "
                 "reading it again from its start",
                 w->path, (unsigned long long) here.st_size, (unsigned long long) (w->base + w->hi));
-        if (w->sink && w->sink->truncated)
-            w->sink->truncated (w->sink);
-        if (lseek (w->fd, 0, SEEK_SET) < 0)
-            return WEIR__WINDOW_DRY;
-        w->base = 0;
-        w->lo = w->hi = 0;
-        *w->offset = 0;
-        weir__identity_of (w->fd, &here, &w->shard->id);
-        return 0;
+        return s_start_over (w, &here) ? WEIR__WINDOW_DRY : 0;
     }
     if (stat (w->path, &now) == 0) {
         if (now.st_dev == here.st_dev && now.st_ino == here.st_ino)
@@ -345,8 +383,16 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err)
     if (n < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element, w->path,
                               (unsigned long long) at, strerror (errno));
-    if (n == 0 && w->follow)
-        return s_follow_end (w);
+    if (n == 0 && w->follow) {
+        int rc = s_follow_end (w);
+        w->dry = rc == WEIR__WINDOW_DRY;
+        return rc;
+    }
+    if (n > 0 && w->dry) {
+        w->dry = 0;
+        if (s_rewritten (w))
+            return 0;
+    }
     if (n == 0)
         w->eof = 1;
     w->hi += (size_t) n;

@@ -35,6 +35,7 @@ typedef struct weir__window {
     unsigned rotate_wait_ms;  //  how long a rotated file must be quiet before it is left
     uint64_t rotated_ns;      //  when it was seen rotated (0: it was not)
     uint64_t rotated_size;    //  its size then
+    int dry;                  //  a followed file's last read found its end
     weir__shard *shard;
     uint64_t *offset;  //  the reader's, reset when a followed file starts over
     weir__sink *sink;  //  asked, while a read waits, whether to go on waiting

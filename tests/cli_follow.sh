@@ -121,6 +121,48 @@ sort -n "$T/k.out" > "$T/k.got"
 same "$T/k.got" "$T/k.want" "$kills kills while appending and rotating: every line exactly once"
 if grep -q "is lost" "$T/k.err"; then fail "a gap was reported: $(cat "$T/k.err")"; else ok; fi
 
+# --- copytruncate, written past the offset before a read finds it short --
+# The job is frozen (SIGSTOP) while the file is emptied and written again,
+# longer than where reading had got: no read finds it shorter, and only
+# its first bytes say that it changed.  Read from byte 10 of the new
+# content, the output would hold "2" and lose 100 to 102.
+C="$T/c"
+mkdir "$C"
+seq 1 5 > "$C/c.log"
+"$WEIR" run -q --stats "$T/c.json" "lines path=$C/c.log follow=1 ! lines path=$T/c.out" 2>"$T/c.err" &
+pid=$!
+wait_lines "$T/c.out" 5 || fail "c.log was not read"
+sleep 0.5
+kill -STOP $pid
+seq 100 120 > "$C/c.log"
+kill -CONT $pid
+wait_lines "$T/c.out" 26 || fail "a file truncated and written past the offset: $(wc -l < "$T/c.out") lines, wanted 26"
+sleep 0.3
+stop $pid
+{ seq 1 5; seq 100 120; } > "$T/c.want"
+same "$T/c.out" "$T/c.want" "a file truncated and written past the offset is read again from its start"
+grep -q "c.log' was truncated and written again past byte 10, where reading had got (its first bytes changed)" "$T/c.err" \
+    && ok || { fail "no warning for the file written again"; cat "$T/c.err" >&2; }
+grep -q '"files_truncated": 1,' "$T/c.json" && ok || fail "--stats does not count the file written again"
+
+# The same while weir is not running: the checkpoint's inode holds other
+# first bytes (the inode reused in place, as a new file given the freed
+# inode would look, forced rather than hoped for from the file system)
+seq 1 5 > "$C/d.log"
+"$WEIR" run -q --checkpoint "$T/d.ck" "lines path=$C/d.log follow=1 ! lines path=$T/d.out" 2>/dev/null &
+pid=$!
+wait_lines "$T/d.out" 5 || fail "d.log was not read"
+stop $pid
+seq 100 120 > "$C/d.log"
+"$WEIR" run -q --checkpoint "$T/d.ck" --resume "lines path=$C/d.log follow=1 ! lines path=$T/d.out" 2>"$T/d.err" &
+pid=$!
+wait_lines "$T/d.out" 26 || fail "a file written again while down: $(wc -l < "$T/d.out") lines, wanted 26"
+sleep 0.3
+stop $pid
+same "$T/d.out" "$T/c.want" "a file written again while weir was down is read again from its start"
+grep -q "d.log' is the file checkpointed at byte 10, but its first bytes changed" "$T/d.err" \
+    && ok || { fail "no warning for the file written again while down"; cat "$T/d.err" >&2; }
+
 # --- a rotation while weir is not running, and a file that vanished ------
 R="$T/r"
 mkdir "$R"
