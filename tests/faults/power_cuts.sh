@@ -69,6 +69,35 @@ for n in $SWEEP; do
     verify "pad $n" lines "$T/pad.ref" "$ROOT/out" "$ROOT/ck"
 done
 
+# --- --resume-from, cut after the rollback ------------------------------
+# A finished job goes back to epoch E (--resume-from), is killed right
+# after the rollback's own write, or once the first epoch after E is
+# synced in the output but not yet checkpointed, and the power goes.  The
+# rollback must survive the cut (latest is E, not the abandoned newest):
+# otherwise a plain --resume would cut the output, which holds this run's
+# bytes, to the abandoned run's lengths.
+job lines "$T/rf.out"
+rm -rf "$T/rf.out" "$T/rf.ck"
+"$WEIR" run -q --checkpoint "$T/rf.ck" --epoch-records 300 "$JOB" || fail "resume-from: reference"
+for point in after-leveldb-write:1 writers-synced:1; do
+    rm -rf "$ROOT"/*
+    job lines "$ROOT/out"
+    "$WEIR" run -q --checkpoint "$ROOT/ck" --epoch-records 300 "$JOB" || fail "resume-from $point: first run"
+    "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+    top=$(latest "$ROOT/ck")
+    E=$((top / 2))
+    WEIR_KILL_AT=$point shimmed "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --resume-from $E --epoch-records 300 \
+        "$JOB" 2>"$T/err"
+    [ $RC -eq 137 ] && ok || { fail "resume-from $E ($point): exit $RC, wanted 137"; sed 's/^/    /' "$T/err" >&2; }
+    power_cut "resume-from $E ($point)"
+    got=$(latest "$ROOT/ck")
+    [ "$got" -eq $E ] && ok \
+        || fail "resume-from $E ($point): the rollback did not survive a power cut: latest is $got, of $top before"
+    timed 120 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 "$JOB" 2>"$T/err"
+    [ $RC -eq 0 ] && ok || { fail "resume-from $E ($point): resume exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+    verify "resume-from $E, cut at $point" lines "$T/rf.out" "$ROOT/out" "$ROOT/ck"
+done
+
 # --- Cuts at kill points and at random instants, every writer ---------
 POINTS="readers-stopped pipe-drained writers-synced blobs-copied before-leveldb-write after-leveldb-write readers-resumed"
 for writer in lines msgpack leveldb-flush leveldb-sync; do
