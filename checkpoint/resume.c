@@ -280,16 +280,19 @@ int weir__resume_follow (const weir__resume *self, const char *element, weir__sh
     return 0;
 }
 
-int weir__resume_follow_offsets (const weir__resume *self, const weir__shards *shards, uint64_t *offsets)
+size_t weir__resume_follow_offsets (const weir__resume *self, const weir__shards *shards, uint64_t *offsets)
 {
     char key[WEIR__KEY_MAX];
+    size_t unknown = 0;
     for (size_t i = 0; i < shards->count; i++) {
         weir__key_shard (&shards->items[i], key, sizeof key);
         uint64_t offset;
         if (weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_OFFSETS, key, &offset) == 0)
             offsets[i] = offset;
+        else
+            unknown++;
     }
-    return 0;
+    return unknown;
 }
 
 int weir__resume_writer_slot (const weir__resume *self, size_t stage, const char *element, unsigned slot,

@@ -61,8 +61,8 @@ int weir__resume_offsets (const weir__resume *self, const char *element, const w
 int weir__resume_follow (const weir__resume *self, const char *element, weir__shards *shards, weir__err *err);
 
 /*  Then the offsets of those of SHARDS the checkpoint knew (the others,
-    new files, keep theirs: their start).  */
-int weir__resume_follow_offsets (const weir__resume *self, const weir__shards *shards, uint64_t *offsets);
+    new files, keep theirs: their start).  How many it did not know.  */
+size_t weir__resume_follow_offsets (const weir__resume *self, const weir__shards *shards, uint64_t *offsets);
 
 /*  The committed state of writer stage STAGE, into STATE (SIZE bytes).
     WEIR_ECORRUPT when the checkpoint has none.  */

@@ -25,6 +25,7 @@ struct weir__recovery {
     unsigned pass;
     double base_wall;     //  the job's wall seconds before this run
     uint64_t generation;  //  the runs of the job, this one included
+    size_t new_files;     //  followed files found on resume that the checkpoint did not know
 };
 
 //  Blobs of another job's checkpoint (--load-blobs), before init.
@@ -198,9 +199,10 @@ int weir__recovery_input (weir__recovery *self, weir__stage *stage, weir__err *e
     if (rc || (rc = weir__input_start (input, err)))
         return rc;
     uint64_t *offsets = weir__input_offsets (input);
-    rc = !self->resume ? 0
-         : follow      ? weir__resume_follow_offsets (self->resume, shards, offsets)
-                       : weir__resume_offsets (self->resume, stage->name, shards, offsets, err);
+    if (self->resume && follow)
+        self->new_files = weir__resume_follow_offsets (self->resume, shards, offsets);
+    else if (self->resume)
+        rc = weir__resume_offsets (self->resume, stage->name, shards, offsets, err);
     if (!rc)
         weir__input_plan (input, self->pass);
     return rc;
@@ -317,19 +319,28 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
             return rc;
         return s_save (self, 0, self->pass, 0, 1, err);
     }
-    if (weir__ranks_grew (self->of.ranks)) {
-        //  Resumed on more ranks: the checkpoint gone on from is written
-        //  again, knowing the new ranks' (empty) outputs, before any of
-        //  them holds a record.  Were it not, a crash before the next
-        //  checkpoint and a resume on fewer ranks would leave those
-        //  outputs as they were, holding records that the resume writes
-        //  again elsewhere.
+    int grew = weir__ranks_grew (self->of.ranks);
+    if (grew || self->new_files) {
+        //  The checkpoint gone on from is written again, before a record
+        //  flows, knowing what this run found that it did not:
+        //  - resumed on more ranks, the new ranks' (empty) outputs.  Were
+        //    they unknown, a crash before the next checkpoint and a resume
+        //    on fewer ranks would leave them holding records that the
+        //    resume writes again elsewhere;
+        //  - followed files found since, each at offset 0 with its
+        //    identity.  Were they unknown, a crash before the next
+        //    checkpoint and a rotation would leave a file no resume finds.
         uint64_t epoch = self->first_epoch - 1;
         if ((rc = s_commit_outputs (self, err)) || (rc = s_save (self, epoch, self->pass, self->finished, 1, err)))
             return rc;
-        weir__job_log (self->of.job, WEIR_LOG_INFO,
-                       "checkpoint %" PRIu64 " written again with the outputs of the %d ranks of this run",
-                       epoch, weir__ranks_size (self->of.ranks));
+        if (grew)
+            weir__job_log (self->of.job, WEIR_LOG_INFO,
+                           "checkpoint %" PRIu64 " written again with the outputs of the %d ranks of this run",
+                           epoch, weir__ranks_size (self->of.ranks));
+        else
+            weir__job_log (self->of.job, WEIR_LOG_INFO,
+                           "checkpoint %" PRIu64 " written again with the %zu files found since", epoch,
+                           self->new_files);
     }
     return 0;
 }

@@ -104,8 +104,11 @@ static int s_follow_round (weir__worker *w, size_t *next, weir__err *err)
 
 //  A reader that follows its files (follow=1), with one thread.  Its
 //  input never runs out: epochs end by time or record count, and the job
-//  ends with a stop.  New files become shards between epochs: the
-//  snapshot has read the offsets, and no thread holds a shard.
+//  ends with a stop.  New files become shards at the end of an epoch,
+//  before its barrier (this thread alone holds the shards): the epoch's
+//  checkpoint knows each at offset 0 with its identity before a line of
+//  it is read, so that a kill in the next epoch and a rotation before the
+//  resume still lead to it.
 static void s_follower (weir__worker *w)
 {
     weir__stage *stage = w->stage;
@@ -114,10 +117,12 @@ static void s_follower (weir__worker *w)
     weir__err_init (&err);
     size_t next = 0;
     for (;;) {
-        int rc = weir__input_discover (stage->input, &err);
-        w->sink.quota = rc ? 0 : weir__budget_claim (budget, stage->batch);
+        int rc = 0;
+        w->sink.quota = weir__budget_claim (budget, stage->batch);
         while (!rc && w->sink.quota > 0)
             rc = s_follow_round (w, &next, &err);
+        if (rc >= 0 && rc != WEIR__SINK_ABORT)
+            rc = weir__input_discover (stage->input, &err);
         if (rc < 0)
             weir__job_fail (stage->run->job, &err);
         if (rc < 0 || rc == WEIR__SINK_ABORT)

@@ -121,6 +121,68 @@ sort -n "$T/k.out" > "$T/k.got"
 same "$T/k.got" "$T/k.want" "$kills kills while appending and rotating: every line exactly once"
 if grep -q "is lost" "$T/k.err"; then fail "a gap was reported: $(cat "$T/k.err")"; else ok; fi
 
+# --- a file found, then rotated in an epoch that was never committed -------
+# f.log appears, a checkpoint follows (it must know f.log, at offset 0,
+# before a line of it is read), f.log is read and rotated, and the job is
+# killed before the next checkpoint: the resume finds f.log's file by its
+# identity in f.log.1, which the glob does not match, and reads it first.
+F="$T/f"
+mkdir "$F"
+echo 1 > "$F/a.log"
+desc="lines path=$F/*.log follow=1 ! lines path=$T/f.out"
+"$WEIR" run -q --checkpoint "$T/f.ck" --epoch-seconds 2 "$desc" 2>/dev/null &
+pid=$!
+latest () { "$WEIR" checkpoints "$T/f.ck" 2>/dev/null | awk '/latest/ { print $1 }'; }
+# after_checkpoint E: wait (10 s at most) for a checkpoint newer than E
+after_checkpoint () {
+    for i in $(seq 1 100); do
+        [ "$(latest)" -gt "$1" ] 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+after_checkpoint 0 || fail "no first checkpoint"
+seq 2 4 > "$F/f.log"
+before=$(latest)
+after_checkpoint "$before" || fail "no checkpoint after f.log appeared"
+mv "$F/f.log" "$F/f.log.1"
+echo 5 > "$F/f.log"
+kill -9 $pid
+wait $pid 2>/dev/null
+"$WEIR" run -q --checkpoint "$T/f.ck" --resume --epoch-seconds 2 "$desc" 2>"$T/f.err" &
+pid=$!
+wait_lines "$T/f.out" 5 || fail "a file found and rotated in an uncommitted epoch: $(wc -l < "$T/f.out") lines, wanted 5"
+sleep 0.3
+stop $pid
+seq 1 5 > "$T/f.want"
+sort -n "$T/f.out" > "$T/f.got"
+same "$T/f.got" "$T/f.want" "a file found and rotated in an uncommitted epoch is read on resume"
+
+# The same for a file that appeared while weir was down: the resume
+# writes its checkpoint again, knowing it, before reading it
+stop_at=$(latest)
+seq 6 8 > "$F/g.log"
+"$WEIR" run --no-progress --checkpoint "$T/f.ck" --resume --epoch-seconds 5 "$desc" 2>"$T/g.err" &
+pid=$!
+for i in $(seq 1 100); do
+    grep -q "written again with the 1 files found since" "$T/g.err" && break
+    sleep 0.1
+done
+grep -q "checkpoint $stop_at written again with the 1 files found since" "$T/g.err" && ok \
+    || { fail "the resume did not write its checkpoint again with the new file"; cat "$T/g.err" >&2; }
+mv "$F/g.log" "$F/g.log.1"
+echo 9 > "$F/g.log"
+kill -9 $pid
+wait $pid 2>/dev/null
+"$WEIR" run -q --checkpoint "$T/f.ck" --resume "$desc" 2>"$T/f.err" &
+pid=$!
+wait_lines "$T/f.out" 9 || fail "a file found on resume and rotated before a checkpoint: $(wc -l < "$T/f.out") lines, wanted 9"
+sleep 0.3
+stop $pid
+seq 1 9 > "$T/f.want"
+sort -n "$T/f.out" > "$T/f.got"
+same "$T/f.got" "$T/f.want" "a file found on resume and rotated before a checkpoint is read"
+
 # --- copytruncate, written past the offset before a read finds it short --
 # The job is frozen (SIGSTOP) while the file is emptied and written again,
 # longer than where reading had got: no read finds it shorter, and only
