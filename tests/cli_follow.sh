@@ -162,7 +162,7 @@ same "$T/f.got" "$T/f.want" "a file found and rotated in an uncommitted epoch is
 # writes its checkpoint again, knowing it, before reading it
 stop_at=$(latest)
 seq 6 8 > "$F/g.log"
-"$WEIR" run --no-progress --checkpoint "$T/f.ck" --resume --epoch-seconds 5 "$desc" 2>"$T/g.err" &
+"$WEIR" run --no-progress --checkpoint "$T/f.ck" --resume --epoch-seconds 20 "$desc" 2>"$T/g.err" &
 pid=$!
 for i in $(seq 1 100); do
     grep -q "written again with the 1 files found since" "$T/g.err" && break
