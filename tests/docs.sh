@@ -14,7 +14,7 @@
 : "${IDX2MSGPACK:?IDX2MSGPACK must point at examples/hogwild/idx2msgpack}"
 
 dataset=/usr/share/datasets/fashion-mnist
-# The README's mpirun lines under AddressSanitizer: see tests/cli_mpi.sh
+# The README's mpirun lines under AddressSanitizer: see tests/mpi.sh
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}fast_unwind_on_malloc=0"
 
 # excluded LINE: the reason LINE is not run here, or false
