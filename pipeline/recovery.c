@@ -333,14 +333,14 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
         uint64_t epoch = self->first_epoch - 1;
         if ((rc = s_commit_outputs (self, err)) || (rc = s_save (self, epoch, self->pass, self->finished, 1, err)))
             return rc;
-        if (grew)
+        if (grew && self->rank == 0)
             weir__job_log (self->of.job, WEIR_LOG_INFO,
                            "checkpoint %" PRIu64 " written again with the outputs of the %d ranks of this run",
                            epoch, weir__ranks_size (self->of.ranks));
-        else
+        else if (!grew)
             weir__job_log (self->of.job, WEIR_LOG_INFO,
-                           "checkpoint %" PRIu64 " written again with the %zu files found since", epoch,
-                           self->new_files);
+                           "checkpoint %" PRIu64 " written again with the %zu file%s found since", epoch,
+                           self->new_files, self->new_files == 1 ? "" : "s");
     }
     return 0;
 }

@@ -219,7 +219,8 @@ static int s_start_over (weir__window *w, const struct stat *here)
 //  file whose first bytes were read, or truncated and written again past
 //  where reading had got before a read could find it shorter (copytruncate
 //  and a burst of lines between two looks)?  Its fingerprint tells.  1
-//  when it starts over (or cannot: the read fails next), else 0.
+//  when it starts over, 0 when it is the same, -1 (errno set) when it
+//  cannot seek back to its start.
 static int s_rewritten (weir__window *w)
 {
     struct stat here;
@@ -229,8 +230,7 @@ static int s_rewritten (weir__window *w)
             "'%s' was truncated and written again past byte %llu, where reading had got (its first bytes "
             "changed); reading it again from its start",
             w->path, (unsigned long long) (w->base + w->hi));
-    s_start_over (w, &here);
-    return 1;
+    return s_start_over (w, &here) ? -1 : 1;
 }
 
 //  A followed file's end for now: has it been truncated, rotated or
@@ -390,7 +390,11 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err)
     }
     if (n > 0 && w->dry) {
         w->dry = 0;
-        if (s_rewritten (w))
+        int again = s_rewritten (w);
+        if (again < 0)
+            return weir__err_set (err, WEIR_EIO, "%s: cannot seek '%s' back to its start: %s", element, w->path,
+                                  strerror (errno));
+        if (again)
             return 0;
     }
     if (n == 0)
@@ -452,6 +456,10 @@ int weir__window_line (weir__window *w, const char *element, const char **line, 
         int rc = weir__window_fill (w, element, err);
         if (rc)
             return rc;
+        //  A followed file that started over (truncated, written again)
+        //  holds none of what was searched
+        if (searched > w->hi - w->lo)
+            searched = 0;
     }
 }
 

@@ -109,8 +109,10 @@ alone () {
         return
     fi
     if [ "$where" = boundary ]; then
+        # Stopped, and said so (mpirun forwards what it said with a lag)
         for i in $(seq 1 600); do
-            [ "$(awk '{ print $3 }' "/proc/$r0/stat" 2>/dev/null)" = T ] && break
+            [ "$(awk '{ print $3 }' "/proc/$r0/stat" 2>/dev/null)" = T ] \
+                && grep -q "stopped at kill point writers-synced" "$T/alone.err" && break
             sleep 0.1
         done
         grep -q "stopped at kill point writers-synced" "$T/alone.err" \
