@@ -170,15 +170,15 @@ static int s_regions (const weir__resume *self, weir__workspace *ws, weir__err *
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
         int rc = weir__workspace_add_reduce (ws, name, offset, count, width, type, op);
         if (rc == WEIR_ENOMEM)
-            weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
         else if (rc)
-            weir__err_set (err, WEIR_ECORRUPT,
-                           "checkpoint %" PRIu64 ": region %s of blob '%s' (%zu elements from byte %zu) is not "
-                           "inside a blob the checkpoint holds",
-                           epoch, key, name, count, offset);
+            rc = weir__err_set (err, WEIR_ECORRUPT,
+                                "checkpoint %" PRIu64 ": region %s of blob '%s' (%zu elements from byte %zu) is "
+                                "not inside a blob the checkpoint holds",
+                                epoch, key, name, count, offset);
         free (name);
         if (rc)
-            return rc == WEIR_ENOMEM ? WEIR_ENOMEM : WEIR_ECORRUPT;
+            return rc;
     }
 }
 

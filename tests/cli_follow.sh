@@ -156,14 +156,18 @@ mv "$F/f.log" "$F/f.log.1"
 echo 5 > "$F/f.log"
 kill -9 $pid
 wait $pid 2>/dev/null
-"$WEIR" run -q --checkpoint "$T/f.ck" --resume --epoch-seconds 4 "$desc" 2>"$T/f.err" &
-pid=$!
-wait_lines "$T/f.out" 5 || fail "a file found and rotated in an uncommitted epoch: $(wc -l < "$T/f.out") lines, wanted 5"
-sleep 0.3
-stop $pid
-seq 1 5 > "$T/f.want"
-sort -n "$T/f.out" > "$T/f.got"
-same "$T/f.got" "$T/f.want" "a file found and rotated in an uncommitted epoch is read on resume"
+# read_back N WHAT: a resume brings f.out to 1 .. N, each line once
+read_back () {
+    "$WEIR" run -q --checkpoint "$T/f.ck" --resume --epoch-seconds 4 "$desc" 2>"$T/f.err" &
+    pid=$!
+    wait_lines "$T/f.out" "$1" || fail "$2: $(wc -l < "$T/f.out") lines, wanted $1"
+    sleep 0.3
+    stop $pid
+    seq 1 "$1" > "$T/f.want"
+    sort -n "$T/f.out" > "$T/f.got"
+    same "$T/f.got" "$T/f.want" "$2: read on resume"
+}
+read_back 5 "a file found and rotated in an uncommitted epoch"
 
 # The same for a file that appeared while weir was down: the resume
 # writes its checkpoint again, knowing it, before reading it
@@ -181,14 +185,7 @@ mv "$F/g.log" "$F/g.log.1"
 echo 9 > "$F/g.log"
 kill -9 $pid
 wait $pid 2>/dev/null
-"$WEIR" run -q --checkpoint "$T/f.ck" --resume "$desc" 2>"$T/f.err" &
-pid=$!
-wait_lines "$T/f.out" 9 || fail "a file found on resume and rotated before a checkpoint: $(wc -l < "$T/f.out") lines, wanted 9"
-sleep 0.3
-stop $pid
-seq 1 9 > "$T/f.want"
-sort -n "$T/f.out" > "$T/f.got"
-same "$T/f.got" "$T/f.want" "a file found on resume and rotated before a checkpoint is read"
+read_back 9 "a file found on resume and rotated before a checkpoint"
 
 # --- copytruncate, written past the offset before a read finds it short --
 # The job is frozen (SIGSTOP) while the file is emptied and written again,
