@@ -245,6 +245,10 @@ seq 4 5 >> "$R/x.log"
 mv "$R/x.log" "$R/x.log.old"
 echo 6 > "$R/x.log"
 seq 4 5 >> "$R/y.log"
+# A link outside the folder keeps the deleted file's inode from the new
+# y.log, as ext4 would often give it (the same inode with other first
+# bytes is the case of d.log above)
+ln "$R/y.log" "$T/y.pinned"
 rm "$R/y.log"
 echo 10 > "$R/y.log"
 "$WEIR" run -q --checkpoint "$T/r.ck" --resume "lines path=$R/*.log follow=1 ! lines path=$T/r.out" 2>"$T/r.err" &

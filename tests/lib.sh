@@ -48,7 +48,12 @@ expect_exit () {
 
 # same FILE1 FILE2 WHAT: byte-identical files.
 same () {
-    if cmp -s "$1" "$2"; then ok; else fail "$3: $1 and $2 differ"; fi
+    if cmp -s "$1" "$2"; then
+        ok
+    else
+        fail "$3: $1 and $2 differ"
+        diff "$1" "$2" 2>&1 | head -20 >&2
+    fi
 }
 
 # checkpointed CK: the records the latest checkpoint in CK holds (empty
