@@ -123,6 +123,12 @@ static inline int weir__identity_parse (const char *text, size_t len, weir__iden
     return 0;
 }
 
+/*  The INDEXth followed file read to its end and left (WEIR_META_READ).  */
+static inline void weir__key_read (size_t index, char *out, size_t size)
+{
+    snprintf (out, size, "%s%zu", WEIR_META_READ, index);
+}
+
 /*  Region INDEX of the blobs combined across ranks: its item's name, and
     its value.  */
 static inline void weir__key_reduce (size_t index, char *out, size_t size)

@@ -250,6 +250,28 @@ int weir__resume_dead_letter (const weir__resume *self, size_t stage, const char
     return s_output (self, key, "dead letter", state, size, err);
 }
 
+//  The files the checkpoint's shards read to their end and left.
+static int s_read_files (const weir__resume *self, const char *element, weir__shards *shards, weir__err *err)
+{
+    size_t n = weir__ckpt_count (self->ckpt, WEIR__SECTION_META);
+    size_t prefix = strlen (WEIR_META_READ);
+    for (size_t k = 0; k < n; k++) {
+        const void *value;
+        size_t len;
+        const char *name = weir__ckpt_item (self->ckpt, WEIR__SECTION_META, k, &value, &len);
+        if (strncmp (name, WEIR_META_READ, prefix))
+            continue;
+        weir__identity id;
+        int gone;
+        if (weir__identity_parse (value, len, &id, &gone))
+            return weir__err_set (err, WEIR_ECORRUPT, "%s: checkpoint %" PRIu64 " holds a malformed identity in '%s'",
+                                  element, weir__ckpt_epoch (self->ckpt), name);
+        if (weir__shards_read_add (shards, &id))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
 int weir__resume_follow (const weir__resume *self, const char *element, weir__shards *shards, weir__err *err)
 {
     uint64_t epoch = weir__ckpt_epoch (self->ckpt);
@@ -265,19 +287,31 @@ int weir__resume_follow (const weir__resume *self, const char *element, weir__sh
         if (!known && weir__shards_add (shards, path, 0, UINT64_MAX))
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < shards->count; i++) {
+    unsigned char *checkpointed = calloc (shards->count + 1, 1);
+    if (!checkpointed)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < shards->count && !rc; i++) {
         weir__shard *shard = &shards->items[i];
         size_t len;
         const char *text = weir__ckpt_get (self->ckpt, WEIR__SECTION_FILES, shard->path, &len);
         if (!text)
             continue;  //  a new file: from its start
         if (weir__identity_parse (text, len, &shard->id, &shard->gone))
-            return weir__err_set (err, WEIR_ECORRUPT,
-                                  "%s: checkpoint %" PRIu64 " holds a malformed identity for '%s'", element,
-                                  epoch, shard->path);
+            rc = weir__err_set (err, WEIR_ECORRUPT, "%s: checkpoint %" PRIu64 " holds a malformed identity for '%s'",
+                                element, epoch, shard->path);
         shard->check = 1;
+        checkpointed[i] = 1;
     }
-    return 0;
+    if (!rc)
+        rc = s_read_files (self, element, shards, err);
+    //  A file the glob found since the checkpoint that its shards read,
+    //  or read and left, under another name (a rotation while weir was not
+    //  running) is no new file
+    if (!rc && weir__shards_drop_copies (shards, checkpointed))
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    free (checkpointed);
+    return rc;
 }
 
 size_t weir__resume_follow_offsets (const weir__resume *self, const weir__shards *shards, uint64_t *offsets)

@@ -147,7 +147,8 @@ static int s_put_stage (weir__ckpt *ck, size_t i, const weir__snapshot_stage *st
     return rc;
 }
 
-//  Each shard's offset, and for a followed input which file it is in.
+//  Each shard's offset, and for a followed input which file it is in and
+//  the files it read to their end and left.
 static int s_put_offsets (weir__ckpt *ck, const weir__snapshot *s)
 {
     int rc = 0;
@@ -161,6 +162,12 @@ static int s_put_offsets (weir__ckpt *ck, const weir__snapshot *s)
             weir__identity_format (&shard->id, shard->gone, id, sizeof id);
             rc |= weir__ckpt_put_text (ck, WEIR__SECTION_FILES, shard->path, id);
         }
+    }
+    for (size_t k = 0; s->shards->follow && k < s->shards->nread; k++) {
+        char id[128];
+        weir__key_read (k, key, sizeof key);
+        weir__identity_format (&s->shards->read[k], 1, id, sizeof id);
+        rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, key, id);
     }
     return rc;
 }

@@ -16,6 +16,7 @@ typedef struct {
     const weir__filereader_class *kind;
     size_t max;            //  max-line= or max-record=
     long follow_ms;        //  rotate-wait= when following, else WEIR__NOT_FOLLOWED
+    weir__shards *shards;  //  the input's, for a followed file's window
     weir__follow *follow;  //  follow=1, else NULL
     void *own;             //  the reader's own state
 } s_reader;
@@ -86,6 +87,7 @@ int weir__filereader_open (const weir__filereader_class *kind, weir__props *prop
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     self->kind = kind;
     self->follow_ms = WEIR__NOT_FOLLOWED;
+    self->shards = shards;
     uint64_t split;
     int rc = s_sizes (self, props, &split, err);
     if (!rc && kind->open)
@@ -110,7 +112,8 @@ int weir__filereader_read (void *state, weir__shard *shard, uint64_t *offset, we
     //  One more byte for the newline that ends the longest line
     size_t window = kind->lines ? self->max + 1 : self->max;
     weir__window w;
-    int rc = weir__window_open (&w, kind->reader->name, shard, offset, window, self->follow_ms, sink, err);
+    int rc = weir__window_open (&w, kind->reader->name, self->shards, shard, offset, window, self->follow_ms,
+                                sink, err);
     if (rc == WEIR__WINDOW_DRY)
         return WEIR__READ_DRY;
     if (rc)

@@ -49,7 +49,8 @@
     {                                                                                                        \
         "follow", "0",                                                                                       \
             "1: like tail -F, wait for the files to grow" GROW                                               \
-            ", pick up new files, follow rotations and truncations (one thread" THREAD ")"                   \
+            ", pick up new files, follow rotations and truncations, never read a rotated copy the path"      \
+            " matches again (one thread" THREAD ")"                                                          \
     }
 #define WEIR__FILEREADER_ROTATE_WAIT                                                                         \
     {                                                                                                        \

@@ -76,33 +76,82 @@ void weir__follow_destroy (weir__follow **self_p)
     *self_p = NULL;
 }
 
+//  Forget the files read and left that no name of the glob G holds now
+//  (deleted, or renamed out of it): their inodes may go to new files.
+static void s_forget (weir__shards *shards, const glob_t *g)
+{
+    if (!shards->nread)
+        return;
+    struct stat *sts = calloc (g->gl_pathc + 1, sizeof *sts);
+    if (!sts)
+        return;  //  kept for now: forgotten at a later look
+    for (size_t i = 0; i < g->gl_pathc; i++)
+        if (stat (g->gl_pathv[i], &sts[i]))
+            sts[i].st_nlink = 0;
+    size_t kept = 0;
+    for (size_t k = 0; k < shards->nread; k++) {
+        const weir__identity *id = &shards->read[k];
+        int held = 0;
+        for (size_t i = 0; i < g->gl_pathc && !held; i++) {
+            if (!sts[i].st_nlink || (uint64_t) sts[i].st_dev != id->dev || (uint64_t) sts[i].st_ino != id->ino)
+                continue;
+            struct stat st;
+            int fd = open (g->gl_pathv[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            held = fd >= 0 && fstat (fd, &st) == 0 && weir__identity_is (fd, &st, id);
+            if (fd >= 0)
+                close (fd);
+        }
+        if (held)
+            shards->read[kept++] = *id;
+    }
+    shards->nread = kept;
+    free (sts);
+}
+
 int weir__follow_discover (weir__follow *self, weir__shards *shards, weir__err *err)
 {
     glob_t g;
     int rc = glob (self->pattern, 0, NULL, &g);
-    if (rc == GLOB_NOMATCH)
+    if (rc == GLOB_NOMATCH) {
+        shards->nread = 0;
         return 0;
+    }
     if (rc)
         return 0;  //  the folder is watched: a passing failure is tried again
+    s_forget (shards, &g);
     for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
-        struct stat st;
-        if (stat (g.gl_pathv[i], &st) || S_ISDIR (st.st_mode))
-            continue;
         int known = 0;
         for (size_t k = 0; k < shards->count && !known; k++)
             known = shards->items[k].path && strcmp (shards->items[k].path, g.gl_pathv[i]) == 0;
         if (known)
             continue;
+        struct stat st;
+        if (stat (g.gl_pathv[i], &st) || S_ISDIR (st.st_mode))
+            continue;
+        int fd = S_ISREG (st.st_mode) ? open (g.gl_pathv[i], O_RDONLY | O_CLOEXEC) : -1;
+        if (fd < 0 && S_ISREG (st.st_mode) && errno == ENOENT)
+            continue;  //  renamed since the glob: found again at the next look
+        if (fd >= 0 && (fstat (fd, &st) || weir__shards_knows (shards, fd, &st, NULL))) {
+            //  A file already read, or being read, under another name: a
+            //  rotated copy the glob matches (app.log*), never read again
+            close (fd);
+            continue;
+        }
         if (weir__shards_add (shards, g.gl_pathv[i], 0, UINT64_MAX)) {
+            if (fd >= 0)
+                close (fd);
             rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
             break;
         }
         //  The file is known from here on, not from its first read: a
         //  checkpoint taken before that read, or a rotation before it, must
         //  still lead to this file wherever its name then is
-        weir__shard *shard = &shards->items[shards->count - 1];
-        if (weir__identity_at (g.gl_pathv[i], &shard->id) == 0)
+        if (fd >= 0) {
+            weir__shard *shard = &shards->items[shards->count - 1];
+            weir__identity_of (fd, &st, &shard->id);
             shard->check = 1;
+            close (fd);
+        }
     }
     globfree (&g);
     return rc;

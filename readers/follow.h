@@ -8,7 +8,9 @@
     which catches an inode reused by another file), so that a rotation
     (the file renamed, a new one created under its name) is read to the end
     of the old file, then from the start of the new, and a resume finds a
-    file rotated while weir was not running.  The readers of files use it
+    file rotated while weir was not running.  A file is read by one shard
+    whatever its names: a rotated copy the glob matches (app.log*) is not
+    a new file (readers/shards.h, weir__shards_knows).  The readers of files use it
     through their skeleton (readers/filereader.h), which reads follow=
     and rotate-wait=.  */
 #ifndef WEIR_FOLLOW_H_INCLUDED

@@ -23,18 +23,6 @@ void weir__identity_of (int fd, const struct stat *st, weir__identity *id)
     id->fp_hash = weir__hash64 (0, head, id->fp_len);
 }
 
-int weir__identity_at (const char *path, weir__identity *id)
-{
-    int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
-    int rc = fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode) ? 0 : -1;
-    if (rc == 0)
-        weir__identity_of (fd, &st, id);
-    if (fd >= 0)
-        close (fd);
-    return rc;
-}
-
 int weir__identity_is (int fd, const struct stat *st, const weir__identity *id)
 {
     if (!id->known || (uint64_t) st->st_dev != id->dev || (uint64_t) st->st_ino != id->ino)

@@ -26,9 +26,6 @@ typedef struct weir__identity {
 /*  The identity of the file open at FD, whose status is ST.  */
 void weir__identity_of (int fd, const struct stat *st, weir__identity *id);
 
-/*  The identity of the file at PATH now: 0, or -1 when there is none.  */
-int weir__identity_at (const char *path, weir__identity *id);
-
 /*  Is the file open at FD, whose status is ST, the one of ID?  */
 int weir__identity_is (int fd, const struct stat *st, const weir__identity *id);
 

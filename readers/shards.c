@@ -2,8 +2,10 @@
 #include "config.h"
 #include "readers/shards.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <weir/weir.h>
 
 #include "readers/window.h"
@@ -14,6 +16,9 @@ void weir__shards_init (weir__shards *self)
     self->count = 0;
     self->cap = 0;
     self->follow = 0;
+    self->read = NULL;
+    self->nread = 0;
+    self->read_cap = 0;
 }
 
 void weir__shards_release (weir__shards *self)
@@ -26,6 +31,7 @@ void weir__shards_release (weir__shards *self)
         free (self->items[i].path);
     }
     free (self->items);
+    free (self->read);
     weir__shards_init (self);
 }
 
@@ -48,5 +54,91 @@ int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint
     items[self->count].start = start;
     items[self->count].end = end;
     self->count++;
+    return 0;
+}
+
+//  Is the file the glob found at the path of shard I one a FIXED shard
+//  reads, or one read and left?  It is looked for by its identity: a
+//  rotation may have renamed it since the glob.
+static int s_copy (const weir__shards *self, size_t i, const unsigned char *fixed)
+{
+    const weir__shard *shard = &self->items[i];
+    if (fixed[i] || !shard->path || !shard->id.known)
+        return 0;
+    int fd = open (shard->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd >= 0 && (fstat (fd, &st) || !weir__identity_is (fd, &st, &shard->id))) {
+        close (fd);
+        fd = -1;
+    }
+    if (fd < 0 && (fd = weir__identity_find (shard->path, &shard->id)) >= 0 && fstat (fd, &st)) {
+        close (fd);
+        fd = -1;
+    }
+    int copy = 0;
+    for (size_t k = 0; fd >= 0 && k < self->count && !copy; k++)
+        copy = fixed[k] && !self->items[k].gone && weir__identity_is (fd, &st, &self->items[k].id);
+    for (size_t k = 0; fd >= 0 && k < self->nread && !copy; k++)
+        copy = weir__identity_is (fd, &st, &self->read[k]);
+    if (fd >= 0)
+        close (fd);
+    return copy;
+}
+
+int weir__shards_drop_copies (weir__shards *self, const unsigned char *fixed)
+{
+    //  Every shard is judged before any is dropped: FIXED is by index
+    unsigned char *copy = calloc (self->count + 1, 1);
+    if (!copy)
+        return WEIR_ENOMEM;
+    for (size_t i = 0; i < self->count; i++)
+        copy[i] = (unsigned char) s_copy (self, i, fixed);
+    size_t kept = 0;
+    for (size_t i = 0; i < self->count; i++) {
+        weir__shard *shard = &self->items[i];
+        if (!copy[i]) {
+            self->items[kept++] = *shard;
+            continue;
+        }
+        if (shard->kept) {
+            weir__window_close (shard->kept);
+            free (shard->kept);
+        }
+        free (shard->path);
+    }
+    self->count = kept;
+    free (copy);
+    return 0;
+}
+
+int weir__shards_read_add (weir__shards *self, const weir__identity *id)
+{
+    for (size_t k = 0; k < self->nread; k++)
+        if (self->read[k].dev == id->dev && self->read[k].ino == id->ino) {
+            self->read[k] = *id;
+            return 0;
+        }
+    if (self->nread == self->read_cap) {
+        size_t cap = self->read_cap < 8 ? 8 : self->read_cap * 2;
+        weir__identity *more = realloc (self->read, cap * sizeof *more);
+        if (!more)
+            return WEIR_ENOMEM;
+        self->read = more;
+        self->read_cap = cap;
+    }
+    self->read[self->nread++] = *id;
+    return 0;
+}
+
+int weir__shards_knows (const weir__shards *self, int fd, const struct stat *st, const weir__shard *except)
+{
+    for (size_t i = 0; i < self->count; i++) {
+        const weir__shard *shard = &self->items[i];
+        if (shard != except && !shard->gone && weir__identity_is (fd, st, &shard->id))
+            return 1;
+    }
+    for (size_t k = 0; k < self->nread; k++)
+        if (weir__identity_is (fd, st, &self->read[k]))
+            return 1;
     return 0;
 }

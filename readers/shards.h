@@ -30,7 +30,10 @@ typedef struct weir__shard {
     struct weir__window *kept;
     //  Followed files (follow=1): the file the offset is in, whether it
     //  must be looked for (a resume: it may have been rotated meanwhile),
-    //  and whether it is gone (deleted once read to its end)
+    //  and whether it is gone: deleted once read to its end, or read to
+    //  its end while its name came to hold a file read under another name
+    //  (a rotation renaming every copy along); a new file under the name
+    //  is read from its start
     weir__identity id;
     int check;
     int gone;
@@ -41,6 +44,12 @@ typedef struct weir__shards {
     size_t count;
     size_t cap;  //  items allocated: they grow by half again, not one by one
     int follow;  //  follow=1: the files grow and come and go
+    //  follow=1: files a shard read to their end and left for the new file
+    //  under its name.  A rotation gives them other names, which the glob
+    //  may match (app.log*): they are never read again as new files.  Kept
+    //  while a name of the glob holds them, and checkpointed
+    weir__identity *read;
+    size_t nread, read_cap;
 } weir__shards;
 
 void weir__shards_init (weir__shards *self);
@@ -52,5 +61,19 @@ void weir__shards_release (weir__shards *self);
     is not a file).  0 or WEIR_ENOMEM.  Pointers to shards are valid until
     the next add.  */
 int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint64_t end);
+
+/*  Drop the shards whose FIXED[i] is 0 and whose file is one that a
+    shard with FIXED[k] set reads, or one read and left: a copy a rotation
+    made, found by the glob.  0 or WEIR_ENOMEM.  */
+int weir__shards_drop_copies (weir__shards *self, const unsigned char *fixed);
+
+/*  Remember ID as a file read to its end and left.  0 or WEIR_ENOMEM.  */
+int weir__shards_read_add (weir__shards *self, const weir__identity *id);
+
+/*  Is the file open at FD (status ST) one these shards know under another
+    name: the file a shard other than EXCEPT (or NULL) is reading, or one
+    read to its end and left?  A shard of a deleted file (gone) knows none:
+    its inode may hold a new file.  */
+int weir__shards_knows (const weir__shards *self, int fd, const struct stat *st, const weir__shard *except);
 
 #endif

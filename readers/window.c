@@ -83,6 +83,14 @@ static int s_follow_open (weir__window *w, weir__shard *shard, uint64_t *offset)
         errno = e;
         return -1;
     }
+    if (!same && w->shards && weir__shards_knows (w->shards, fd, &st, shard)) {
+        //  The name holds a file read under another name (every copy
+        //  renamed along by a rotation): no new file for this shard yet
+        close (fd);
+        shard->gone = 1;
+        errno = ENOENT;
+        return -1;
+    }
     if (!same) {
         //  A new file: from its start
         *offset = 0;
@@ -107,8 +115,8 @@ static int s_follow_open (weir__window *w, weir__shard *shard, uint64_t *offset)
     return fd;
 }
 
-int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t *offset, size_t max,
-                       long follow_ms, weir__sink *sink, weir__err *err)
+int weir__window_open (weir__window *w, const char *element, weir__shards *shards, weir__shard *shard,
+                       uint64_t *offset, size_t max, long follow_ms, weir__sink *sink, weir__err *err)
 {
     uint64_t start = *offset;
     weir__window *kept = shard->kept;
@@ -125,6 +133,7 @@ int weir__window_open (weir__window *w, const char *element, weir__shard *shard,
             w->sink = sink;
             w->offset = offset;
             w->shard = shard;
+            w->shards = shards;
             return 0;
         }
     }
@@ -141,6 +150,7 @@ int weir__window_open (weir__window *w, const char *element, weir__shard *shard,
     w->follow = follow;
     w->rotate_wait_ms = follow ? (unsigned) follow_ms : 0;
     w->shard = shard;
+    w->shards = follow ? shards : NULL;
     w->offset = offset;
     if (follow) {
         w->fd = s_follow_open (w, shard, offset);
@@ -255,12 +265,26 @@ static int s_follow_end (weir__window *w)
         //  must have been quiet for rotate-wait= ms before it is left
         if (!s_quiet (w, &here))
             return WEIR__WINDOW_DRY;
-        //  Rotated: the name holds a new file, and this one is read to its
-        //  end.  A last record without its end is still one (eof); the new
-        //  file comes after it (weir__window_next_file).
+        //  Rotated: the name holds another file, and this one is read to
+        //  its end.  It is remembered, so that the glob never takes it for
+        //  a new file under its next name
         int fd = open (w->path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return WEIR__WINDOW_DRY;
+        if (w->shards && weir__shards_read_add (w->shards, &w->shard->id)) {
+            close (fd);
+            return WEIR__WINDOW_DRY;  //  tried again at the next look
+        }
+        if (w->shards && (fstat (fd, &now) || weir__shards_knows (w->shards, fd, &now, w->shard))) {
+            //  The name holds a file read under another name (a rotation
+            //  renamed every copy along): this shard waits for a new file
+            close (fd);
+            w->eof = 1;
+            w->shard->gone = 1;
+            return 0;
+        }
+        //  A last record without its end is still one (eof); the new file
+        //  comes after it (weir__window_next_file)
         w->next_fd = fd;
         if (w->hi > w->lo) {
             w->eof = 1;

@@ -37,6 +37,7 @@ typedef struct weir__window {
     uint64_t rotated_size;    //  its size then
     int dry;                  //  a followed file's last read found its end
     weir__shard *shard;
+    weir__shards *shards;  //  a followed file's: the files read under other names
     uint64_t *offset;  //  the reader's, reset when a followed file starts over
     weir__sink *sink;  //  asked, while a read waits, whether to go on waiting
     int idle;          //  what the sink said when it ended a wait
@@ -51,10 +52,12 @@ typedef struct weir__window {
     last read left there.  SINK (or NULL) is asked while reads wait.  A
     followed file keeps *OFFSET right when it starts over (rotated,
     truncated); FOLLOW_MS is how long a rotated followed file must be quiet
-    before it is left (its reader's rotate-wait=), or WEIR__NOT_FOLLOWED.  */
+    before it is left (its reader's rotate-wait=), or WEIR__NOT_FOLLOWED.
+    A followed SHARD is one of SHARDS: a file that one of them reads, or
+    read and left, is never taken as the new file under SHARD's name.  */
 #define WEIR__NOT_FOLLOWED (-1L)
-int weir__window_open (weir__window *w, const char *element, weir__shard *shard, uint64_t *offset, size_t max,
-                       long follow_ms, weir__sink *sink, weir__err *err);
+int weir__window_open (weir__window *w, const char *element, weir__shards *shards, weir__shard *shard,
+                       uint64_t *offset, size_t max, long follow_ms, weir__sink *sink, weir__err *err);
 
 /*  At the end (eof) of a followed file that was rotated: go on with the
     new file under its name, from its start.  1 if so, else 0.  */

@@ -1,5 +1,9 @@
 /*  tests/check_readers.c - the builtin readers, driven directly: their
     shards and the records they push into a sink.  */
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "readers/follow.h"
 #include "readers/reader.h"
 #include "readers/shards.h"
 #include "tests/testutil.h"
@@ -313,6 +317,89 @@ START_TEST (test_lines_glob_sorted_and_errors)
 }
 END_TEST
 
+//  The identity of the file at PATH now.
+static weir__identity s_identity (const char *path)
+{
+    weir__identity id;
+    int fd = open (path, O_RDONLY);
+    struct stat st;
+    ck_assert (fd >= 0 && fstat (fd, &st) == 0);
+    weir__identity_of (fd, &st, &id);
+    close (fd);
+    return id;
+}
+
+START_TEST (test_follow_never_takes_a_rotated_copy_for_a_new_file)
+{
+    char *dir = testutil_mkdtemp ();
+    char live[4200], one[4200], two[4200], other[4200], pattern[4200];
+    snprintf (live, sizeof live, "%s/app.log", dir);
+    snprintf (one, sizeof one, "%s/app.log.1", dir);
+    snprintf (two, sizeof two, "%s/app.log.2", dir);
+    snprintf (other, sizeof other, "%s/app.log.other", dir);
+    snprintf (pattern, sizeof pattern, "%s/app.log*", dir);
+    testutil_write (live, "a\nb\n", 4);
+    weir__err err;
+    weir__err_init (&err);
+    weir__follow *follow;
+    ck_assert_int_eq (weir__follow_new ("lines", pattern, &follow, &err), 0);
+    weir__shards shards;
+    weir__shards_init (&shards);
+    shards.follow = 1;
+    ck_assert_int_eq (weir__follow_discover (follow, &shards, &err), 0);
+    ck_assert_uint_eq (shards.count, 1);
+    ck_assert (shards.items[0].id.known && shards.items[0].check);
+
+    //  Rotated, the shard still in the old file: its copy is no new file
+    ck_assert_int_eq (rename (live, one), 0);
+    testutil_write (live, "c\n", 2);
+    ck_assert_int_eq (weir__follow_discover (follow, &shards, &err), 0);
+    ck_assert_uint_eq (shards.count, 1);
+    //  Left for the new file: still none
+    ck_assert_int_eq (weir__shards_read_add (&shards, &shards.items[0].id), 0);
+    shards.items[0].id = s_identity (live);
+    ck_assert_int_eq (weir__follow_discover (follow, &shards, &err), 0);
+    ck_assert_uint_eq (shards.count, 1);
+    ck_assert_uint_eq (shards.nread, 1);
+    //  A file never read is one, whatever its name
+    testutil_write (other, "d\n", 2);
+    ck_assert_int_eq (weir__follow_discover (follow, &shards, &err), 0);
+    ck_assert_uint_eq (shards.count, 2);
+    ck_assert (strstr (shards.items[1].path, "app.log.other"));
+    //  The copy deleted: forgotten, its inode free for a new file
+    ck_assert_int_eq (unlink (one), 0);
+    ck_assert_int_eq (weir__follow_discover (follow, &shards, &err), 0);
+    ck_assert_uint_eq (shards.nread, 0);
+    weir__shards_release (&shards);
+    weir__follow_destroy (&follow);
+    ck_assert_int_eq (unlink (other), 0);
+
+    //  A resume: the glob found app.log.1 and app.log.2 first, the
+    //  checkpoint's shard for app.log comes last.  app.log.1, the file
+    //  the checkpoint was in, was renamed to app.log.2 since the glob
+    //  (logrotate renaming every copy along): found by identity, dropped;
+    //  app.log.other, never read, stays
+    testutil_write (one, "old\n", 4);
+    testutil_write (other, "new\n", 4);
+    weir__shards_init (&shards);
+    shards.follow = 1;
+    ck_assert_int_eq (weir__shards_add (&shards, one, 0, UINT64_MAX), 0);
+    shards.items[0].id = s_identity (one);
+    ck_assert_int_eq (weir__shards_add (&shards, other, 0, UINT64_MAX), 0);
+    shards.items[1].id = s_identity (other);
+    ck_assert_int_eq (weir__shards_add (&shards, live, 0, UINT64_MAX), 0);
+    shards.items[2].id = s_identity (one);
+    ck_assert_int_eq (rename (one, two), 0);
+    unsigned char fixed[] = {0, 0, 1};
+    ck_assert_int_eq (weir__shards_drop_copies (&shards, fixed), 0);
+    ck_assert_uint_eq (shards.count, 2);
+    ck_assert (strstr (shards.items[0].path, "app.log.other"));
+    ck_assert (strstr (shards.items[1].path, "/app.log") && !strstr (shards.items[1].path, "app.log."));
+    weir__shards_release (&shards);
+    testutil_rmdir (dir);
+}
+END_TEST
+
 START_TEST (test_msgpack_reader_copies_records_raw)
 {
     char *dir = testutil_mkdtemp ();
@@ -395,6 +482,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_readers_pause_and_continue);
     tcase_add_test (tc, test_lines_split_at_line_boundaries);
     tcase_add_test (tc, test_lines_glob_sorted_and_errors);
+    tcase_add_test (tc, test_follow_never_takes_a_rotated_copy_for_a_new_file);
     tcase_add_test (tc, test_msgpack_reader_copies_records_raw);
     tcase_add_test (tc, test_msgpack_reader_names_file_and_offset);
     suite_add_tcase (s, tc);

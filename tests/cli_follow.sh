@@ -71,14 +71,17 @@ grep -x -e 9 -e 100 "$T/a.out" | tr '\n' ' ' | grep -q "^9 100 $" && ok || fail 
     | grep -q "^  $L/a.log: [0-9]* [0-9]* 12 [0-9a-f]* 0$" && ok || fail "the checkpoint lacks a.log's identity"
 
 # --- a kill loop while another process appends and rotates --------------
-K="$T/k"
-mkdir "$K"
-(
+# append_rotate DIR FILES CASCADE: append numbered lines to DIR/app.log,
+# 150 per file, and rotate it FILES times: to app.log.R (the R-th
+# rotation), or with CASCADE=1 as logrotate numbers copies (app.log.1 to
+# app.log.2 and so on, app.log to app.log.1).  After the last line the file
+# is rotated and no live file remains; DIR.total then holds the count.
+append_rotate () {
     n=1
-    for r in 1 2 3 4 5 6; do
+    for r in $(seq 1 "$2"); do
         i=0
         while [ $i -lt 150 ]; do
-            echo "$n" >> "$K/app.log"
+            echo "$n" >> "$1/app.log"
             n=$((n + 1))
             i=$((i + 1))
             # A file lives about 3.5 s: longer than weir takes to start
@@ -87,39 +90,112 @@ mkdir "$K"
             # Streaming), and the test is of what weir promises
             [ $((i % 10)) -eq 0 ] && sleep 0.25
         done
-        mv "$K/app.log" "$K/app.log.$r"
+        if [ "$3" = 1 ]; then
+            for c in $(seq "$r" -1 1); do
+                [ -e "$1/app.log.$c" ] && mv "$1/app.log.$c" "$1/app.log.$((c + 1))"
+            done
+            mv "$1/app.log" "$1/app.log.1"
+        else
+            mv "$1/app.log" "$1/app.log.$r"
+        fi
     done
-    echo "$((n - 1))" > "$T/k.total"
-) &
-appender=$!
-# Every run lives 0.2 to 0.7 s, less than rotate-wait=: a rotated file
-# must be left because it has been quiet that long, whichever run sees
-# it, not because one run watched it that long (none does).  A file
-# lives about 3.5 s, time enough under a sanitizer to leave it and
-# commit the next file
-desc="lines path=$K/*.log follow=1 rotate-wait=750 ! lines path=$T/k.out"
-kills=0
-while kill -0 $appender 2>/dev/null; do
-    "$WEIR" run -q --checkpoint "$T/k.ck" --resume --epoch-seconds 0.1 "$desc" 2>>"$T/k.err" &
+    echo "$((n - 1))" > "$1.total"
+}
+
+# kill_loop DIR DESC: SIGKILL a job of DESC, checkpointed in DIR.ck, and
+# start it again while the appender in the background runs, then let a
+# last run read what is left: every line of DIR.total exactly once in
+# DIR.out.  Every run lives 0.2 to 0.7 s, less than rotate-wait=: a
+# rotated file must be left because it has been quiet that long, whichever
+# run sees it, not because one run watched it that long (none does)
+kill_loop () {
+    kills=0
+    while kill -0 $appender 2>/dev/null; do
+        "$WEIR" run -q --checkpoint "$1.ck" --resume --epoch-seconds 0.1 "$2" 2>>"$1.err" &
+        pid=$!
+        sleep "0.$(awk -v s=$kills 'BEGIN { srand (s + 7); printf "%d", 2 + rand () * 6 }')"
+        kill -9 $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        kills=$((kills + 1))
+    done
+    wait $appender
+    total=$(cat "$1.total")
+    "$WEIR" run -q --checkpoint "$1.ck" --resume --epoch-seconds 0.1 "$2" 2>>"$1.err" &
     pid=$!
-    sleep "0.$(awk -v s=$kills 'BEGIN { srand (s + 7); printf "%d", 2 + rand () * 6 }')"
-    kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
-    kills=$((kills + 1))
-done
-wait $appender
-total=$(cat "$T/k.total")
-"$WEIR" run -q --checkpoint "$T/k.ck" --resume --epoch-seconds 0.1 "$desc" 2>>"$T/k.err" &
+    # The last rotated file is found by its inode, read to its end: all lines
+    wait_lines "$1.out" "$total" || fail "after $kills kills the output has $(wc -l < "$1.out") of $total lines"
+    sleep 0.5
+    stop $pid
+    [ $kills -ge 3 ] && ok || fail "only $kills kills landed while the appender ran"
+    seq 1 "$total" > "$1.want"
+    sort -n "$1.out" > "$1.got"
+    same "$1.got" "$1.want" "$kills kills while appending and rotating ($2): every line exactly once"
+    if grep -q "is lost" "$1.err"; then fail "a gap was reported: $(cat "$1.err")"; else ok; fi
+}
+
+K="$T/k"
+mkdir "$K"
+append_rotate "$K" 6 0 &
+appender=$!
+kill_loop "$K" "lines path=$K/*.log follow=1 rotate-wait=750 ! lines path=$K.out"
+
+# The same with a glob that matches the rotated copies, numbered as
+# logrotate numbers them: a copy is a file read, or being read, under
+# another name, and is never read again, across kills
+KC="$T/kc"
+mkdir "$KC"
+append_rotate "$KC" 5 1 &
+appender=$!
+kill_loop "$KC" "lines path=$KC/app.log* follow=1 rotate-wait=750 ! lines path=$KC.out"
+
+# --- a glob that matches the rotated copies -----------------------------
+# Copies there before the job are files like any other, each read once;
+# every rotation after renames each copy along (app.log.1 to app.log.2,
+# app.log to app.log.1) and creates app.log; the oldest copy is deleted.
+G="$T/g"
+mkdir "$G"
+seq 1 3 > "$G/app.log.2"
+seq 4 6 > "$G/app.log.1"
+seq 7 9 > "$G/app.log"
+rotate_copies () {
+    rm -f "$G/app.log.4"
+    for c in 3 2 1; do
+        [ -e "$G/app.log.$c" ] && mv "$G/app.log.$c" "$G/app.log.$((c + 1))"
+    done
+    mv "$G/app.log" "$G/app.log.1"
+}
+desc="lines path=$G/app.log* follow=1 rotate-wait=300 ! lines path=$T/g.out"
+"$WEIR" run -q --checkpoint "$T/g.ck" "$desc" 2>"$T/g.err" &
 pid=$!
-# The last rotated file is found by its inode, read to its end: all lines
-wait_lines "$T/k.out" "$total" || fail "after $kills kills the output has $(wc -l < "$T/k.out") of $total lines"
-sleep 0.5
+wait_lines "$T/g.out" 9 || fail "app.log*: the files there at the start were not read"
+rotate_copies
+seq 10 12 > "$G/app.log"
+echo 13 >> "$G/app.log.1"  # a late line for the file just rotated
+wait_lines "$T/g.out" 13 || fail "app.log*: the first rotation was not followed"
+rotate_copies
+seq 14 16 > "$G/app.log"
+wait_lines "$T/g.out" 16 || fail "app.log*: the second rotation was not followed"
+sleep 2.5  # epochs end (1 s), each looking at the copies again
 stop $pid
-[ $kills -ge 3 ] && ok || fail "only $kills kills landed while the appender ran"
-seq 1 "$total" > "$T/k.want"
-sort -n "$T/k.out" > "$T/k.got"
-same "$T/k.got" "$T/k.want" "$kills kills while appending and rotating: every line exactly once"
-if grep -q "is lost" "$T/k.err"; then fail "a gap was reported: $(cat "$T/k.err")"; else ok; fi
+# Two rotations while weir is not running: app.log, read up to line 16,
+# ends up as app.log.2 with two more lines, and app.log.1 is a file weir
+# never saw
+seq 17 18 >> "$G/app.log"
+rotate_copies
+seq 19 20 > "$G/app.log"
+rotate_copies
+seq 21 22 > "$G/app.log"
+"$WEIR" run -q --checkpoint "$T/g.ck" --resume "$desc" 2>"$T/g.err" &
+pid=$!
+wait_lines "$T/g.out" 22 || fail "app.log*: rotations while down: $(wc -l < "$T/g.out") lines, wanted 22"
+sleep 2.5
+stop $pid
+seq 1 22 > "$T/g.want"
+sort -n "$T/g.out" > "$T/g.got"
+same "$T/g.got" "$T/g.want" "app.log*: every line once, the rotated copies never read again"
+# The checkpoint knows the copies it must not read as files read and left
+"$WEIR" checkpoints "$T/g.ck" --epoch "$("$WEIR" checkpoints "$T/g.ck" | awk '/latest/ { print $1 }')" > "$T/g.ls"
+grep -q "read:0" "$T/g.ls" && ok || { fail "the checkpoint lists no file read and left"; cat "$T/g.ls" >&2; }
 
 # --- a file found, then rotated in an epoch that was never committed -------
 # f.log appears, a checkpoint follows (it must know f.log, at offset 0,

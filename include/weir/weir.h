@@ -399,6 +399,11 @@ typedef enum weir_checkpoint_section {
     "OFFSET COUNT WIDTH TYPE OP NAME" (TYPE and OP as weir_reduce_type and
     weir_reduce_op count them, NAME the rest of the value)  */
 #define WEIR_META_REDUCE "reduce:"
+/*  "read:I": follow=1, a file read to its end and left for the new file
+    under its name, which the glob must not read again under the name a
+    rotation gave it (as WEIR_CHECKPOINT_FILES: "DEVICE INODE
+    FINGERPRINT_BYTES FINGERPRINT 1")  */
+#define WEIR_META_READ "read:"
 
 WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
 WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
