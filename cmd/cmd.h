@@ -9,6 +9,7 @@
 #define WEIR_CMD_H_INCLUDED
 
 #include <getopt.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <weir/weir.h>
 
@@ -115,6 +116,15 @@ typedef struct cmd_progress cmd_progress;
 cmd_progress *cmd_progress_new (weir_pipe *pipe, int tty, int epochs);
 void cmd_progress_destroy (cmd_progress **self_p);
 void cmd_progress_draw (weir_pipe *pipe, void *self, int final);
+
+/*  The bound on an abort that does not end (cmd/watchdog.c): once PIPE
+    has been ending without a checkpoint (weir_pipe_failed_for) for
+    SECONDS, say so and _exit with 128 + *SIGNAL, or 1 when no signal
+    came.  NULL when SECONDS is 0 (no bound), or when the thread cannot be
+    started.  */
+typedef struct cmd_watchdog cmd_watchdog;
+cmd_watchdog *cmd_watchdog_new (weir_pipe *pipe, double seconds, const atomic_int *signal);
+void cmd_watchdog_destroy (cmd_watchdog **self_p);
 
 /*  V in human units: "1.2 k", "34.0 M", "12".  */
 void cmd_human (char *out, size_t size, double v);

@@ -3,6 +3,7 @@
 
 #include <getopt.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,7 +14,7 @@ typedef struct {
     unsigned interval_ms;
     const char *stats;
     uint64_t epoch_records, epochs, resume_from;
-    double epoch_seconds, stop_timeout, epoch_timeout;
+    double epoch_seconds, stop_timeout, epoch_timeout, abort_timeout;
     const char *checkpoint;
     char *load;  //  the directory of --load-blobs
     int64_t load_epoch;
@@ -39,6 +40,7 @@ enum {
     S_LOAD_BLOBS,
     S_STOP_TIMEOUT,
     S_EPOCH_TIMEOUT,
+    S_ABORT_TIMEOUT,
 };
 
 #define S_CHECKPOINTS "Epochs and checkpoints"
@@ -92,6 +94,11 @@ static const cmd_option s_options_table[] = {
      "abort a stop (Ctrl-C, SIGTERM) whose drain takes longer than S seconds (default 5; 0: wait as long as "
      "it takes)",
      "The abort writes no new checkpoint: the last one stays valid."},
+    {"abort-timeout", S_ABORT_TIMEOUT, "S", CMD_VALUE_ANY, S_CHECKPOINTS,
+     "exit S seconds after an abort (a second signal, the stop timeout, a failure) if the run has not ended "
+     "by then (default 10; 0: wait as long as it takes)",
+     "Only a thread stuck where no abort reaches (a processor in its own code, a write blocked in the "
+     "kernel) holds a run that long.  The exit code is the abort's; the last checkpoint stays valid."},
     {"epoch-timeout", S_EPOCH_TIMEOUT, "S", CMD_VALUE_ANY, S_CHECKPOINTS,
      "a job of several ranks (mpirun): abort every rank when one waits more than S seconds for the others at "
      "an epoch boundary (default 0: no limit)",
@@ -117,7 +124,8 @@ const cmd_command cmd_run_command = {
              "Ctrl-C (SIGINT) or SIGTERM ends the current epoch at once: what was read flows out, a "
              "checkpoint is written (with --checkpoint) and weir exits 128+signal (130, 143); --resume goes "
              "on exactly.  A second signal of either kind aborts at once without a new checkpoint; the last "
-             "one stays valid.  A third ends the process as the signal would.\n"
+             "one stays valid, and if a thread stuck where no abort reaches holds the run past --abort-timeout, "
+             "weir exits without it.  A third signal ends the process as the signal would.\n"
              "\n"
              "An element that contains '/' or ends in .so is a processor plugin (a shared object); a name "
              "that is no builtin is looked up as NAME.so in the folders of $WEIR_PLUGIN_PATH "
@@ -132,7 +140,9 @@ const cmd_command cmd_run_command = {
 //  aborts, the third (a pipe stuck where abort cannot reach, such as a
 //  processor that never returns) ends the process as the signal would.
 static weir_pipe *volatile s_pipe;
-static volatile sig_atomic_t s_signal, s_signals;
+//  Atomics, lock-free: the handler may run on any thread, and the
+//  watchdog's thread reads the signal too.
+static atomic_int s_signal, s_signals;
 
 static void s_say (const char *text)
 {
@@ -251,6 +261,7 @@ static int s_option (s_options *o, int c, const char *arg)
         return 0;
     case S_STOP_TIMEOUT: return s_timeout ("--stop-timeout", arg, &o->stop_timeout);
     case S_EPOCH_TIMEOUT: return s_timeout ("--epoch-timeout", arg, &o->epoch_timeout);
+    case S_ABORT_TIMEOUT: return s_timeout ("--abort-timeout", arg, &o->abort_timeout);
     case S_CHECKPOINT: o->checkpoint = arg; return 0;
     case S_ASYNC: o->async = 1; return 0;
     case S_LOAD_BLOBS: return s_load_blobs (o, arg);
@@ -320,8 +331,9 @@ static char *s_join (int argc, char **argv)
     return text;
 }
 
-//  Run PIPE with Ctrl-C and SIGTERM stopping it.
-static int s_run_pipe (weir_pipe *pipe)
+//  Run PIPE with Ctrl-C and SIGTERM stopping it, an abort that does not
+//  end bounded by ABORT_TIMEOUT seconds (0: none).
+static int s_run_pipe (weir_pipe *pipe, double abort_timeout)
 {
     s_pipe = pipe;
     struct sigaction sa;
@@ -330,7 +342,9 @@ static int s_run_pipe (weir_pipe *pipe)
     sigemptyset (&sa.sa_mask);
     sigaction (SIGINT, &sa, NULL);
     sigaction (SIGTERM, &sa, NULL);
+    cmd_watchdog *watchdog = cmd_watchdog_new (pipe, abort_timeout, &s_signal);
     int rc = weir_pipe_run (pipe);
+    cmd_watchdog_destroy (&watchdog);
     signal (SIGINT, SIG_DFL);
     signal (SIGTERM, SIG_DFL);
     s_pipe = NULL;
@@ -432,6 +446,7 @@ static int s_parse (int argc, char **argv, s_options *o)
     o->interval_ms = 500;
     o->load_epoch = -1;
     o->stop_timeout = 5;
+    o->abort_timeout = 10;
     cmd_getopt g;
     cmd_getopt_init (&g, &cmd_run_command);
     int c;
@@ -505,7 +520,7 @@ static int s_run (int argc, char **argv)
             && (progress = cmd_progress_new (pipe, isatty (STDERR_FILENO),
                                              o.epoch_records || o.epoch_seconds > 0 || o.checkpoint)))
             weir_pipe_set_progress (pipe, cmd_progress_draw, progress, o.interval_ms);
-        rc = s_run_pipe (pipe);
+        rc = s_run_pipe (pipe, o.abort_timeout);
     }
     int exit_code = s_report (pipe, rc, text, o.quiet, o.checkpoint != NULL);
     int stats_code = exit_code;

@@ -49,6 +49,7 @@ void weir__job_fail (weir__job *self, const weir__err *err)
     void *arg = NULL;
     if (first) {
         self->err = *err;
+        atomic_store (&self->failed_ns, weir__now_ns ());
         atomic_store (&self->failed, 1);
         hook = self->on_fail;
         arg = self->on_fail_arg;
@@ -126,4 +127,10 @@ double weir__job_wall_seconds (weir__job *self)
     if (!start)
         return 0;
     return (double) ((end ? end : weir__now_ns ()) - start) / 1e9;
+}
+
+double weir__job_failed_for (weir__job *self)
+{
+    uint64_t at = atomic_load (&self->failed_ns);
+    return at ? (double) (weir__now_ns () - at) / 1e9 : -1.0;
 }

@@ -34,6 +34,7 @@ typedef struct weir__job {
     char **warnings;  //  for the user at the end (weir_pipe_warning)
     size_t warning_count;
     _Atomic uint64_t start_ns, end_ns;
+    _Atomic uint64_t failed_ns;  //  when the first failure (an abort included) came, or 0
 } weir__job;
 
 void weir__job_init (weir__job *self, weir_pipe *pipe);
@@ -93,5 +94,9 @@ void weir__job_warn (weir__job *self, const char *fmt, ...) WEIR_PRINTF (2, 3);
 void weir__job_clock_start (weir__job *self);
 void weir__job_clock_stop (weir__job *self);
 double weir__job_wall_seconds (weir__job *self);
+
+/*  Seconds since the job first failed (an abort, the stop timeout, an
+    error), or -1 while it has not.  Any thread may ask.  */
+double weir__job_failed_for (weir__job *self);
 
 #endif

@@ -395,6 +395,11 @@ double weir_pipe_wall_seconds (const weir_pipe *self)
     return weir__job_wall_seconds ((weir__job *) &self->job);
 }
 
+double weir_pipe_failed_for (const weir_pipe *self)
+{
+    return weir__job_failed_for ((weir__job *) &self->job);
+}
+
 int weir_pipe_stats (const weir_pipe *self, size_t index, weir_stage_stats *stats)
 {
     size_t size = stats->size;

@@ -215,6 +215,8 @@ static void s_check_silent (int where, int silent, const char *threads, const ch
     //  Whatever failed, what was opened is closed
     ck_assert_int_eq (p.thread_closes, p.thread_opens);
     ck_assert_int_eq (p.closes, where == S_FAIL_OPEN ? 0 : 1);
+    //  A watchdog would have seen the run ending since the failure
+    ck_assert (weir_pipe_failed_for (pipe) >= 0);
     weir_pipe_destroy (&pipe);
 }
 
@@ -257,6 +259,8 @@ START_TEST (test_stop_ends_cleanly)
     //  Everything read reached the writer
     ck_assert_uint_eq (in.records_out, out.records_out);
     ck_assert_int_eq (p.closes, 1);
+    //  A stop is no failure: a watchdog has nothing to bound
+    ck_assert (weir_pipe_failed_for (pipe) < 0);
     weir_pipe_destroy (&pipe);
 }
 END_TEST

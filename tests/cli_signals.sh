@@ -123,6 +123,57 @@ for bad in -1 abc 1e10 ""; do
         "$WEIR" run --stop-timeout "$bad" "range count=1 ! null"
 done
 
+# --- --abort-timeout bounds an abort that a stuck processor holds -------
+# The processor sleeps ten minutes on a record: neither the stop nor the
+# abort reaches it, and the abort's wait for the threads would not end.
+# Past --abort-timeout weir exits as the abort would have, and the last
+# checkpoint is good: the resume (with a processor that does not sleep)
+# makes the output exact.
+d="$T/stuck"
+desc="range count=1000 ! $PROBE log=$T/log ! msgpack path=$d.out"
+for how in "the stop timeout" "a second signal"; do
+    rm -rf "$d" "$d.out"
+    if [ "$how" = "the stop timeout" ]; then stop=0.5; else stop=0; fi
+    PROBE_SLEEP_US=600000000 "$WEIR" run -q --checkpoint "$d" --stop-timeout $stop --abort-timeout 1 "$desc" \
+        2>"$d.err" &
+    pid=$!
+    wait_until 20 has_epoch "$d" 1 || fail "stuck, $how: no checkpoint of epoch 0 in 20 s"
+    sleep 0.3
+    start=$(now_ms)
+    kill -TERM $pid
+    if [ $stop = 0 ]; then
+        sleep 0.3
+        kill -TERM $pid
+    fi
+    wait $pid
+    rc=$?
+    took=$(($(now_ms) - start))
+    [ $rc -eq 143 ] && ok || fail "stuck, $how: exit $rc, wanted 143"
+    grep -q "did not end 1 s after it began to abort (--abort-timeout): a thread is stuck" "$d.err" && ok \
+        || { fail "stuck, $how: no message"; cat "$d.err" >&2; }
+    [ $took -ge 900 ] && [ $took -lt 10000 ] && ok || fail "stuck, $how: the process ended after $took ms"
+    "$WEIR" run -q --resume --checkpoint "$d" "$desc" && ok || fail "stuck, $how: resume failed"
+    exact "$d.out" 1000 "stuck, $how"
+done
+# --abort-timeout 0 waits as long as it takes: a third signal ends it
+rm -rf "$d" "$d.out"
+PROBE_SLEEP_US=600000000 "$WEIR" run -q --checkpoint "$d" --stop-timeout 0 --abort-timeout 0 "$desc" 2>"$d.err" &
+pid=$!
+wait_until 20 has_epoch "$d" 1 || fail "stuck, no bound: no checkpoint of epoch 0 in 20 s"
+kill -TERM $pid
+sleep 0.3
+kill -TERM $pid
+sleep 2
+kill -0 $pid 2>/dev/null && ok || fail "stuck, --abort-timeout 0: the run ended without a third signal"
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 143 ] && ok || fail "stuck, a third signal: exit $rc, wanted 143"
+for bad in -1 abc ""; do
+    expect_exit 2 "--abort-timeout wants a number of seconds \\(0 or more\\), not '$bad'" -- \
+        "$WEIR" run --abort-timeout "$bad" "range count=1 ! null"
+done
+
 # --- A reader waiting on a pipe stops too ------------------------------
 mkfifo "$T/fifo"
 sleep 30 > "$T/fifo" &

@@ -339,6 +339,16 @@ WEIR_EXPORT int weir_pipe_rank (const weir_pipe *self, int *ranks);
     (stopped, hung, or cut off).  */
 WEIR_EXPORT int weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds);
 
+/*  How many seconds ago the running pipe began to end without a new
+    checkpoint (weir_pipe_abort, the stop timeout, a failure), or -1 while
+    it has not.  Safe from any thread while weir_pipe_run runs: for a
+    watchdog, because a processor stuck in its own code, or a write
+    blocked in the kernel, keeps weir_pipe_run from returning, and no
+    bound of weir's reaches into it.  What remains after an abort is
+    joining the threads and releasing what they held: a process that gives
+    up on it may exit at once, and the last checkpoint stays valid.  */
+WEIR_EXPORT double weir_pipe_failed_for (const weir_pipe *self);
+
 /*  ---------------------------------------------------------------------
     Reading checkpoints: list them, inspect one, take its blobs.  */
 
