@@ -124,7 +124,7 @@ for bad in -1 abc 1e10 ""; do
 done
 
 # --- --abort-timeout bounds an abort that a stuck processor holds -------
-# The processor sleeps ten minutes on a record: neither the stop nor the
+# The processor sleeps a minute on each record: neither the stop nor the
 # abort reaches it, and the abort's wait for the threads would not end.
 # Past --abort-timeout weir exits as the abort would have, and the last
 # checkpoint is good: the resume (with a processor that does not sleep)
@@ -134,7 +134,7 @@ desc="range count=1000 ! $PROBE log=$T/log ! msgpack path=$d.out"
 for how in "the stop timeout" "a second signal"; do
     rm -rf "$d" "$d.out"
     if [ "$how" = "the stop timeout" ]; then stop=0.5; else stop=0; fi
-    PROBE_SLEEP_US=600000000 "$WEIR" run -q --checkpoint "$d" --stop-timeout $stop --abort-timeout 1 "$desc" \
+    PROBE_SLEEP_US=60000000 "$WEIR" run -q --checkpoint "$d" --stop-timeout $stop --abort-timeout 1 "$desc" \
         2>"$d.err" &
     pid=$!
     wait_until 20 has_epoch "$d" 1 || fail "stuck, $how: no checkpoint of epoch 0 in 20 s"
@@ -157,7 +157,7 @@ for how in "the stop timeout" "a second signal"; do
 done
 # --abort-timeout 0 waits as long as it takes: a third signal ends it
 rm -rf "$d" "$d.out"
-PROBE_SLEEP_US=600000000 "$WEIR" run -q --checkpoint "$d" --stop-timeout 0 --abort-timeout 0 "$desc" 2>"$d.err" &
+PROBE_SLEEP_US=60000000 "$WEIR" run -q --checkpoint "$d" --stop-timeout 0 --abort-timeout 0 "$desc" 2>"$d.err" &
 pid=$!
 wait_until 20 has_epoch "$d" 1 || fail "stuck, no bound: no checkpoint of epoch 0 in 20 s"
 kill -TERM $pid
