@@ -9,6 +9,7 @@
 #include <weir/weir.h>
 
 #include "checkpoint/keys.h"
+#include "readers/known.h"
 #include "readers/shards.h"
 
 struct weir__resume {
@@ -266,7 +267,7 @@ static int s_read_files (const weir__resume *self, const char *element, weir__sh
         if (weir__identity_parse (value, len, &id, &gone))
             return weir__err_set (err, WEIR_ECORRUPT, "%s: checkpoint %" PRIu64 " holds a malformed identity in '%s'",
                                   element, weir__ckpt_epoch (self->ckpt), name);
-        if (weir__shards_read_add (shards, &id))
+        if (weir__known_add (shards, &id))
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
     return 0;

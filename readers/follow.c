@@ -13,6 +13,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "readers/known.h"
 #include "readers/source.h"
 
 //  How long a wait sleeps between looks at the sink, and how long at most
@@ -131,7 +132,7 @@ int weir__follow_discover (weir__follow *self, weir__shards *shards, weir__err *
         int fd = S_ISREG (st.st_mode) ? open (g.gl_pathv[i], O_RDONLY | O_CLOEXEC) : -1;
         if (fd < 0 && S_ISREG (st.st_mode) && errno == ENOENT)
             continue;  //  renamed since the glob: found again at the next look
-        if (fd >= 0 && (fstat (fd, &st) || weir__shards_knows (shards, fd, &st, NULL))) {
+        if (fd >= 0 && (fstat (fd, &st) || weir__known_has (shards, fd, &st, NULL))) {
             //  A file already read, or being read, under another name: a
             //  rotated copy the glob matches (app.log*), never read again
             close (fd);

@@ -10,7 +10,7 @@
     of the old file, then from the start of the new, and a resume finds a
     file rotated while weir was not running.  A file is read by one shard
     whatever its names: a rotated copy the glob matches (app.log*) is not
-    a new file (readers/shards.h, weir__shards_knows).  The readers of files use it
+    a new file (readers/known.h, weir__known_has).  The readers of files use it
     through their skeleton (readers/filereader.h), which reads follow=
     and rotate-wait=.  */
 #ifndef WEIR_FOLLOW_H_INCLUDED

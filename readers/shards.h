@@ -67,13 +67,4 @@ int weir__shards_add (weir__shards *self, const char *path, uint64_t start, uint
     made, found by the glob.  0 or WEIR_ENOMEM.  */
 int weir__shards_drop_copies (weir__shards *self, const unsigned char *fixed);
 
-/*  Remember ID as a file read to its end and left.  0 or WEIR_ENOMEM.  */
-int weir__shards_read_add (weir__shards *self, const weir__identity *id);
-
-/*  Is the file open at FD (status ST) one these shards know under another
-    name: the file a shard other than EXCEPT (or NULL) is reading, or one
-    read to its end and left?  A shard of a deleted file (gone) knows none:
-    its inode may hold a new file.  */
-int weir__shards_knows (const weir__shards *self, int fd, const struct stat *st, const weir__shard *except);
-
 #endif

@@ -16,6 +16,7 @@
 
 #include "lib/clock.h"
 #include "readers/identity.h"
+#include "readers/known.h"
 #include "readers/source.h"
 
 //  How long a read waits for a pipe before asking the sink again
@@ -83,7 +84,7 @@ static int s_follow_open (weir__window *w, weir__shard *shard, uint64_t *offset)
         errno = e;
         return -1;
     }
-    if (!same && w->shards && weir__shards_knows (w->shards, fd, &st, shard)) {
+    if (!same && w->shards && weir__known_has (w->shards, fd, &st, shard)) {
         //  The name holds a file read under another name (every copy
         //  renamed along by a rotation): no new file for this shard yet
         close (fd);
@@ -271,11 +272,11 @@ static int s_follow_end (weir__window *w)
         int fd = open (w->path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return WEIR__WINDOW_DRY;
-        if (w->shards && weir__shards_read_add (w->shards, &w->shard->id)) {
+        if (w->shards && weir__known_add (w->shards, &w->shard->id)) {
             close (fd);
             return WEIR__WINDOW_DRY;  //  tried again at the next look
         }
-        if (w->shards && (fstat (fd, &now) || weir__shards_knows (w->shards, fd, &now, w->shard))) {
+        if (w->shards && (fstat (fd, &now) || weir__known_has (w->shards, fd, &now, w->shard))) {
             //  The name holds a file read under another name (a rotation
             //  renamed every copy along): this shard waits for a new file
             close (fd);

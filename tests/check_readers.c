@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "readers/follow.h"
+#include "readers/known.h"
 #include "readers/reader.h"
 #include "readers/shards.h"
 #include "tests/testutil.h"
@@ -356,7 +357,7 @@ START_TEST (test_follow_never_takes_a_rotated_copy_for_a_new_file)
     ck_assert_int_eq (weir__follow_discover (follow, &shards, &err), 0);
     ck_assert_uint_eq (shards.count, 1);
     //  Left for the new file: still none
-    ck_assert_int_eq (weir__shards_read_add (&shards, &shards.items[0].id), 0);
+    ck_assert_int_eq (weir__known_add (&shards, &shards.items[0].id), 0);
     shards.items[0].id = s_identity (live);
     ck_assert_int_eq (weir__follow_discover (follow, &shards, &err), 0);
     ck_assert_uint_eq (shards.count, 1);
