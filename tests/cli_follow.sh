@@ -312,9 +312,10 @@ R="$T/r"
 mkdir "$R"
 seq 1 3 > "$R/x.log"
 seq 1 3 > "$R/y.log"
+seq 1 3 > "$R/z.log"
 "$WEIR" run -q --checkpoint "$T/r.ck" "lines path=$R/*.log follow=1 ! lines path=$T/r.out" 2>/dev/null &
 pid=$!
-wait_lines "$T/r.out" 6 || fail "x.log and y.log were not read"
+wait_lines "$T/r.out" 9 || fail "x.log, y.log and z.log were not read"
 sleep 1.2  # an epoch (1 s by default) commits them
 stop $pid
 seq 4 5 >> "$R/x.log"
@@ -327,12 +328,18 @@ seq 4 5 >> "$R/y.log"
 ln "$R/y.log" "$T/y.pinned"
 rm "$R/y.log"
 echo 10 > "$R/y.log"
+# z.log is rotated and its new file comes only after the resume: the old
+# one is looked for although nothing is at its name
+seq 4 5 >> "$R/z.log"
+mv "$R/z.log" "$R/z.log.old"
 "$WEIR" run -q --checkpoint "$T/r.ck" --resume "lines path=$R/*.log follow=1 ! lines path=$T/r.out" 2>"$T/r.err" &
 pid=$!
-wait_lines "$T/r.out" 10 || fail "after a rotation while down: $(wc -l < "$T/r.out") lines"
+wait_lines "$T/r.out" 15 || fail "after a rotation while down: $(wc -l < "$T/r.out") lines"
+echo 20 > "$R/z.log"
+wait_lines "$T/r.out" 16 || fail "the new z.log after the resume: $(wc -l < "$T/r.out") lines"
 stop $pid
 sort -n "$T/r.out" | tr '\n' ' ' > "$T/r.got"
-[ "$(cat "$T/r.got")" = "1 1 2 2 3 3 4 5 6 10 " ] && ok || fail "rotation while down: $(cat "$T/r.got")"
+[ "$(cat "$T/r.got")" = "1 1 1 2 2 2 3 3 3 4 4 5 5 6 10 20 " ] && ok || fail "rotation while down: $(cat "$T/r.got")"
 grep -q "y.log' is not the file checkpointed at byte 6 (inode [0-9]*), which is nowhere in its folder: what was written to it after that byte is lost" "$T/r.err" \
     && ok || { fail "the gap of the vanished y.log was not reported"; cat "$T/r.err" >&2; }
 
