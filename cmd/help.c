@@ -4,16 +4,18 @@
 
 #include <string.h>
 
-//  SIGINT and SIGTERM will get codes of their own (130 and 143): append
-//  them here, and the help and the man page list them.
+//  The help and the man page list these.
 const cmd_exit_code cmd_exit_codes[] = {
     {CMD_EXIT_OK, "success", NULL},
     {CMD_EXIT_FAILURE, "runtime failure",
      "a missing or unreadable input, an unwritable output or a full disk, corrupt input, a processor error, "
-     "a "
-     "plugin that cannot be loaded, an interrupted run"},
+     "a plugin that cannot be loaded"},
     {CMD_EXIT_USAGE, "usage error",
      "a bad option, a malformed description, an unknown element or property, a bad property value"},
+    {128 + 2, "stopped by SIGINT (Ctrl-C)",
+     "after the epoch cut short was written out (and checkpointed with --checkpoint), or aborted by a second "
+     "signal or --stop-timeout"},
+    {128 + 15, "stopped by SIGTERM", "the same as for SIGINT"},
     {0, NULL, NULL},
 };
 
@@ -68,9 +70,9 @@ void cmd_overview_print (FILE *out)
     fprintf (out, "  %s\n", weir_plugin_dir ());
     fprintf (out, "\nExit codes:\n");
     for (const cmd_exit_code *e = cmd_exit_codes; e->name; e++) {
-        int column = fprintf (out, "  %-3d%s%s", e->code, e->name, e->meaning ? ": " : "");
+        int column = fprintf (out, "  %-5d%s%s", e->code, e->name, e->meaning ? ": " : "");
         if (e->meaning)
-            cmd_fill (out, e->meaning, column, 5);
+            cmd_fill (out, e->meaning, column, 7);
         else
             fputc ('\n', out);
     }
