@@ -13,7 +13,8 @@
 
 static const char *const s_points[] = {
     "readers-stopped",      "pipe-drained",        "writers-synced",  "blobs-copied", "ranks-prepared",
-    "before-leveldb-write", "after-leveldb-write", "readers-resumed", NULL,
+    "before-leveldb-write", "after-leveldb-write", "readers-resumed",
+    "output-synced",        "output-renamed",      NULL,
 };
 
 static const char *s_target;  //  the point to kill at, NULL: none

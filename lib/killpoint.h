@@ -26,6 +26,13 @@
       before-leveldb-write  the checkpoint's batch is built, not written
       after-leveldb-write   the synced LevelDB write returned
       readers-resumed       the threads were released into the next epoch
+
+    And at the end of a job without a checkpoint, where a file written
+    beside an output replaces it (writers/outfile.h):
+
+      output-synced         the new file is synced, not yet renamed
+      output-renamed        renamed over the old file, the folder not
+                            yet synced
  */
 #ifndef WEIR_KILLPOINT_H_INCLUDED
 #define WEIR_KILLPOINT_H_INCLUDED

@@ -31,7 +31,7 @@ int weir__deadletter_open (const char *element, const char *path, const char *re
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
     self->element = element;
-    int rc = weir__outfile_open (&self->file, element, path, 1, resume, err);
+    int rc = weir__outfile_open (&self->file, element, path, 1, resume, 0, err);
     if (rc) {
         weir__batch_release (&self->entry);
         free (self);

@@ -4,6 +4,9 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+
+#include "readers/source.h"
 
 struct weir__input {
     const weir__reader_class *cls;
@@ -86,6 +89,20 @@ int weir__input_open (weir__input *self, const char *element, long where, weir__
 int weir__input_follows (const weir__input *self)
 {
     return self->shards.follow;
+}
+
+int weir__input_live (const weir__input *self)
+{
+    if (self->shards.follow)
+        return 1;
+    for (size_t i = 0; i < self->shards.count; i++) {
+        struct stat st;
+        const char *path = self->shards.items[i].path;
+        if (path && !weir__source_stat (path, &st)
+            && (S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode) || S_ISSOCK (st.st_mode)))
+            return 1;
+    }
+    return 0;
 }
 
 void weir__input_share (weir__input *self, unsigned rank, unsigned ranks)

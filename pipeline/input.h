@@ -48,6 +48,11 @@ int weir__input_follows (const weir__input *self);
 /*  Read only shard i with i mod RANKS == RANK (a job of several ranks).  */
 void weir__input_share (weir__input *self, unsigned rank, unsigned ranks);
 
+/*  The input may never end: it follows its files, or reads a pipe, a
+    terminal or a socket (standard input among them).  Its job's output
+    is watched as it grows.  */
+int weir__input_live (const weir__input *self);
+
 /*  The shards, as planned (and, following, as found since).  */
 weir__shards *weir__input_shards (weir__input *self);
 const weir__shards *weir__input_shards_const (const weir__input *self);

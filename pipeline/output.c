@@ -36,11 +36,11 @@ const weir__writer_class *weir__output_class (const weir__output *self)
 }
 
 int weir__output_open (weir__output *self, weir__props *props, unsigned threads, const char *resume,
-                       weir__err *err)
+                       unsigned flags, weir__err *err)
 {
     if (resume && resume != self->committed)
         snprintf (self->committed, sizeof self->committed, "%s", resume);
-    return self->cls->open (props, threads, resume ? self->committed : NULL, &self->state, err);
+    return self->cls->open (props, threads, resume ? self->committed : NULL, flags, &self->state, err);
 }
 
 int weir__output_write (weir__output *self, unsigned thread, const char *payload, size_t len, uint32_t count,
@@ -62,6 +62,12 @@ int weir__output_commit (weir__output *self, weir__err *err)
 const char *weir__output_committed (const weir__output *self)
 {
     return self->committed;
+}
+
+void weir__output_discard (weir__output *self)
+{
+    if (self->state && self->cls->discard)
+        self->cls->discard (self->state);
 }
 
 int weir__output_close (weir__output *self, weir__err *err)

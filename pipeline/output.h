@@ -27,9 +27,10 @@ const weir__writer_class *weir__output_class (const weir__output *self);
 
 /*  Open the writer with PROPS for THREADS threads.  RESUME is NULL on a
     fresh start (the output starts empty), else the committed state it
-    goes back to (copied).  */
+    goes back to (copied).  FLAGS: WEIR__WRITER_REPLACE (writers/writer.h)
+    or 0.  */
 int weir__output_open (weir__output *self, weir__props *props, unsigned threads, const char *resume,
-                       weir__err *err);
+                       unsigned flags, weir__err *err);
 
 /*  From writer thread THREAD: COUNT records back to back in PAYLOAD; and
     at a barrier, everything the thread buffered to the output.  */
@@ -44,6 +45,10 @@ int weir__output_commit (weir__output *self, weir__err *err);
 /*  The state at the last commit (or the one resumed from; "" before
     either).  */
 const char *weir__output_committed (const weir__output *self);
+
+/*  The job failed: a writer that replaces its output at close keeps the
+    old one instead (WEIR__WRITER_REPLACE).  */
+void weir__output_discard (weir__output *self);
 
 /*  Flush, close and release the writer; the first failure is returned.
     Nothing when it is not open.  */

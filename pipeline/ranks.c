@@ -204,7 +204,7 @@ static int s_adopt (weir__ranks *self, weir__stage *stage, unsigned slot, const 
         weir__output_destroy (&output);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
-    int rc = weir__output_open (output, &props, 1, state, err);
+    int rc = weir__output_open (output, &props, 1, state, 0, err);
     if (!rc) {
         rc = weir__output_commit (output, err);
         weir__err other;

@@ -175,6 +175,11 @@ int weir__recovery_fresh (const weir__recovery *self)
     return self->fresh;
 }
 
+int weir__recovery_replaces (const weir__recovery *self)
+{
+    return !self->of.options->checkpoint_dir && !weir__input_live (self->of.stages->items[0]->input);
+}
+
 uint64_t weir__recovery_first_epoch (const weir__recovery *self)
 {
     return self->first_epoch;

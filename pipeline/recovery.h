@@ -45,6 +45,13 @@ weir__workspace *weir__recovery_workspace (weir__recovery *self);
 /*  No checkpoint to go on from: init runs, and checkpoint 0 is written.  */
 int weir__recovery_fresh (const weir__recovery *self);
 
+/*  Do the job's files of output replace the old ones only when it
+    succeeds (WEIR__WRITER_REPLACE)?  Not with checkpoints: a failed run
+    goes on from the last one, in the files themselves.  Nor from an input
+    that may never end (weir__input_live): its output is watched as it
+    grows.  Once the reader opened.  */
+int weir__recovery_replaces (const weir__recovery *self);
+
 /*  The epoch the run begins with, and the pass over the input it is in.  */
 uint64_t weir__recovery_first_epoch (const weir__recovery *self);
 unsigned weir__recovery_pass (const weir__recovery *self);

@@ -66,13 +66,16 @@ static int s_open_callbacks (weir__stage *stage, weir__recovery *recovery, weir_
 }
 
 //  An output goes back to its committed state (a file is cut to its
-//  committed length), or starts empty.
+//  committed length), or starts empty.  Without a checkpoint nothing can
+//  go on from a failure: a batch job writes a file beside the old one,
+//  which it replaces only if the job succeeds.
 static int s_open_output (weir__stage *stage, weir__recovery *recovery, weir__err *err)
 {
     char state[WEIR__WRITER_STATE_MAX];
     const char *resume;
+    unsigned flags = weir__recovery_replaces (recovery) ? WEIR__WRITER_REPLACE : 0;
     int rc = weir__recovery_output (recovery, stage, state, &resume, err);
-    return rc ? rc : weir__output_open (stage->output, &stage->props, stage->threads, resume, err);
+    return rc ? rc : weir__output_open (stage->output, &stage->props, stage->threads, resume, flags, err);
 }
 
 //  Close what opening opened; an output's close flushes.  The first
@@ -96,6 +99,8 @@ static int s_close_callbacks (weir__stage *stage, weir__err *err)
 
 static int s_close_output (weir__stage *stage, weir__err *err)
 {
+    if (weir__job_failed (stage->run->job))
+        weir__output_discard (stage->output);
     return weir__output_close (stage->output, err);
 }
 

@@ -13,7 +13,7 @@ static void *s_open (const weir__writer_class *cls, const char *path, unsigned t
     if (path)
         weir__props_add (&props, "path", path, -1, -1);
     void *state = NULL;
-    *rc = cls->open (&props, threads, NULL, &state, err);
+    *rc = cls->open (&props, threads, NULL, 0, &state, err);
     weir__props_release (&props);
     return state;
 }
@@ -188,7 +188,7 @@ START_TEST (test_resume_truncates_to_the_committed_length)
     weir__props_init (&props);
     weir__props_add (&props, "path", path, -1, -1);
     void *w;
-    ck_assert_int_eq (weir__writer_lines.open (&props, 1, NULL, &w, &err), 0);
+    ck_assert_int_eq (weir__writer_lines.open (&props, 1, NULL, 0, &w, &err), 0);
     weir__batch b;
     weir__batch_init (&b, 64);
     msgpack_pack_str_with_body (&b.pk, "kept", 4);
@@ -207,7 +207,7 @@ START_TEST (test_resume_truncates_to_the_committed_length)
     ck_assert_str_eq (got, "kept\nkept\n");
     free (got);
 
-    ck_assert_int_eq (weir__writer_lines.open (&props, 2, committed, &w, &err), 0);
+    ck_assert_int_eq (weir__writer_lines.open (&props, 2, committed, 0, &w, &err), 0);
     ck_assert_int_eq (
         weir__writer_lines.write (w, 1, b.data + WEIR__BATCH_HEADER, weir__batch_payload (&b), 1, &err), 0);
     ck_assert_int_eq (weir__writer_lines.commit (w, committed, &err), 0);
@@ -218,7 +218,7 @@ START_TEST (test_resume_truncates_to_the_committed_length)
 
     //  A file shorter than its committed length was changed: refuse
     testutil_write (path, "k", 1);
-    ck_assert_int_eq (weir__writer_lines.open (&props, 1, "5", &w, &err), WEIR_ECORRUPT);
+    ck_assert_int_eq (weir__writer_lines.open (&props, 1, "5", 0, &w, &err), WEIR_ECORRUPT);
     ck_assert_msg (strstr (err.msg, "shorter than the 5 bytes the checkpoint committed"), "%s", err.msg);
     weir__batch_release (&b);
     weir__props_release (&props);

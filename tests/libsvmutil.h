@@ -19,7 +19,7 @@ static inline void *libsvmutil_writer_open (const char *path, const char *scale,
     if (scale)
         weir__props_add (&props, "scale", scale, -1, -1);
     void *state = NULL;
-    *rc = weir__writer_libsvm.open (&props, threads, resume, &state, err);
+    *rc = weir__writer_libsvm.open (&props, threads, resume, 0, &state, err);
     weir__props_release (&props);
     return state;
 }

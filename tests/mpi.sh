@@ -98,7 +98,11 @@ working () {
     for i in $(seq 1 600); do
         all=1
         for r in $(seq 0 $(($1 - 1))); do
-            [ -s "$2-$r.txt" ] || all=0
+            # Without a checkpoint a job writes each file beside it (a
+            # hidden .NAME.weir-PID-N) until it ends
+            [ -s "$2-$r.txt" ] \
+                || [ -n "$(find "$(dirname "$2")" -maxdepth 1 -name ".$(basename "$2")-$r.txt.weir-*" -size +0c)" ] \
+                || all=0
         done
         [ $all -eq 1 ] && return 0
         sleep 0.1

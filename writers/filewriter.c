@@ -13,7 +13,7 @@ typedef struct {
 } s_writer;
 
 int weir__filewriter_open (const weir__filewriter_class *kind, weir__props *props, unsigned threads,
-                           const char *resume, void **state, weir__err *err)
+                           const char *resume, unsigned flags, void **state, weir__err *err)
 {
     const char *name = kind->writer->name;
     const char *path = weir__props_get (props, "path", NULL);
@@ -25,7 +25,7 @@ int weir__filewriter_open (const weir__filewriter_class *kind, weir__props *prop
     self->kind = kind;
     int rc = kind->open ? kind->open (props, threads, &self->own, err) : 0;
     if (!rc)
-        rc = weir__outfile_open (&self->file, name, path, threads, resume, err);
+        rc = weir__outfile_open (&self->file, name, path, threads, resume, flags, err);
     if (rc) {
         if (self->own)
             kind->close (self->own);
@@ -52,6 +52,11 @@ int weir__filewriter_flush (void *state, unsigned thread, weir__err *err)
 int weir__filewriter_commit (void *state, char *out, weir__err *err)
 {
     return weir__outfile_commit (&((s_writer *) state)->file, out, err);
+}
+
+void weir__filewriter_discard (void *state)
+{
+    weir__outfile_discard (&((s_writer *) state)->file);
 }
 
 int weir__filewriter_close (void *state, weir__err *err)

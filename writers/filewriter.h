@@ -2,9 +2,10 @@
 
     lines, json, msgpack and libsvm write one file shared by their threads
     (writers/outfile.h): path= opened (created empty, or on a resume cut
-    back to the length the checkpoint committed), each thread's bytes
-    buffered and written whole, flushed at barriers, synced at commits,
-    closed.  The skeleton does that once.  A writer of a file fills a
+    back to the length the checkpoint committed; without a checkpoint, a
+    new file beside it that replaces it when the job succeeds), each
+    thread's bytes buffered and written whole, flushed at barriers, synced
+    at commits, closed.  The skeleton does that once.  A writer of a file fills a
     weir__filewriter_class with only what differs: how a batch becomes
     bytes, and its own properties and state.  Its writer class
     (writers/writer.h) is WEIR__FILEWRITER_WRITER, whose open calls
@@ -47,15 +48,16 @@ typedef struct weir__filewriter_class {
 /*  The writer class's open: path= and KIND's own properties, then the
     file opened (RESUME as for weir__outfile_open).  */
 int weir__filewriter_open (const weir__filewriter_class *kind, weir__props *props, unsigned threads,
-                           const char *resume, void **state, weir__err *err);
+                           const char *resume, unsigned flags, void **state, weir__err *err);
 
-/*  The writer class's write, flush, commit and close (writers/writer.h),
+/*  The writer class's write, flush, commit, close and discard (writers/writer.h),
     for STATE from weir__filewriter_open.  */
 int weir__filewriter_write (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
                             weir__err *err);
 int weir__filewriter_flush (void *state, unsigned thread, weir__err *err);
 int weir__filewriter_commit (void *state, char *out, weir__err *err);
 int weir__filewriter_close (void *state, weir__err *err);
+void weir__filewriter_discard (void *state);
 
 /*  The writer class of a writer of a file: OPEN calls
     weir__filewriter_open with its filewriter class, and the rest is the
@@ -63,7 +65,7 @@ int weir__filewriter_close (void *state, weir__err *err);
 #define WEIR__FILEWRITER_WRITER(NAME, DESCRIPTION, PROPS, OPEN)                                              \
     {                                                                                                        \
         NAME, DESCRIPTION, PROPS, OPEN, weir__filewriter_write, weir__filewriter_flush,                      \
-            weir__filewriter_commit, weir__filewriter_close                                                  \
+            weir__filewriter_commit, weir__filewriter_close, weir__filewriter_discard                        \
     }
 
 #endif

@@ -166,7 +166,8 @@ static int s_write_marker (s_leveldb *self, weir__err *err)
     return 0;
 }
 
-static int s_open (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err)
+static int s_open (weir__props *props, unsigned threads, const char *resume, unsigned flags, void **state,
+                   weir__err *err)
 {
     const char *path = weir__props_get (props, "path", NULL);
     if (!path)
@@ -325,4 +326,5 @@ const weir__writer_class weir__writer_leveldb = {
     s_props,   s_open,
     s_write,   s_flush,
     s_commit,  s_close,
+    NULL,  //  written in place: puts are idempotent, and a failed job leaves what it wrote
 };

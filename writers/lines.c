@@ -76,9 +76,10 @@ static const weir__filewriter_class s_file = {
     .write = s_write,
 };
 
-static int s_open (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err)
+static int s_open (weir__props *props, unsigned threads, const char *resume, unsigned flags, void **state,
+                   weir__err *err)
 {
-    return weir__filewriter_open (&s_file, props, threads, resume, state, err);
+    return weir__filewriter_open (&s_file, props, threads, resume, flags, state, err);
 }
 
 const weir__writer_class weir__writer_lines = WEIR__FILEWRITER_WRITER (

@@ -7,7 +7,8 @@
 
 static const weir_property_info s_props[] = {{NULL, NULL, NULL}};
 
-static int s_open (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err)
+static int s_open (weir__props *props, unsigned threads, const char *resume, unsigned flags, void **state,
+                   weir__err *err)
 {
     *state = NULL;
     return 0;
@@ -38,5 +39,5 @@ static int s_close (void *state, weir__err *err)
 }
 
 const weir__writer_class weir__writer_null = {
-    "null", "counts records and discards them", s_props, s_open, s_write, s_flush, s_commit, s_close,
+    "null", "counts records and discards them", s_props, s_open, s_write, s_flush, s_commit, s_close, NULL,
 };

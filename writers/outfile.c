@@ -3,6 +3,7 @@
 #include "writers/outfile.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/killpoint.h"
 #include "lib/sync.h"
 
 //  Large enough that the lock and the system call are rare per record
@@ -42,8 +44,63 @@ static int s_open (weir__outfile *of, const char *path, int resume)
     return open (path, O_WRONLY | O_CREAT | (resume ? 0 : O_TRUNC) | O_CLOEXEC, 0666);
 }
 
+//  The file beside PATH that a job without a checkpoint writes, renamed
+//  over PATH when it succeeds: in PATH's folder (a rename does not cross
+//  file systems), hidden, named for the process.  A symbolic link's target
+//  is replaced, not the link.  -1 with errno when the folder takes no new
+//  file: PATH is then written in place, as before this existed.
+static int s_open_beside (weir__outfile *of, const char *path)
+{
+    static atomic_uint s_serial;
+    struct stat st;
+    char *real = NULL;
+    if (lstat (path, &st) == 0 && S_ISLNK (st.st_mode) && !(real = realpath (path, NULL)))
+        return -1;  //  a dangling link: written through, in place
+    const char *target = real ? real : path;
+    //  What cannot be written in place is refused as it was: a folder, a
+    //  file without write permission
+    if ((stat (target, &st) == 0 && !S_ISREG (st.st_mode))
+        || (access (target, F_OK) == 0 && access (target, W_OK))) {
+        free (real);
+        errno = 0;
+        return -1;
+    }
+    const char *slash = strrchr (target, '/');
+    int dirlen = slash ? (int) (slash - target + 1) : 0;
+    const char *base = slash ? slash + 1 : target;
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        unsigned serial = atomic_fetch_add_explicit (&s_serial, 1, memory_order_relaxed);
+        free (of->temp);
+        if (asprintf (&of->temp, "%.*s.%s.weir-%ld-%u", dirlen, target, base, (long) getpid (), serial) < 0) {
+            of->temp = NULL;
+            errno = ENOMEM;
+            break;
+        }
+        fd = open (of->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd >= 0 && stat (target, &st) == 0 && S_ISREG (st.st_mode))
+        (void) fchmod (fd, st.st_mode & 07777);  //  the file keeps its mode, as sed -i keeps it
+    if (fd >= 0 && real) {
+        //  The rename goes to the link's target
+        free (of->path);
+        of->path = real;
+        real = NULL;
+    }
+    if (fd < 0) {
+        int e = errno;
+        free (of->temp);
+        of->temp = NULL;
+        errno = e;
+    }
+    free (real);
+    return fd;
+}
+
 int weir__outfile_open (weir__outfile *of, const char *element, const char *path, unsigned threads,
-                        const char *resume, weir__err *err)
+                        const char *resume, unsigned flags, weir__err *err)
 {
     memset (of, 0, sizeof *of);
     of->element = element;
@@ -56,7 +113,17 @@ int weir__outfile_open (weir__outfile *of, const char *element, const char *path
         free (of->pending);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
-    of->fd = s_open (of, path, resume != NULL);
+    of->fd = -1;
+    if ((flags & WEIR__WRITER_REPLACE) && !resume && !weir__outfile_is_stream (path)) {
+        of->fd = s_open_beside (of, path);
+        if (of->fd < 0 && errno == ENOMEM) {
+            free (of->path);
+            free (of->pending);
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        }
+    }
+    if (of->fd < 0)
+        of->fd = s_open (of, path, resume != NULL);
     if (of->fd < 0) {
         int e = errno;
         free (of->path);
@@ -150,7 +217,7 @@ int weir__outfile_commit (weir__outfile *of, char *out, weir__err *err)
     //  The file's name too, once: a file created (or truncated) at open
     //  may vanish in a power cut with its directory entry, while the
     //  checkpoint that counts on its length survives
-    else if (!of->named && !of->stream) {
+    else if (!of->named && !of->stream && !of->temp) {
         if (weir__sync_parent (of->path))
             rc = weir__err_set (err, WEIR_EIO, "%s: cannot sync the folder of '%s': %s", of->element,
                                 of->path, strerror (errno));
@@ -162,16 +229,48 @@ int weir__outfile_commit (weir__outfile *of, char *out, weir__err *err)
     return rc;
 }
 
+void weir__outfile_discard (weir__outfile *of)
+{
+    of->discard = 1;
+}
+
+//  Put the file written beside PATH in its place.  Its bytes are durable
+//  before its name replaces the old file's, so a power cut finds either
+//  the whole old file or the whole new one; the rename is durable once
+//  the folder is synced.
+static int s_put_in_place (weir__outfile *of, weir__err *err)
+{
+    if (fsync (of->fd))
+        return weir__err_set (err, WEIR_EIO, "%s: cannot sync '%s': %s", of->element, of->path,
+                              strerror (errno));
+    WEIR_KILL_POINT ("output-synced");
+    if (rename (of->temp, of->path))
+        return weir__err_set (err, WEIR_EIO, "%s: cannot put the new '%s' in place of the old one: %s",
+                              of->element, of->path, strerror (errno));
+    free (of->temp);
+    of->temp = NULL;
+    WEIR_KILL_POINT ("output-renamed");
+    if (weir__sync_parent (of->path))
+        return weir__err_set (err, WEIR_EIO, "%s: cannot sync the folder of '%s': %s", of->element, of->path,
+                              strerror (errno));
+    return 0;
+}
+
 int weir__outfile_close (weir__outfile *of, weir__err *err)
 {
     int rc = 0;
     weir__err e;
     weir__err_init (&e);
     for (unsigned t = 0; t < of->threads; t++) {
-        if (!rc)
+        if (!rc && !of->discard)
             rc = s_write (of, &of->pending[t], &e);
         weir__buf_release (&of->pending[t]);
     }
+    if (of->temp && !of->discard && !rc)
+        rc = s_put_in_place (of, &e);
+    //  Failed, or not put in place: the old file stays as it was
+    if (of->temp)
+        (void) unlink (of->temp);
     if (close (of->fd) && !rc)
         rc = weir__err_set (&e, WEIR_EIO, "%s: cannot close '%s': %s", of->element, of->path,
                             strerror (errno));
@@ -180,5 +279,6 @@ int weir__outfile_close (weir__outfile *of, weir__err *err)
     pthread_mutex_destroy (&of->lock);
     free (of->pending);
     free (of->path);
+    free (of->temp);
     return rc;
 }

@@ -22,8 +22,13 @@ typedef struct weir__outfile {
     const char *element;
     char *path;
     int fd;
-    int stream;      //  standard output, a pipe, a terminal: never truncated nor sought
-    int named;       //  its directory entry was synced
+    int stream;  //  standard output, a pipe, a terminal: never truncated nor sought
+    int named;   //  its directory entry was synced
+    //  WEIR__WRITER_REPLACE: the file written beside PATH, renamed over
+    //  it at close unless the job failed (DISCARD); NULL when PATH itself
+    //  is written
+    char *temp;
+    int discard;
     uint64_t bytes;  //  written so far (under lock)
     pthread_mutex_t lock;
     unsigned threads;
@@ -36,9 +41,17 @@ typedef struct weir__outfile {
     checkpoint's length in it.  */
 int weir__outfile_is_stream (const char *path);
 
-/*  RESUME as for a writer's open: NULL, or the committed length.  */
+/*  RESUME as for a writer's open: NULL, or the committed length.  FLAGS:
+    WEIR__WRITER_REPLACE on a fresh start writes a new file beside a
+    regular file PATH (hidden: .NAME.weir-PID-N), which close renames over
+    PATH, or deletes after weir__outfile_discard.  A stream, or a folder
+    that takes no new file, is written in place.  */
 int weir__outfile_open (weir__outfile *of, const char *element, const char *path, unsigned threads,
-                        const char *resume, weir__err *err);
+                        const char *resume, unsigned flags, weir__err *err);
+
+/*  The job failed: close deletes what was written beside the file, and
+    the file stays as it was (WEIR__WRITER_REPLACE).  */
+void weir__outfile_discard (weir__outfile *of);
 
 /*  THREAD's buffer, to append to; then call weir__outfile_spill.  */
 static inline weir__buf *weir__outfile_buf (weir__outfile *of, unsigned thread)
@@ -55,7 +68,9 @@ int weir__outfile_flush (weir__outfile *of, unsigned thread, weir__err *err);
 /*  fsync, and the length written so far as text in OUT.  */
 int weir__outfile_commit (weir__outfile *of, char *out, weir__err *err);
 
-/*  Write every buffer, close, release; the first failure is returned.  */
+/*  Write every buffer, close (WEIR__WRITER_REPLACE: sync the new file and
+    rename it over the old one, synced), release; the first failure is
+    returned, and then the old file stays.  */
 int weir__outfile_close (weir__outfile *of, weir__err *err);
 
 #endif

@@ -18,14 +18,23 @@
     text, at most this long.  */
 #define WEIR__WRITER_STATE_MAX 64
 
+/*  A fresh start of a job without a checkpoint: a writer of a file writes
+    beside it and puts what it wrote in the file's place only when the job
+    succeeds, so a failed job leaves the file as it was (as sed -i and
+    rsync do).  With a checkpoint the file itself is written: a failed job
+    goes on from its last checkpoint with --resume.  */
+#define WEIR__WRITER_REPLACE 1u
+
 typedef struct weir__writer_class {
     const char *name;
     const char *description;
     const weir_property_info *props;
     /*  RESUME is NULL on a fresh start (files are created empty), else the
         committed state a checkpoint recorded: the writer goes back to it
-        (a file is truncated to its committed length) and appends.  */
-    int (*open) (weir__props *props, unsigned threads, const char *resume, void **state, weir__err *err);
+        (a file is truncated to its committed length) and appends.  FLAGS:
+        WEIR__WRITER_REPLACE or 0.  */
+    int (*open) (weir__props *props, unsigned threads, const char *resume, unsigned flags, void **state,
+                 weir__err *err);
     /*  PAYLOAD is COUNT well-formed records back to back.  */
     int (*write) (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
                   weir__err *err);
@@ -38,6 +47,11 @@ typedef struct weir__writer_class {
     /*  Flush and release everything; the first failure is returned.  STATE
         is freed even then.  */
     int (*close) (void *state, weir__err *err);
+    /*  Before close, when the job failed: what this run wrote is not to
+        take the place of what the output held (WEIR__WRITER_REPLACE).
+        NULL: the writer writes in place, and a failed job leaves what it
+        wrote.  */
+    void (*discard) (void *state);
 } weir__writer_class;
 
 extern const weir__writer_class weir__writer_null;

@@ -172,7 +172,11 @@ WEIR_EXPORT int weir_pipe_set_epoch_seconds (weir_pipe *self, double seconds);
 WEIR_EXPORT int weir_pipe_set_epochs (weir_pipe *self, uint64_t last_epoch);
 
 /*  Checkpoint into the LevelDB at DIR after init (checkpoint 0) and after
-    every epoch.  */
+    every epoch.  A writer's file is then written in place, so that a
+    failed run goes on from the last checkpoint.  Without a checkpoint, a
+    run over an input that ends writes each file beside it and renames it
+    over the file only if the run does not fail: a failed run leaves the
+    old file as it was.  */
 WEIR_EXPORT int weir_pipe_set_checkpoint (weir_pipe *self, const char *dir);
 /*  Keep the newest K checkpoints (0: all).  */
 WEIR_EXPORT int weir_pipe_set_keep (weir_pipe *self, unsigned keep);

@@ -98,6 +98,37 @@ for point in after-leveldb-write:1 writers-synced:1; do
     verify "resume-from $E, cut at $point" lines "$T/rf.out" "$ROOT/out" "$ROOT/ck"
 done
 
+# --- A job without a checkpoint replaces its output whole --------------
+# The new file is written beside the old one and renamed over it at the
+# end.  Killed once the new file is synced but not renamed, or renamed
+# but the folder not synced, a power cut leaves the old file or the new
+# one, each whole: never an empty or a partial file.
+seq 0 $((2 * PER - 1)) > "$T/replace.new"
+for point in output-synced output-renamed; do
+    rm -rf "$ROOT"/*
+    echo "the old output, kept whole" > "$ROOT/out"
+    "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+    WEIR_KILL_AT=$point:1 shimmed "$WEIR_KP" run -q --epoch-records 300 "lines path='$IN/*.txt' ! lines path=$ROOT/out" \
+        2>"$T/err"
+    [ $RC -eq 137 ] && ok || { fail "replace ($point): exit $RC, wanted 137"; sed 's/^/    /' "$T/err" >&2; }
+    power_cut "replace ($point)"
+    sort -n "$ROOT/out" > "$T/replace.got"
+    if [ "$(cat "$ROOT/out")" = "the old output, kept whole" ] || cmp -s "$T/replace.got" "$T/replace.new"; then
+        ok
+    else
+        fail "replace ($point): after a power cut the output is neither the old file nor the new one: $(wc -c < "$ROOT/out") bytes"
+    fi
+done
+# Run to its end, the replacement survives a power cut
+rm -rf "$ROOT"/*
+echo "the old output" > "$ROOT/out"
+"$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+shimmed "$WEIR_KP" run -q --epoch-records 300 "lines path='$IN/*.txt' ! lines path=$ROOT/out" 2>"$T/err"
+[ $RC -eq 0 ] && ok || { fail "replace: exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+power_cut "replace, finished"
+sort -n "$ROOT/out" > "$T/replace.got"
+same "$T/replace.got" "$T/replace.new" "replace: a finished job's output after a power cut"
+
 # --- Cuts at kill points and at random instants, every writer ---------
 POINTS="readers-stopped pipe-drained writers-synced blobs-copied before-leveldb-write after-leveldb-write readers-resumed"
 for writer in lines msgpack leveldb-flush leveldb-sync; do
