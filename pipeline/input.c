@@ -91,18 +91,21 @@ int weir__input_follows (const weir__input *self)
     return self->shards.follow;
 }
 
-int weir__input_live (const weir__input *self)
+const char *weir__input_stream (const weir__input *self)
 {
-    if (self->shards.follow)
-        return 1;
     for (size_t i = 0; i < self->shards.count; i++) {
         struct stat st;
         const char *path = self->shards.items[i].path;
         if (path && !weir__source_stat (path, &st)
             && (S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode) || S_ISSOCK (st.st_mode)))
-            return 1;
+            return path;
     }
-    return 0;
+    return NULL;
+}
+
+int weir__input_live (const weir__input *self)
+{
+    return self->shards.follow || weir__input_stream (self);
 }
 
 void weir__input_share (weir__input *self, unsigned rank, unsigned ranks)

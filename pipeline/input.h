@@ -48,6 +48,11 @@ int weir__input_follows (const weir__input *self);
 /*  Read only shard i with i mod RANKS == RANK (a job of several ranks).  */
 void weir__input_share (weir__input *self, unsigned rank, unsigned ranks);
 
+/*  The path of the first of its inputs that is no file and cannot be read
+    again: a pipe, a terminal or a socket (standard input among them), or
+    NULL.  */
+const char *weir__input_stream (const weir__input *self);
+
 /*  The input may never end: it follows its files, or reads a pipe, a
     terminal or a socket (standard input among them).  Its job's output
     is watched as it grows.  */

@@ -317,6 +317,14 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
     if (rc)
         return rc;
     if (self->fresh) {
+        const weir__stage *reader = self->of.stages->items[0];
+        const char *stream = weir__input_stream (reader->input);
+        if (stream && self->rank == 0)
+            weir__job_log (self->of.job, WEIR_LOG_WARNING,
+                           "%s: '%s' is not a file (a pipe or a terminal) and cannot be read again: to resume "
+                           "this job, feed it the same input again from its start, and --resume reads past what "
+                           "the checkpoint committed",
+                           reader->name, stream);
         //  Checkpoint 0: the state right after init, before any record;
         //  the outputs commit their (empty) state first, so that resuming
         //  from it knows where they stand

@@ -31,7 +31,7 @@
     GROW and THREAD complete the text of follow.  */
 #define WEIR__FILEREADER_PATH(FILES)                                                                         \
     {                                                                                                        \
-        "path", NULL, "file or glob of " FILES " (required); each file is a shard"                           \
+        "path", NULL, "file or glob of " FILES " (required), or - for standard input; each file is a shard"  \
     }
 #define WEIR__FILEREADER_SPLIT                                                                               \
     {                                                                                                        \

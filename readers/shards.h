@@ -37,6 +37,10 @@ typedef struct weir__shard {
     weir__identity id;
     int check;
     int gone;
+    //  A pipe or terminal opened by this process: what was read from it
+    //  cannot be read again.  Until then, an offset in it is a resume's,
+    //  and the same input fed again is read past it (readers/window.c)
+    int streamed;
 } weir__shard;
 
 typedef struct weir__shards {

@@ -116,6 +116,39 @@ static int s_follow_open (weir__window *w, weir__shard *shard, uint64_t *offset)
     return fd;
 }
 
+//  A resume from a pipe: the checkpoint's offset in it counts the bytes
+//  its first run committed, and a pipe cannot be read again, so the input
+//  must be fed again from its start (zcat big.gz | weir run --resume ...):
+//  its first START bytes are read and dropped.  A pipe that ends before
+//  them is not the input the checkpoint was taken from.
+static int s_skip (weir__window *w, const char *element, uint64_t start, weir__err *err)
+{
+    char scrap[65536];
+    uint64_t done = 0;
+    while (done < start) {
+        size_t want = start - done < sizeof scrap ? (size_t) (start - done) : sizeof scrap;
+        ssize_t n = read (w->fd, scrap, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element, w->path,
+                                  (unsigned long long) done, strerror (errno));
+        if (n == 0)
+            return weir__err_set (err, WEIR_ECORRUPT,
+                                  "%s: '%s' ended at byte %llu, before byte %llu where the checkpoint goes on: "
+                                  "it is not the input the checkpoint was taken from.  A pipe cannot be read "
+                                  "again, so a resume needs the same input fed again from its start",
+                                  element, w->path, (unsigned long long) done, (unsigned long long) start);
+        done += (uint64_t) n;
+    }
+    s_warn (w,
+            "'%s' is not a file (a pipe or a terminal): its first %llu bytes, which the checkpoint committed, "
+            "were read and dropped; this takes the input to be the one the checkpoint was taken from, fed "
+            "again from its start",
+            w->path, (unsigned long long) start);
+    return 0;
+}
+
 int weir__window_open (weir__window *w, const char *element, weir__shards *shards, weir__shard *shard,
                        uint64_t *offset, size_t max, long follow_ms, weir__sink *sink, weir__err *err)
 {
@@ -172,7 +205,16 @@ int weir__window_open (weir__window *w, const char *element, weir__shards *shard
         return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path, strerror (EISDIR));
     }
     w->stream = !S_ISREG (st.st_mode);
-    if (start && lseek (w->fd, (off_t) start, SEEK_SET) < 0) {
+    int first = w->stream && !shard->streamed;
+    shard->streamed |= w->stream;
+    if (start && first) {
+        int rc = s_skip (w, element, start, err);
+        if (rc) {
+            weir__window_close (w);
+            return rc;
+        }
+    }
+    else if (start && lseek (w->fd, (off_t) start, SEEK_SET) < 0) {
         int e = errno;
         weir__window_close (w);
         return weir__err_set (err, WEIR_EIO, "%s: cannot seek '%s' to byte %llu: %s", element, path,

@@ -62,4 +62,48 @@ seq 1 1000 > "$T/nums"
     || fail "a resume with another linger was refused"
 same "$T/o" "$T/nums" "resume with another linger"
 
+# --- a checkpointed job reading a pipe -------------------------------------
+# A pipe cannot be read again: the job says how a resume goes on, and a
+# resume fed the same input again reads past what the checkpoint committed
+N=300000
+seq 1 $N > "$T/all"
+seq 1 $N | "$WEIR" run -q --checkpoint "$T/p.ck" --epoch-records 10000 --epochs 3 "lines path=- ! lines path=$T/p.out" \
+    2>"$T/p.err" || fail "a checkpointed job reading a pipe failed: $(cat "$T/p.err")"
+grep -q "lines: '-' is not a file (a pipe or a terminal) and cannot be read again: to resume this job, feed it the same input again from its start" "$T/p.err" \
+    && ok || { fail "no word on how a job reading a pipe resumes"; cat "$T/p.err" >&2; }
+[ "$(wc -l < "$T/p.out")" -eq 30000 ] && ok || fail "--epochs 3 of 10000 records wrote $(wc -l < "$T/p.out") lines"
+# Fed less than the checkpoint read: not the same input, refused
+expect_exit 1 "lines: '-' ended at byte 48894, before byte [0-9]* where the checkpoint goes on: it is not the input the checkpoint was taken from" -- \
+    sh -c "seq 1 10000 | '$WEIR' run -q --checkpoint '$T/p.ck' --resume --epoch-records 10000 'lines path=- ! lines path=$T/p.out'"
+seq 1 $N | "$WEIR" run -q --checkpoint "$T/p.ck" --resume --epoch-records 10000 "lines path=- ! lines path=$T/p.out" \
+    2>"$T/p.err" || fail "resuming a job reading a pipe failed: $(cat "$T/p.err")"
+grep -q "its first [0-9]* bytes, which the checkpoint committed, were read and dropped" "$T/p.err" \
+    && ok || { fail "the resume does not say it read past the committed bytes"; cat "$T/p.err" >&2; }
+same "$T/p.out" "$T/all" "a job reading a pipe, resumed fed the same input"
+
+# Killed mid-run, resumed fed the same input: every line once.  A FIFO
+# fed by this shell: the job waits for more after the first 100000 lines,
+# committed in five epochs, and is killed there
+seq 1 1000000 > "$T/kall"
+mkfifo "$T/kfifo"
+"$WEIR" run -q --checkpoint "$T/k.ck" --epoch-records 20000 "lines path=$T/kfifo ! lines path=$T/k.out" 2>/dev/null &
+pid=$!
+exec 4>"$T/kfifo"
+head -n 100000 "$T/kall" >&4
+i=0
+while [ $i -lt 1200 ] && [ "$(checkpointed "$T/k.ck")" != 100000 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+[ "$(checkpointed "$T/k.ck")" = 100000 ] && ok || fail "the job reading a FIFO did not checkpoint its first 100000 lines"
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+exec 4>&-
+cat "$T/kall" > "$T/kfifo" &
+feeder=$!
+"$WEIR" run -q --checkpoint "$T/k.ck" --resume --epoch-records 20000 "lines path=$T/kfifo ! lines path=$T/k.out" \
+    2>"$T/k.err" || fail "resuming a killed job reading a FIFO failed: $(cat "$T/k.err")"
+wait $feeder
+same "$T/k.out" "$T/kall" "a job reading a FIFO, killed, resumed fed the same input"
+
 finish
