@@ -59,8 +59,8 @@ static int s_open_beside (weir__outfile *of, const char *path)
     const char *target = real ? real : path;
     //  What cannot be written in place is refused as it was: a folder, a
     //  file without write permission
-    if ((stat (target, &st) == 0 && !S_ISREG (st.st_mode))
-        || (access (target, F_OK) == 0 && access (target, W_OK))) {
+    int exists = stat (target, &st) == 0;
+    if (exists && (!S_ISREG (st.st_mode) || access (target, W_OK))) {
         free (real);
         errno = 0;
         return -1;
@@ -81,7 +81,7 @@ static int s_open_beside (weir__outfile *of, const char *path)
         if (fd < 0 && errno != EEXIST)
             break;
     }
-    if (fd >= 0 && stat (target, &st) == 0 && S_ISREG (st.st_mode))
+    if (fd >= 0 && exists)
         (void) fchmod (fd, st.st_mode & 07777);  //  the file keeps its mode, as sed -i keeps it
     if (fd >= 0 && real) {
         //  The rename goes to the link's target
