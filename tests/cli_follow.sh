@@ -278,6 +278,14 @@ pid=$!
 wait_lines "$T/c.out" 5 || fail "c.log was not read"
 sleep 0.5
 kill -STOP $pid
+# kill returns before every thread has stopped: a reader thread still
+# running would see the file emptied, which is the other (also correct)
+# path; wait until each thread of the job is in state T
+for i in $(seq 1 200); do
+    running=$(cat /proc/$pid/task/*/stat 2>/dev/null | sed 's/^.*) //' | cut -c1 | grep -vc T)
+    [ "$running" = 0 ] && break
+    sleep 0.01
+done
 seq 100 120 > "$C/c.log"
 kill -CONT $pid
 wait_lines "$T/c.out" 26 || fail "a file truncated and written past the offset: $(wc -l < "$T/c.out") lines, wanted 26"
