@@ -33,7 +33,7 @@ metric () {
 evaluate () {
     "$WEIR" run -q --stats "$T/eval.json" --load-blobs "$1" \
         "msgpack path=$T/test.bin ! softmax mode=eval ! lines path=$T/predicted.txt" || fail "$2: eval failed"
-    acc=$(metric "$T/eval.json" accuracy)
+    acc=$(metric "$T/eval.json" eval_accuracy)
     awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "$2: accuracy '$acc' on the test slice"
     [ "$(wc -l < "$T/predicted.txt")" -eq 1000 ] && ok || fail "$2: not one prediction per record"
 }
@@ -55,7 +55,7 @@ cmp -s "$T/model.bin" "$T/model.array" && ok || fail "bin and array forms traine
     || fail "train (map)"
 "$WEIR" run -q --stats "$T/eval.json" --load-blobs "$T/ck.map" \
     "msgpack path=$T/train.map ! softmax mode=eval scale=1/255 ! null" || fail "map: eval failed"
-acc=$(metric "$T/eval.json" accuracy)
+acc=$(metric "$T/eval.json" eval_accuracy)
 awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "map: training accuracy '$acc'"
 
 # The very file liblinear reads: libsvm text, written and read by weir
@@ -65,13 +65,13 @@ awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "map: training accurac
     || fail "train (libsvm)"
 "$WEIR" run -q --stats "$T/eval.json" --load-blobs "$T/ck.svm" "libsvm path=$T/test.svm ! softmax mode=eval ! null" \
     || fail "libsvm: eval failed"
-acc=$(metric "$T/eval.json" accuracy)
+acc=$(metric "$T/eval.json" eval_accuracy)
 awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "libsvm: accuracy '$acc'"
 
 # The progress line of a training job: epoch, examples/s, the running loss
 "$WEIR" run --progress --progress-interval 20 "msgpack path=$T/train.bin passes=20 ! softmax classes=10 ! null" \
     2>"$T/progress" || fail "progress run"
-grep -Eq '^epoch [0-9]+ \| msgpack [0-9.]+[kMG]?/s \| softmax [0-9.]+[kMG]?/s q [0-9]+/16 loss [0-9.]+' "$T/progress" \
+grep -Eq '^epoch [0-9]+ \| msgpack [0-9.]+[kMG]?/s \| softmax [0-9.]+[kMG]?/s q [0-9]+/16 train_loss [0-9.]+ train_accuracy [0-9.]+' "$T/progress" \
     && ok || fail "progress line: $(grep softmax "$T/progress" | head -1)"
 
 # Errors: eval without a model, a label past classes, features of no form

@@ -29,10 +29,12 @@
     by --load-blobs brings its own shape; properties that disagree with it
     are refused.
 
-    Metrics: in training, 'loss' (mean cross-entropy) and 'accuracy' (of
-    each example predicted before the model learns from it) of the last
-    few thousand examples; in eval, 'accuracy' over the records that carry
-    a label, and 'labeled'.
+    Metrics, named for the data they are measured on: in training,
+    'train_loss' (mean cross-entropy) and 'train_accuracy' (of each
+    training example predicted before the model learns from it) of the
+    last few thousand examples; in eval, 'eval_accuracy' over the records
+    given that carry a label (the test set's accuracy when the test set
+    is what is evaluated), and 'eval_labeled', how many they were.
 
     Build: cc -shared -fPIC $(pkg-config --cflags weir) softmax.c model.c worker.c predict.c -o softmax.so  */
 #include <errno.h>
@@ -293,8 +295,8 @@ static void s_publish (weir_stage *st, s_thread *t)
     model_stats stats;
     model_worker_take_stats (t->worker, &stats);
     if (stats.examples) {
-        weir_metric_set (st, "loss", stats.loss / (double) stats.examples);
-        weir_metric_set (st, "accuracy", (double) stats.correct / (double) stats.examples);
+        weir_metric_set (st, "train_loss", stats.loss / (double) stats.examples);
+        weir_metric_set (st, "train_accuracy", (double) stats.correct / (double) stats.examples);
     }
     t->since = 0;
 }
@@ -324,8 +326,8 @@ static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
     if (self->eval) {
         uint64_t labeled = atomic_load (&self->labeled);
         if (labeled) {
-            weir_metric_set (st, "accuracy", (double) atomic_load (&self->correct) / (double) labeled);
-            weir_metric_set (st, "labeled", (double) labeled);
+            weir_metric_set (st, "eval_accuracy", (double) atomic_load (&self->correct) / (double) labeled);
+            weir_metric_set (st, "eval_labeled", (double) labeled);
         }
     }
     return 0;
