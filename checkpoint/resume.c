@@ -16,20 +16,33 @@ struct weir__resume {
     weir__ckpt *ckpt;
 };
 
-//  Take checkpoint CK (of EPOCH, in DIR) if it was written by this
-//  pipeline.
+//  Whether CK was written by the pipeline of SHAPE; if not, the
+//  description it was written by into *WAS and *LEN.
+static int s_same (const weir__ckpt *ck, const char *shape, const char **was, size_t *len)
+{
+    size_t n;
+    const char *had = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_SHAPE, &n);
+    if (had && n == strlen (shape) && memcmp (had, shape, n) == 0)
+        return 1;
+    *was = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_DESCRIPTION, len);
+    if (!*was) {
+        *was = "";
+        *len = 0;
+    }
+    return 0;
+}
+
+//  Take checkpoint CK, checked against SHAPE when there is one.
 static int s_take (weir__ckpt *ck, uint64_t epoch, const char *dir, const char *shape, weir__resume **out,
                    weir__err *err)
 {
+    const char *was;
     size_t len;
-    const char *was = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_SHAPE, &len);
-    if (!was || len != strlen (shape) || memcmp (was, shape, len) != 0) {
-        was = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_DESCRIPTION, &len);
+    if (shape && !s_same (ck, shape, &was, &len)) {
         weir__err_set (err, WEIR_ESTRUCTURE,
-                       "checkpoint %" PRIu64
-                       " of '%s' was written by another pipeline: '%.*s'; only threads=, "
-                       "capacity= and batch= may change on resume",
-                       epoch, dir, was ? (int) len : 0, was ? was : "");
+                       "checkpoint %" PRIu64 " of '%s' was written by another pipeline: '%.*s'; only threads=, "
+                       "capacity=, batch= and linger= may change on resume",
+                       epoch, dir, (int) len, was);
         weir__ckpt_destroy (&ck);
         return WEIR_ESTRUCTURE;
     }
@@ -43,12 +56,17 @@ static int s_take (weir__ckpt *ck, uint64_t epoch, const char *dir, const char *
     return 0;
 }
 
-//  Load checkpoint EPOCH and check that it was written by this pipeline.
-static int s_load (weir__store *store, uint64_t epoch, const char *shape, weir__resume **out, weir__err *err)
+//  Load checkpoint EPOCH.
+static int s_load (weir__store *store, uint64_t epoch, weir__resume **out, weir__err *err)
 {
     weir__ckpt *ck;
     int rc = weir__store_read (store, epoch, &ck, err);
-    return rc ? rc : s_take (ck, epoch, weir__store_dir (store), shape, out, err);
+    return rc ? rc : s_take (ck, epoch, weir__store_dir (store), NULL, out, err);
+}
+
+int weir__resume_same (const weir__resume *self, const char *shape, const char **was, size_t *len)
+{
+    return s_same (self->ckpt, shape, was, len);
 }
 
 int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__err *err)
@@ -69,8 +87,7 @@ int weir__resume_unpack (const char *buf, size_t len, const char *shape, const c
     return s_take (ck, weir__ckpt_epoch (ck), dir, shape, out, err);
 }
 
-int weir__resume_open (weir__store *store, int mode, uint64_t epoch, const char *shape, weir__resume **out,
-                       weir__err *err)
+int weir__resume_open (weir__store *store, int mode, uint64_t epoch, weir__resume **out, weir__err *err)
 {
     *out = NULL;
     uint64_t latest = 0;
@@ -86,8 +103,8 @@ int weir__resume_open (weir__store *store, int mode, uint64_t epoch, const char 
                                   "): add --resume to go on from it, or choose another directory",
                                   weir__store_dir (store), latest);
         return 0;
-    case WEIR_RESUME_LATEST: return has ? s_load (store, latest, shape, out, err) : 0;
-    default: return s_load (store, epoch, shape, out, err);
+    case WEIR_RESUME_LATEST: return has ? s_load (store, latest, out, err) : 0;
+    default: return s_load (store, epoch, out, err);
     }
 }
 

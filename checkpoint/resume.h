@@ -2,7 +2,8 @@
 
     weir__resume_open applies the resume policy (WEIR_RESUME_* of
     <weir/weir.h>) to a store and, when the job goes on from a checkpoint,
-    loads it verified and checks that it was written by the same pipeline.
+    loads it verified; weir__resume_same says whether it was written by
+    the same pipeline (pipeline/change.h says what changed if not).
     The engine then takes what it needs, stage by stage, as it opens them:
     blobs, each reader's offsets, each writer's committed state.  Every
     check that the state still fits (the same shards, a state for every
@@ -22,12 +23,16 @@ typedef struct weir__resume weir__resume;
 
 /*  With MODE WEIR_RESUME_NONE, a store that holds checkpoints is refused
     (WEIR_ESTATE); WEIR_RESUME_LATEST goes on from the latest checkpoint,
-    if any; WEIR_RESUME_EPOCH from checkpoint EPOCH.  A checkpoint written
-    by another pipeline (SHAPE differs) is refused with WEIR_ESTRUCTURE.
-    0 and *OUT, NULL when the job starts fresh.  */
-int weir__resume_open (weir__store *store, int mode, uint64_t epoch, const char *shape, weir__resume **out,
-                       weir__err *err);
+    if any; WEIR_RESUME_EPOCH from checkpoint EPOCH.  0 and *OUT, NULL
+    when the job starts fresh.  The caller checks weir__resume_same: it
+    is the one that can say what changed.  */
+int weir__resume_open (weir__store *store, int mode, uint64_t epoch, weir__resume **out, weir__err *err);
 void weir__resume_destroy (weir__resume **self_p);
+
+/*  1 if the checkpoint was written by the pipeline of SHAPE (the
+    canonical form of weir__build_shape); else 0, and *WAS and *LEN the
+    description it was written by (not NUL-terminated).  */
+int weir__resume_same (const weir__resume *self, const char *shape, const char **was, size_t *len);
 
 /*  The checkpoint's epoch; the job goes on with the next one.  */
 uint64_t weir__resume_epoch (const weir__resume *self);
@@ -83,7 +88,7 @@ unsigned weir__resume_slots (const weir__resume *self, size_t stage, const char 
 uint64_t weir__resume_generation (const weir__resume *self);
 
 /*  The checkpoint, packed to go to another rank of the job; and a resume
-    made of it there (SHAPE as for weir__resume_open), WHO naming the rank
+    made of it there, refused if SHAPE is not the same (weir__resume_same), WHO naming the rank
     that sent it in messages.  */
 int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__err *err);
 int weir__resume_unpack (const char *buf, size_t len, const char *shape, const char *who, weir__resume **out,

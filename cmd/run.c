@@ -119,7 +119,8 @@ const cmd_command cmd_run_command = {
         "in it.  The description may be one argument or several (they are joined with blanks).",
     .options = s_options_table,
     .notes = "Without --resume or --resume-from, a directory that holds checkpoints is refused.  Only "
-             "threads=, capacity= and batch= may change on resume.\n"
+             "threads=, capacity=, batch= and linger= (and the order of properties) may change on resume; "
+             "another change is refused, showing the first difference.\n"
              "\n"
              "Ctrl-C (SIGINT) or SIGTERM ends the current epoch at once: what was read flows out, a "
              "checkpoint is written (with --checkpoint) and weir exits 128+signal (130, 143); --resume goes "

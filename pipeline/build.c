@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/change.h"
 #include "pipeline/elements.h"
 #include "pipeline/parse.h"
 #include "pipeline/loader.h"
@@ -262,8 +263,7 @@ char *weir__build_shape (const weir__stages *stages)
         for (size_t k = 0; k < n; k++) {
             const char *key = sorted[k]->key;
             //  How the stage runs, not what it computes: free to change on resume
-            if (!strcmp (key, "threads") || !strcmp (key, "capacity") || !strcmp (key, "batch")
-                || !strcmp (key, "linger"))
+            if (weir__change_free (key))
                 continue;
             used += (size_t) snprintf (out + used, size - used, " %s=%s", key, sorted[k]->value);
         }

@@ -67,7 +67,7 @@ int weir__ranks_rank (const weir__ranks *self);
 int weir__ranks_size (const weir__ranks *self);
 
 /*  Rank 0's *RESUME (or none) to every rank: the others get their copy
-    in *RESUME (SHAPE as for weir__resume_open).  */
+    in *RESUME (SHAPE as for weir__resume_same).  */
 int weir__ranks_hand_out (weir__ranks *self, weir__resume **resume, const char *shape, weir__err *err);
 
 /*  Before writer STAGE opens: its outputs ("slots"), as many as ranks

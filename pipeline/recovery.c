@@ -11,6 +11,7 @@
 #include "checkpoint/saver.h"
 #include "checkpoint/store.h"
 #include "lib/killpoint.h"
+#include "pipeline/change.h"
 
 struct weir__recovery {
     weir__recovery_of of;
@@ -55,6 +56,20 @@ static int s_without_store (const weir__options *o, weir__err *err)
                               "needs a checkpoint directory (--checkpoint DIR)",
                               (unsigned long long) o->max_epochs);
     return 0;
+}
+
+//  A checkpoint is gone on from only by the pipeline that wrote it:
+//  another is refused, saying what differs first.
+static int s_same_pipeline (weir__recovery *self, weir__err *err)
+{
+    const char *was;
+    size_t len;
+    if (!self->resume || weir__resume_same (self->resume, self->of.shape, &was, &len))
+        return 0;
+    int rc = weir__change_explain (was, len, self->of.description, self->of.stages,
+                                   weir__resume_epoch (self->resume), weir__store_dir (self->store), err);
+    weir__resume_destroy (&self->resume);
+    return rc;
 }
 
 //  A store that went back in time (a log cut by a power failure) is said,
@@ -141,8 +156,8 @@ int weir__recovery_new (const weir__recovery_of *what, weir__recovery **out, wei
     //  The checkpoints of a job of several ranks are rank 0's alone
     if (self->rank == 0
         && ((rc = weir__store_open (o->checkpoint_dir, 1, &self->store, err))
-            || (rc = weir__resume_open (self->store, o->resume_mode, o->resume_epoch, what->shape,
-                                        &self->resume, err))))
+            || (rc = weir__resume_open (self->store, o->resume_mode, o->resume_epoch, &self->resume, err))
+            || (rc = s_same_pipeline (self, err))))
         return rc;
     if (self->store && self->resume && o->resume_mode == WEIR_RESUME_EPOCH && (rc = s_roll_back (self, err)))
         return rc;

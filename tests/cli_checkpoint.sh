@@ -84,6 +84,37 @@ expect_exit 0 "" -- "$WEIR" run -q --checkpoint "$T/fresh" --resume "$job"
 
 # Only threads, capacity and batch may change
 expect_exit 2 "was written by another pipeline" -- "$WEIR" run --checkpoint "$T/ck" --resume-from 2 "range count=11 ! $T/acc.so init=100 ! lines path=$T/out.txt"
+# A refused resume shows both descriptions with a caret under the first
+# difference, and names it (a different output name)
+"$WEIR" run -q --checkpoint "$T/diff" "range count=10 ! lines path=$T/d1.txt" || fail "diff job"
+cat > "$T/want" <<EOF
+weir run: checkpoint 1 of '$T/diff' was written by another pipeline: lines (stage 2): path= was '$T/d1.txt', is now '$T/d2.txt'
+  was: range count=10 ! lines path=$T/d1.txt
+                                   ^
+  now: range count=10 ! lines path=$T/d2.txt
+                                   ^
+only threads=, capacity=, batch= and linger= may change on resume; to run the new pipeline, give it another --checkpoint directory
+EOF
+expect_exit 2 "" -- "$WEIR" run --checkpoint "$T/diff" --resume "range count=10 ! lines path=$T/d2.txt"
+same "$T/err" "$T/want" "the message of a resume with another output"
+# Properties written in another order, with other threads: the same job
+expect_exit 0 "" -- "$WEIR" run -q --checkpoint "$T/diff" --resume "range threads=2 count=10 ! lines threads=1 path=$T/d1.txt"
+# A property added, a stage added: each named, the caret under it on the
+# side that has it
+expect_exit 2 "range \(stage 1\): start=3 was added" -- \
+    "$WEIR" run --checkpoint "$T/diff" --resume "range count=10 start=3 ! lines path=$T/d1.txt"
+grep -q "^  now: range count=10 start=3 ! " "$T/err" && [ "$(sed -n 5p "$T/err")" = "                      ^" ] && ok \
+    || { fail "the caret under an added property"; cat "$T/err" >&2; }
+expect_exit 2 "stage 2 was lines, is now identity" -- \
+    "$WEIR" run --checkpoint "$T/diff" --resume "range count=10 ! identity ! lines path=$T/d1.txt"
+# A long description is shown as a window around the difference
+long="range count=10 ! identity ! identity ! identity ! identity ! identity ! identity ! identity ! identity ! identity"
+"$WEIR" run -q --checkpoint "$T/long" "$long ! lines path=$T/d1.txt" || fail "long job"
+expect_exit 2 "lines \(stage 11\): path= was" -- "$WEIR" run --checkpoint "$T/long" --resume "$long ! lines path=$T/d3.txt"
+line=$(grep '^  now: \.\.\.' "$T/err")
+caret=$(grep -A1 '^  now: ' "$T/err" | tail -1)
+[ -n "$line" ] && [ "${#line}" -le 110 ] && [ "$(printf '%s' "$line" | cut -c${#caret})" = "/" ] && ok \
+    || { fail "a long description's window and caret"; cat "$T/err" >&2; }
 expect_exit 0 "" -- "$WEIR" run -q --checkpoint "$T/ck" --resume-from 2 --epoch-records 3 "range count=10 threads=2 batch=2 ! $T/acc.so init=100 threads=3 capacity=2 ! lines path=$T/out.txt threads=2"
 sort -n "$T/out.txt" | cmp -s - "$T/expected" && ok || fail "resume with other threads: $(cat "$T/out.txt")"
 [ "$(total "$T/ck" 4)" = 145 ] && ok || fail "resume with other threads: total $(total "$T/ck" 4)"
