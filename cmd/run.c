@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 //  The options of 'weir run'.
@@ -124,7 +125,8 @@ const cmd_command cmd_run_command = {
              "\n"
              "Ctrl-C (SIGINT) or SIGTERM ends the current epoch at once: what was read flows out, a "
              "checkpoint is written (with --checkpoint) and weir exits 128+signal (130, 143); --resume goes "
-             "on exactly.  A second signal of either kind aborts at once without a new checkpoint; the last "
+             "on exactly.  A second signal of either kind aborts at once without a new checkpoint (the same "
+             "signal from the same process within 200 ms counts once, as timeout(1) sends it twice); the last "
              "one stays valid, and if a thread stuck where no abort reaches holds the run past --abort-timeout, "
              "weir exits without it.  A third signal ends the process as the signal would.\n"
              "\n"
@@ -155,6 +157,12 @@ static weir_pipe *volatile s_pipe;
 //  Atomics, lock-free: the handler may run on any thread, and the
 //  watchdog's thread reads the signal too.
 static atomic_int s_signal, s_signals;
+//  Who sent the first signal, and when (ms, monotonic): see s_repeat
+static atomic_int s_sender;
+static atomic_llong s_first_ms;
+//  Whether stderr is a terminal: only there does a line need ending
+//  (after "^C", or the progress line) before a message
+static int s_terminal;
 
 static void s_say (const char *text)
 {
@@ -162,17 +170,45 @@ static void s_say (const char *text)
     (void) n;
 }
 
-static void s_on_signal (int sig)
+static long long s_now_ms (void)
 {
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+//  The first signal delivered again: the same signal from the same
+//  process within 200 ms.  timeout(1) sends its signal to weir and then
+//  to weir's process group, which holds weir: one request, twice, a few
+//  microseconds apart, that must not abort what the first asked to stop
+//  cleanly.  A script that means to abort waits longer between its two
+//  kills; a terminal's Ctrl-C comes from the kernel (no sender), and is
+//  never merged.
+static int s_repeat (int sig, const siginfo_t *info)
+{
+    return info && info->si_code == SI_USER && info->si_pid > 0 && sig == s_signal
+           && info->si_pid == s_sender && s_now_ms () - s_first_ms < 200;
+}
+
+static void s_on_signal (int sig, siginfo_t *info, void *context)
+{
+    (void) context;
+    if (s_signals >= 1 && s_repeat (sig, info))
+        return;
     int count = ++s_signals;
     if (count == 1) {
+        s_sender = info && info->si_code == SI_USER ? (int) info->si_pid : 0;
+        s_first_ms = s_now_ms ();
         s_signal = sig;
-        s_say ("\nweir: stopping at the end of this epoch (signal again to abort)\n");
+        s_say (s_terminal ? "\nweir: stopping at the end of this epoch (signal again to abort)\n"
+                          : "weir: stopping at the end of this epoch (signal again to abort)\n");
         if (s_pipe)
             weir_pipe_stop (s_pipe);
     }
     else if (count == 2) {
-        s_say ("weir: aborting; the last checkpoint stays valid\n");
+        //  Whether the abort comes in time, or the stop's checkpoint was
+        //  already written, only the end of the run can say
+        s_say ("weir: aborting (signal again to end at once)\n");
         if (s_pipe)
             weir_pipe_abort (s_pipe);
     }
@@ -309,6 +345,12 @@ static int s_apply (const s_options *o, weir_pipe *pipe)
     return rc;
 }
 
+//  "s" unless N is 1: "1 record", "2 records".
+static const char *s_plural (uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 //  The description, and a caret under the byte it points at.
 static void s_show_caret (const char *text, long offset)
 {
@@ -350,8 +392,10 @@ static int s_run_pipe (weir_pipe *pipe, double abort_timeout)
     s_pipe = pipe;
     struct sigaction sa;
     memset (&sa, 0, sizeof sa);
-    sa.sa_handler = s_on_signal;
+    sa.sa_sigaction = s_on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset (&sa.sa_mask);
+    s_terminal = isatty (STDERR_FILENO);
     sigaction (SIGINT, &sa, NULL);
     sigaction (SIGTERM, &sa, NULL);
     cmd_watchdog *watchdog = cmd_watchdog_new (pipe, abort_timeout, &s_signal);
@@ -380,10 +424,14 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int c
         return exit_code;
     double wall = weir_pipe_wall_seconds (pipe);
     if (s_signal && (rc == 0 || rc == WEIR_EABORTED)) {
+        //  A second signal that came after the stop's checkpoint was
+        //  written aborted nothing: say so, not only that it came
         if (rc == 0)
-            fprintf (stderr, "weir: stopped by %s after %llu records read%s\n",
+            fprintf (stderr, "weir: stopped by %s after %llu record%s read%s%s\n",
                      s_signal == SIGINT ? "SIGINT" : "SIGTERM", (unsigned long long) first.records_out,
-                     checkpointing ? "; checkpoint written, --resume goes on from here" : "");
+                     s_plural (first.records_out),
+                     checkpointing ? "; checkpoint written, --resume goes on from here" : "",
+                     s_signals > 1 ? " (the stop had ended when the second signal came: nothing was aborted)" : "");
         exit_code = 128 + s_signal;
     }
     else if (!quiet && rc == 0) {
@@ -421,8 +469,8 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int c
                       (unsigned long long) first.records_out);
         else if (ranks > 1)
             snprintf (who, sizeof who, "rank %d of %d: ", rank, ranks);
-        fprintf (stderr, "weir: %s%llu records read, %llu written%s in %.3f s (%s records/s)%s%s\n", who,
-                 (unsigned long long) read, (unsigned long long) written, bad, wall, rate, mine, since);
+        fprintf (stderr, "weir: %s%llu record%s read, %llu written%s in %.3f s (%s records/s)%s%s\n", who,
+                 (unsigned long long) read, s_plural (read), (unsigned long long) written, bad, wall, rate, mine, since);
     }
     //  What the processors published, as they left it
     size_t stage;
