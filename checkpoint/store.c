@@ -570,6 +570,37 @@ static int s_read_entries (weir__store *self, weir__ckpt *ckpt, uint64_t *hash, 
     return rc;
 }
 
+//  After ERR's "checkpoint E does not exist": the epochs that do, so the
+//  user need not run 'weir checkpoints' to pick one.
+static void s_say_kept (weir__store *self, weir__err *err)
+{
+    uint64_t *epochs;
+    size_t count, used = strlen (err->msg);
+    weir__err ignored;
+    weir__err_init (&ignored);
+    if (weir__store_epochs (self, &epochs, &count, &ignored))
+        return;
+    //  Runs of consecutive epochs as A-B: a kept window is one run
+    if (!count)
+        snprintf (err->msg + used, sizeof err->msg - used, "; it holds no checkpoint");
+    for (size_t i = 0; i < count && used < sizeof err->msg; i++) {
+        size_t j = i;
+        while (j + 1 < count && epochs[j + 1] == epochs[j] + 1)
+            j++;
+        const char *lead = i == 0 ? (count == 1 ? "; it holds checkpoint " : "; it holds checkpoints ") : ", ";
+        if (j == i + 1)
+            used += (size_t) snprintf (err->msg + used, sizeof err->msg - used, "%s%" PRIu64 ", %" PRIu64, lead,
+                                       epochs[i], epochs[j]);
+        else if (j > i)
+            used += (size_t) snprintf (err->msg + used, sizeof err->msg - used, "%s%" PRIu64 " to %" PRIu64, lead,
+                                       epochs[i], epochs[j]);
+        else
+            used += (size_t) snprintf (err->msg + used, sizeof err->msg - used, "%s%" PRIu64, lead, epochs[i]);
+        i = j;
+    }
+    free (epochs);
+}
+
 int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir__err *err)
 {
     *out = NULL;
@@ -580,8 +611,11 @@ int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir_
     size_t count = 0;
     char *sum = NULL;
     int rc = s_read_entries (self, ckpt, &hash, &count, &sum, err);
-    if (!rc)
+    if (!rc) {
         rc = weir__layout_check (ckpt, self->dir, count, hash, sum, err);
+        if (rc && !count && !sum)
+            s_say_kept (self, err);
+    }
     free (sum);
     if (!rc)
         rc = weir__layout_assemble (ckpt, self->dir, err);

@@ -53,6 +53,15 @@ static const char *s_meta (const weir_checkpoint *ck, const char *name, char *bu
     return buf;
 }
 
+//  SECONDS since 1970 as RFC 3339, in UTC, into OUT.
+static void s_when (long long seconds, char *out, size_t size)
+{
+    time_t t = (time_t) seconds;
+    struct tm tm;
+    if (!gmtime_r (&t, &tm) || !strftime (out, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf (out, size, "?");
+}
+
 //  One line per checkpoint of DIR.
 static int s_list (const char *dir)
 {
@@ -83,10 +92,7 @@ static int s_list (const char *dir)
             weir_checkpoint_item (ck, WEIR_CHECKPOINT_BLOBS, k, NULL, &size);
             bytes += size;
         }
-        time_t t = (time_t) strtoll (s_meta (ck, WEIR_META_TIME, a, sizeof a), NULL, 10);
-        struct tm tm;
-        gmtime_r (&t, &tm);
-        strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        s_when (strtoll (s_meta (ck, WEIR_META_TIME, a, sizeof a), NULL, 10), when, sizeof when);
         printf ("%-8llu %-20s %14s %6zu %14zu%s%s\n", (unsigned long long) epochs[i], when,
                 s_meta (ck, records, b, sizeof b), nblobs, bytes, i + 1 == count ? "  (latest)" : "",
                 strcmp (s_meta (ck, WEIR_META_FINISHED, a, sizeof a), "1") == 0 ? "  finished" : "");
@@ -128,6 +134,13 @@ static void s_show (const weir_checkpoint *ck, const char *dir)
             const char *name = weir_checkpoint_item (ck, section, k, &data, &size);
             if (section == WEIR_CHECKPOINT_BLOBS)
                 printf ("  %s: %zu\n", name, size);
+            else if (section == WEIR_CHECKPOINT_META && !strcmp (name, WEIR_META_TIME)) {
+                //  Seconds since 1970 are for programs; a person reads a date
+                char text[32], when[32];
+                snprintf (text, sizeof text, "%.*s", (int) size, (const char *) data);
+                s_when (strtoll (text, NULL, 10), when, sizeof when);
+                printf ("  %s: %s (%s)\n", name, when, text);
+            }
             else
                 printf ("  %s: %.*s\n", name, (int) size, (const char *) data);
         }

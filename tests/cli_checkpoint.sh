@@ -171,8 +171,12 @@ same "$T/out.txt" "$T/out.before" "a refused resume left the output alone"
 expect_exit 1 "$damaged" -- "$WEIR" checkpoints "$T/bad" --epoch 4
 
 # Inspecting: a missing blob, a missing epoch
+"$WEIR" checkpoints "$T/ck" --epoch 4 | grep -Eq '^  time: [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z \([0-9]+\)$' \
+    && ok || fail "a checkpoint's time is not shown as RFC 3339: $("$WEIR" checkpoints "$T/ck" --epoch 4 | grep time)"
 expect_exit 1 "has no blob 'nope'" -- "$WEIR" checkpoints "$T/ck" --epoch 1 --blob nope
-expect_exit 1 "checkpoint 9 does not exist" -- "$WEIR" checkpoints "$T/ck" --epoch 9
+expect_exit 1 "checkpoint 9 does not exist in '$T/ck'; it holds checkpoints 0 to 4\$" -- "$WEIR" checkpoints "$T/ck" --epoch 9
+expect_exit 1 "checkpoint 7 does not exist in '$T/ck'; it holds checkpoints 0 to 4\$" -- \
+    "$WEIR" run --checkpoint "$T/ck" --resume-from 7 "$job"
 expect_exit 2 "" -- "$WEIR" run --epoch-records 0 "$job"
 expect_exit 2 "resuming needs a checkpoint directory" -- "$WEIR" run --resume "$job"
 
