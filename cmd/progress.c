@@ -17,6 +17,7 @@ struct cmd_progress {
     int epochs;        //  the job counts epochs: show which
     double last_wall;  //  the job's wall seconds at the last line
     uint64_t *last;    //  records taken per stage at the last line
+    char *numbered;    //  per stage: its name is not the pipe's only one
     size_t stages;
     int based;            //  input_base holds the reader's progress at the first line
     uint64_t input_base;  //  what earlier runs of a resumed job read
@@ -31,10 +32,22 @@ cmd_progress *cmd_progress_new (weir_pipe *pipe, int tty, int epochs)
     self->epochs = epochs;
     self->stages = weir_pipe_stage_count (pipe);
     self->last = calloc (self->stages ? self->stages : 1, sizeof *self->last);
-    if (!self->last) {
+    self->numbered = calloc (self->stages ? self->stages : 1, 1);
+    if (!self->last || !self->numbered) {
+        free (self->last);
+        free (self->numbered);
         free (self);
         return NULL;
     }
+    //  'lines 1.2M/s | lines 1.1M/s' would not say which is the reader:
+    //  a name the pipe has twice is followed by its stage's number
+    for (size_t i = 0; i < self->stages; i++)
+        for (size_t j = 0; j < self->stages; j++) {
+            weir_stage_stats a = WEIR_STAGE_STATS_INIT, b = WEIR_STAGE_STATS_INIT;
+            if (i != j && weir_pipe_stats (pipe, i, &a) == 0 && weir_pipe_stats (pipe, j, &b) == 0 && a.name
+                && b.name && !strcmp (a.name, b.name))
+                self->numbered[i] = 1;
+        }
     return self;
 }
 
@@ -44,6 +57,7 @@ void cmd_progress_destroy (cmd_progress **self_p)
     if (!self)
         return;
     free (self->last);
+    free (self->numbered);
     free (self);
     *self_p = NULL;
 }
@@ -151,7 +165,10 @@ static void s_stages (cmd_progress *self, weir_pipe *pipe, double dt, s_parts *p
         self->last[i] = st.records_in;
         if (i >= p->stages)
             continue;
-        snprintf (p->rate[i], sizeof p->rate[i], "%s %s/s", st.name, rate);
+        if (self->numbered[i])
+            snprintf (p->rate[i], sizeof p->rate[i], "%s#%zu %s/s", st.name, i + 1, rate);
+        else
+            snprintf (p->rate[i], sizeof p->rate[i], "%s %s/s", st.name, rate);
         if (st.queue_capacity)
             snprintf (p->queue[i], sizeof p->queue[i], " q %u/%u", st.queue_fill, st.queue_capacity);
         s_metrics (pipe, i, p->metrics[i], sizeof p->metrics[i]);

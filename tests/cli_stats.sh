@@ -24,6 +24,12 @@ grep -Eq '^range [0-9.]+[kMG]?/s \| identity [0-9.]+[kMG]?/s q [0-9]+/16 \| null
 grep -Eq '^weir: 30000000 records read, 30000000 written in [0-9.]+ s \([0-9.]+ ([kMG] )?records/s\)' "$T/progress" \
     && ok || fail "summary line: $(tail -1 "$T/progress")"
 
+# A name the pipe has twice says which stage it is
+"$WEIR" run --progress --progress-interval 5 "range count=20M ! identity ! identity ! null" 2>"$T/progress2" \
+    || fail "progress run"
+grep -Eq '^range [0-9.]+[kMG]?/s \| identity#2 [0-9.]+[kMG]?/s q [0-9]+/16 \| identity#3 [0-9.]+[kMG]?/s q [0-9]+/16 \| null ' \
+    "$T/progress2" && ok || fail "progress line with a name twice: $(head -2 "$T/progress2")"
+
 # With the size of the input known: percent done and the time left
 grep -Eq '\| [0-9]+ records [0-9]+% ETA [0-9]+:[0-9][0-9] [0-9.]+s$' "$T/progress" && ok || fail "no percent and ETA: $(head -2 "$T/progress")"
 # Read and written differ when a processor drops records: the summary says both
