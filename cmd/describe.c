@@ -17,7 +17,7 @@ const cmd_command cmd_plugin_command = {
     .usage = "PATH|NAME",
     .summary = "describe a processor plugin",
     .description = "Load a processor plugin as 'weir run' would and describe it: its name, description, "
-                   "ABI, path and callbacks.  A NAME without '/' is looked up as NAME.so in "
+                   "ABI, path, callbacks and the properties it declares.  A NAME without '/' is looked up as NAME.so in "
                    "$WEIR_PLUGIN_PATH, then in the installed plugin folder.",
     .options = s_options,
 };
@@ -57,6 +57,16 @@ static int s_plugin (int argc, char **argv)
     printf ("callbacks:  %s%s%s process%s%s%s\n", table->open ? " open" : "", table->init ? " init" : "",
             table->thread_open ? " thread_open" : "", table->epoch_end ? " epoch_end" : "",
             table->thread_close ? " thread_close" : "", table->close ? " close" : "");
+    if (!table->props)
+        printf ("properties:  not declared (see its documentation)\n");
+    else if (!table->props->name)
+        printf ("properties:  none of its own\n");
+    else {
+        printf ("properties:\n");
+        for (const weir_property_info *p = table->props; p->name; p++)
+            printf ("  %-12s %-9s %s\n", p->name, !p->fallback ? "required" : *p->fallback ? p->fallback : "(none)",
+                    p->description ? p->description : "");
+    }
     weir_plugin_destroy (&plugin);
     return CMD_EXIT_OK;
 }

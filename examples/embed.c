@@ -35,7 +35,7 @@ static int square_process (weir_stage *st, void *state, const msgpack_object *re
 {
     square_state *self = state;
     if (rec->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-        return weir_fail (st, "expected a non-negative integer, got msgpack type %d", (int) rec->type);
+        return weir_fail (st, "expected a non-negative integer, got a msgpack %s", weir_type_name (rec));
     uint64_t v = rec->via.u64;
     if (v % 2) {
         atomic_fetch_add_explicit (&self->dropped, 1, memory_order_relaxed);

@@ -2,6 +2,8 @@
 #include "config.h"
 #include "lib/pack.h"
 
+#include <weir/plugin.h>
+
 int weir__pack_bytes (weir__batch *b, const char *data, size_t n, int bin)
 {
     if (n > UINT32_MAX)
@@ -131,4 +133,23 @@ int weir__pack_object (weir__batch *b, const msgpack_object *o)
         return 0;
     }
     return -1;
+}
+
+//  Public (<weir/plugin.h>), here with the other msgpack helpers
+const char *weir_type_name (const msgpack_object *o)
+{
+    switch (o ? o->type : (msgpack_object_type) -1) {
+    case MSGPACK_OBJECT_NIL: return "nil";
+    case MSGPACK_OBJECT_BOOLEAN: return "boolean";
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: return "positive integer";
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return "negative integer";
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64: return "float";
+    case MSGPACK_OBJECT_STR: return "str";
+    case MSGPACK_OBJECT_BIN: return "bin";
+    case MSGPACK_OBJECT_ARRAY: return "array";
+    case MSGPACK_OBJECT_MAP: return "map";
+    case MSGPACK_OBJECT_EXT: return "ext";
+    default: return "unknown";
+    }
 }

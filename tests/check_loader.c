@@ -178,6 +178,22 @@ START_TEST (test_frozen_plugins_load_and_run)
         ck_assert_ptr_nonnull (table->process);
         weir_plugin_destroy (&plugin);
     }
+    //  The table that declares its properties keeps them; an older one,
+    //  smaller, reads as declaring none (NULL, not what follows it)
+    weir_plugin *plugin;
+    char *error = NULL;
+    ck_assert_msg (weir_plugin_new (s_frozen ("props_table"), &plugin, &error) == 0, "props_table: %s", error);
+    const weir_property_info *props = weir_plugin_table (plugin)->props;
+    ck_assert_ptr_nonnull (props);
+    ck_assert_str_eq (props[0].name, "keep");
+    ck_assert_str_eq (props[0].fallback, "1");
+    ck_assert_str_eq (props[1].name, "label");
+    ck_assert_ptr_null (props[1].fallback);
+    ck_assert_ptr_null (props[2].name);
+    weir_plugin_destroy (&plugin);
+    ck_assert_msg (weir_plugin_new (s_frozen ("small_table"), &plugin, &error) == 0, "small_table: %s", error);
+    ck_assert_ptr_null (weir_plugin_table (plugin)->props);
+    weir_plugin_destroy (&plugin);
     weir_pipe *pipe = s_run_frozen ("first_api", "min=600", "1000", 400);
     weir_pipe_destroy (&pipe);
     pipe = s_run_frozen ("small_table", "", "1000", 1000);

@@ -16,7 +16,7 @@ printf '\222\243one\001\222\243two\222\001\002' > "$T/mixed.mp"
 printf '["one","1"]\n["two","[1,2]"]\n' | cmp -s - "$T/out.txt" && ok || fail "mixed values: $(cat "$T/out.txt")"
 
 # Records that are no [key, value] pair are an error naming the database
-expect_exit 1 "leveldb: '$T/db3' takes \[key, value\] records, got msgpack type" -- "$WEIR" run "range count=3 ! leveldb path=$T/db3"
+expect_exit 1 "leveldb: '$T/db3' takes \[key, value\] records, got a msgpack positive integer" -- "$WEIR" run "range count=3 ! leveldb path=$T/db3"
 expect_exit 1 "leveldb: cannot open '$T/none'" -- "$WEIR" run "leveldb path=$T/none ! null"
 
 # Checkpointed: resuming from any epoch ends with the same database

@@ -69,6 +69,27 @@ grep -q '^\["shared",300\]$' "$T/a" && ok || fail "uninterrupted counts: $(cat "
 
 # Bad properties and records are errors, not silent loss
 expect_exit 1 "lowercase=yes: expected 0 or 1" -- env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "lines path=$T/in.txt ! tokenize lowercase=yes ! null"
-expect_exit 1 "count: expected str records" -- env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "range count=3 ! count ! null"
+expect_exit 1 "count: expected str records \(words\), got a msgpack positive integer" -- \
+    env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "range count=3 ! count ! null"
+
+# The plugins on the search path are elements too: listed, marked as
+# plugins, with the properties they declare
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" elements > "$T/elements" || fail "weir elements with plugins"
+grep -q "^  tokenize  splits text records into words.*  (plugin $WORDCOUNT_DIR/tokenize.so)\$" "$T/elements" \
+    && grep -q "^      lowercase=0  *1 folds ASCII letters to lower case\$" "$T/elements" \
+    && grep -q "^  count  counts str records.*(plugin $WORDCOUNT_DIR/count.so)\$" "$T/elements" && ok \
+    || { fail "weir elements does not list the plugins"; sed -n '/^processors/,/^$/p' "$T/elements" >&2; }
+# Listed with the processors, before the writers
+sed -n '/^processors:/,/^writers:/p' "$T/elements" | grep -q "^  tokenize " && ok || fail "tokenize is not among the processors"
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" elements tokenize > "$T/one" || fail "weir elements tokenize"
+grep -q "^  min-length  1  *words shorter than this many bytes are dropped\$" "$T/one" \
+    && grep -q "^  a processor plugin: $WORDCOUNT_DIR/tokenize.so\$" "$T/one" && ok \
+    || { fail "weir elements tokenize"; cat "$T/one" >&2; }
+"$WEIR" plugin "$WORDCOUNT_DIR/tokenize.so" | grep -q "^  lowercase    0 " && ok || fail "weir plugin does not show properties"
+# A .so on the path that is no plugin is listed as such, and the rest still are
+printf 'not an object' > "$T/junk.so"
+WEIR_PLUGIN_PATH="$T:$WORDCOUNT_DIR" "$WEIR" elements > "$T/elements2" || fail "weir elements with a junk .so"
+grep -q "^  junk  (plugin $T/junk.so, does not load: " "$T/elements2" && grep -q "^  tokenize " "$T/elements2" && ok \
+    || { fail "a junk .so on the plugin path"; sed -n '/^processors/,/^$/p' "$T/elements2" >&2; }
 
 finish

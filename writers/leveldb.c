@@ -28,6 +28,7 @@
 #include <leveldb/c.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include <weir/plugin.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,8 +256,8 @@ static int s_write (void *state, unsigned thread, const char *payload, size_t le
         int kt, vt;
         if (o.type != MSGPACK_OBJECT_ARRAY || o.via.array.size != 2) {
             rc = weir__err_set (err, WEIR_ECORRUPT,
-                                "leveldb: '%s' takes [key, value] records, got msgpack type %d%s", self->path,
-                                (int) o.type, o.type == MSGPACK_OBJECT_ARRAY ? " of another size" : "");
+                                "leveldb: '%s' takes [key, value] records, got a msgpack %s%s", self->path,
+                                weir_type_name (&o), o.type == MSGPACK_OBJECT_ARRAY ? " of another size" : "");
             break;
         }
         if ((kt = s_bytes (&o.via.array.ptr[0], scratch, &k, &kn)) < 0

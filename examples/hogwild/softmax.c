@@ -391,8 +391,8 @@ static int s_features_of (weir_stage *st, s_thread *t, const msgpack_object *f, 
             return -1;
         for (size_t i = 0; i < out->n; i++) {
             if (!s_is_number (&f->via.array.ptr[i], &v))
-                return weir_fail (st, "feature %zu of a dense record is not a number (msgpack type %d)", i,
-                                  (int) f->via.array.ptr[i].type);
+                return weir_fail (st, "feature %zu of a dense record is not a number but a msgpack %s", i,
+                                  weir_type_name (&f->via.array.ptr[i]));
             t->values[i] = (float) v;
         }
         return 0;
@@ -404,11 +404,11 @@ static int s_features_of (weir_stage *st, s_thread *t, const msgpack_object *f, 
         for (size_t i = 0; i < out->n; i++) {
             const msgpack_object_kv *kv = &f->via.map.ptr[i];
             if (kv->key.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-                return weir_fail (st, "a sparse record's key is not an index (msgpack type %d)",
-                                  (int) kv->key.type);
+                return weir_fail (st, "a sparse record's key is not an index but a msgpack %s",
+                                  weir_type_name (&kv->key));
             if (!s_is_number (&kv->val, &v))
-                return weir_fail (st, "the value of index %llu is not a number (msgpack type %d)",
-                                  (unsigned long long) kv->key.via.u64, (int) kv->val.type);
+                return weir_fail (st, "the value of index %llu is not a number but a msgpack %s",
+                                  (unsigned long long) kv->key.via.u64, weir_type_name (&kv->val));
             t->indexes[i] = kv->key.via.u64;
             t->values[i] = (float) v;
         }
@@ -481,7 +481,8 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
     s_thread *t = tstate;
     s_state *self = t->state;
     if (rec->type != MSGPACK_OBJECT_ARRAY || rec->via.array.size != 2)
-        return weir_fail (st, "a record must be [label, features], not msgpack type %d%s", (int) rec->type,
+        return weir_fail (st, "a record must be [label, features], not a msgpack %s%s",
+                          weir_type_name (rec),
                           rec->type == MSGPACK_OBJECT_ARRAY ? " of another length" : "");
     const msgpack_object *label = &rec->via.array.ptr[0];
     s_features f = {0};
@@ -497,6 +498,23 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
     return s_train (st, t, m, (unsigned) label->via.u64, &f);
 }
 
+//  What 'weir elements' and 'weir plugin' show of it (the README's table)
+static const weir_property_info s_props[] = {
+    {"classes", NULL, "number of labels (2 or more); required for a new model"},
+    {"dim", "0", "features per example; 0 takes the first dense record's length, or 2^18 rows for sparse"},
+    {"indexing", "hash", "hash folds sparse indexes into dim rows; direct keeps index i < dim in row i"},
+    {"scale", "", "multiplies each feature (1/255 for bytes when not given, 1 for numbers)"},
+    {"lr", "0.2", "learning rate of a mini-batch's mean gradient"},
+    {"schedule", "inv", "inv, invsqrt or constant: how lr decays with the examples learned"},
+    {"decay", "5e-5", "the schedule's decay, per example"},
+    {"l2", "0", "L2 penalty on the weights"},
+    {"minibatch", "16", "examples each thread gathers before it updates the shared model"},
+    {"seed", "0", "0 starts from zero weights; another value draws small random ones"},
+    {"blob", "softmax", "the workspace blob that holds the model"},
+    {"mode", "train", "train, or eval: emit each record's predicted label and report eval_accuracy"},
+    {NULL, NULL, NULL},
+};
+
 static const weir_processor s_softmax = {
     WEIR_PROCESSOR_INIT,
     .name = "softmax",
@@ -508,6 +526,7 @@ static const weir_processor s_softmax = {
     .epoch_end = s_epoch_end,
     .thread_close = s_thread_close,
     .close = s_close,
+    .props = s_props,
 };
 
 const weir_processor *weir_plugin_processor (void)

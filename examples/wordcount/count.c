@@ -177,7 +177,7 @@ static int count_process (weir_stage *st, void *tstate, const msgpack_object *re
 {
     count_thread *t = tstate;
     if (rec->type != MSGPACK_OBJECT_STR)
-        return weir_fail (st, "expected str records (words), got msgpack type %d", (int) rec->type);
+        return weir_fail (st, "expected str records (words), got a msgpack %s", weir_type_name (rec));
     const char *w = rec->via.str.ptr;
     size_t n = rec->via.str.size;
     if (s_add (&t->local, w, n, s_hash (w, n), 1))
@@ -240,6 +240,10 @@ static void count_close (weir_stage *st, void *state)
     free (self);
 }
 
+//  It reads no property: an empty list says so, where NULL would say
+//  nothing
+static const weir_property_info count_props[] = {{NULL, NULL, NULL}};
+
 static const weir_processor count = {
     WEIR_PROCESSOR_INIT,
     .name = "count",
@@ -250,6 +254,7 @@ static const weir_processor count = {
     .epoch_end = count_epoch_end,
     .thread_close = count_thread_close,
     .close = count_close,
+    .props = count_props,
 };
 
 const weir_processor *weir_plugin_processor (void)

@@ -96,6 +96,13 @@ static void tokenize_thread_close (weir_stage *st, void *tstate)
     free (self);
 }
 
+//  What 'weir elements' and 'weir plugin' show of it
+static const weir_property_info tokenize_props[] = {
+    {"lowercase", "0", "1 folds ASCII letters to lower case"},
+    {"min-length", "1", "words shorter than this many bytes are dropped"},
+    {NULL, NULL, NULL},
+};
+
 static const weir_processor tokenize = {
     WEIR_PROCESSOR_INIT,
     .name = "tokenize",
@@ -104,6 +111,7 @@ static const weir_processor tokenize = {
     .thread_open = tokenize_thread_open,
     .process = tokenize_process,
     .thread_close = tokenize_thread_close,
+    .props = tokenize_props,
 };
 
 const weir_processor *weir_plugin_processor (void)

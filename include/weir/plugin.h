@@ -75,6 +75,11 @@ typedef struct weir_processor {
     int (*epoch_end) (weir_stage *st, void *tstate, uint64_t epoch);
     void (*thread_close) (weir_stage *st, void *tstate);
     void (*close) (weir_stage *st, void *state);
+    /*  Appended: the properties the processor reads, for 'weir elements'
+        and 'weir plugin' to show (name, default as text or NULL when
+        required, what it means), terminated by a NULL name; NULL when it
+        does not say.  Data, not a callback: the engine only shows it.  */
+    const weir_property_info *props;
 } weir_processor;
 
 /*  The first two fields, for a designated initializer:
@@ -203,6 +208,12 @@ WEIR_EXPORT const char *weir_stage_name (const weir_stage *st);
 
 /*  The user argument given to weir_pipe_add_processor(), or NULL.  */
 WEIR_EXPORT void *weir_user (weir_stage *st);
+
+/*  What a msgpack object is, in words for a message: "nil", "boolean",
+    "positive integer", "negative integer", "float", "str", "bin",
+    "array", "map", "ext" ("unknown" for anything else), so that an error
+    says "got a map", not "got msgpack type 7".  */
+WEIR_EXPORT const char *weir_type_name (const msgpack_object *o);
 
 #ifdef __cplusplus
 }
