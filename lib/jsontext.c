@@ -458,3 +458,15 @@ int weir__jsontext_append (weir__buf *b, const msgpack_object *o)
     //  A decoded object always packs into a well-formed one
     return rc ? -1 : 0;
 }
+
+size_t weir__jsontext_utf8 (const char *text, size_t n)
+{
+    const unsigned char *p = (const unsigned char *) text, *end = p + n;
+    while (p < end) {
+        size_t k = *p < 0x80 ? 1 : s_utf8 (p, (size_t) (end - p));
+        if (!k)
+            break;
+        p += k;
+    }
+    return (size_t) (p - (const unsigned char *) text);
+}

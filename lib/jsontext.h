@@ -43,4 +43,8 @@ int weir__jsontext_append (weir__buf *b, const msgpack_object *obj);
     replaced.  0 or -1.  */
 int weir__jsontext_string (weir__buf *b, const char *p, size_t n);
 
+/*  How many of the N bytes at P, from the first, are valid UTF-8 (N when
+    all are): text that a JSON string carries unchanged.  */
+size_t weir__jsontext_utf8 (const char *p, size_t n);
+
 #endif

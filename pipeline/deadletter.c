@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/batch.h"
+#include "lib/jsontext.h"
 #include "lib/pack.h"
 #include "writers/outfile.h"
 
@@ -75,10 +76,16 @@ int weir__deadletter_input (weir__deadletter *self, uint64_t epoch, const weir__
     weir__batch *b = &self->entry;
     size_t keep = bad->len < S_KEEP_BYTES ? bad->len : S_KEEP_BYTES;
     const char *file = bad->path ? bad->path : "";
-    int packed = s_head (self, 7, epoch, bad->reason) || s_key (b, "file") || s_key (b, file)
-                 || s_key (b, "offset") || weir__pack_uint64 (b, bad->offset) || s_key (b, "size")
+    //  Text stays text (a str), so that a bad line reads as itself in
+    //  the dead letter, not as base64; a sequence cut at the end of what
+    //  is kept does not make it binary
+    size_t text = weir__jsontext_utf8 (bad->bytes, keep);
+    int str = text == keep || (keep < bad->len && keep - text < 4 && text > 0);
+    int packed = s_head (self, bad->line ? 8 : 7, epoch, bad->reason) || s_key (b, "file") || s_key (b, file)
+                 || s_key (b, "offset") || weir__pack_uint64 (b, bad->offset)
+                 || (bad->line && (s_key (b, "line") || weir__pack_uint64 (b, bad->line))) || s_key (b, "size")
                  || weir__pack_uint64 (b, bad->size) || s_key (b, "record")
-                 || weir__pack_bytes (b, bad->bytes, keep, 1);
+                 || weir__pack_bytes (b, bad->bytes, str ? text : keep, !str);
     int rc = s_put (self, packed, err);
     pthread_mutex_unlock (&self->lock);
     return rc;

@@ -99,8 +99,12 @@ int weir__rejects_input (weir__rejects *self, weir__job *job, uint64_t epoch, co
                          weir__err *err)
 {
     char what[256];
-    snprintf (what, sizeof what, "a bad record of '%s' at byte %" PRIu64, bad->path ? bad->path : "",
-              bad->offset);
+    if (bad->line)
+        snprintf (what, sizeof what, "a bad record of '%s' line %" PRIu64 " (byte %" PRIu64 ")",
+                  bad->path ? bad->path : "", bad->line, bad->offset);
+    else
+        snprintf (what, sizeof what, "a bad record of '%s' at byte %" PRIu64, bad->path ? bad->path : "",
+                  bad->offset);
     s_count (self, job, what, bad->reason);
     return self->dead ? weir__deadletter_input (self->dead, epoch, bad, err) : 0;
 }

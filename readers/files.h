@@ -25,10 +25,4 @@
 int weir__files_plan (const char *element, const char *pattern, uint64_t split, weir__shards *shards,
                       weir__err *err);
 
-/*  The newlines in the first END bytes of PATH: a shard that starts
-    inside a file knows its byte offset but not its line number, so error
-    messages count them, only when they need them.  */
-int weir__files_count_lines (const char *element, const char *path, uint64_t end, uint64_t *lines,
-                             weir__err *err);
-
 #endif

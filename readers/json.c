@@ -29,6 +29,7 @@
 #include "lib/jsonparse.h"
 #include "readers/filereader.h"
 #include "readers/files.h"
+#include "readers/lineno.h"
 
 typedef struct {
     pthread_mutex_t lock;
@@ -105,11 +106,11 @@ static int s_fail (const weir__shard *shard, uint64_t first, uint64_t lines, uin
     char where[64] = "";
     if (column)
         snprintf (where, sizeof where, " column %zu", column);
-    if (weir__files_count_lines ("json", shard->path, first, &before, &e))
+    if (weir__lineno_count ("json", shard->path, first, &before, &e))
         //  Without the line number, the byte offset still says where
-        return weir__err_set (err, WEIR_ECORRUPT, "json: '%s' at byte %llu: %s", shard->path,
+        return weir__err_set (err, WEIR_ECORRUPT, "json: '%s' at byte %llu: %s" WEIR__SKIP_HINT, shard->path,
                               (unsigned long long) (at + (column ? column - 1 : 0)), problem);
-    return weir__err_set (err, WEIR_ECORRUPT, "json: '%s' line %llu%s (byte %llu): %s", shard->path,
+    return weir__err_set (err, WEIR_ECORRUPT, "json: '%s' line %llu%s (byte %llu): %s" WEIR__SKIP_HINT, shard->path,
                           (unsigned long long) (before + lines + 1), where,
                           (unsigned long long) (at + (column ? column - 1 : 0)), problem);
 }
@@ -129,7 +130,13 @@ static int s_malformed (weir__shard *shard, weir__window *w, uint64_t *offset, w
         snprintf (reason, sizeof reason, "%s (column %zu)", problem, where);
     else
         snprintf (reason, sizeof reason, "%s", problem);
-    weir__bad bad = {shard->path, at, line, n, weir__window_offset (w, w->lo) - at, reason};
+    weir__bad bad = {.path = shard->path,
+                     .offset = at,
+                     .line = weir__lineno_at (shard->path, &shard->lines, first, lines),
+                     .bytes = line,
+                     .len = n,
+                     .size = weir__window_offset (w, w->lo) - at,
+                     .reason = reason};
     *offset = weir__window_offset (w, w->lo);
     return sink->reject (sink, &bad);
 }

@@ -44,6 +44,7 @@
 #include "lib/pack.h"
 #include "readers/filereader.h"
 #include "readers/files.h"
+#include "readers/lineno.h"
 
 static const weir_property_info s_props[] = {
     WEIR__FILEREADER_PATH ("libsvm text files to read"),
@@ -254,11 +255,11 @@ static int s_fail (const weir__shard *shard, uint64_t first, uint64_t lines, uin
     uint64_t before;
     weir__err e;
     weir__err_init (&e);
-    if (weir__files_count_lines ("libsvm", shard->path, first, &before, &e))
+    if (weir__lineno_count ("libsvm", shard->path, first, &before, &e))
         //  Without the line number, the byte offset still says where
-        return weir__err_set (err, WEIR_ECORRUPT, "libsvm: '%s' at byte %llu: %s", shard->path,
+        return weir__err_set (err, WEIR_ECORRUPT, "libsvm: '%s' at byte %llu: %s" WEIR__SKIP_HINT, shard->path,
                               (unsigned long long) at, problem);
-    return weir__err_set (err, WEIR_ECORRUPT, "libsvm: '%s' line %llu (byte %llu): %s", shard->path,
+    return weir__err_set (err, WEIR_ECORRUPT, "libsvm: '%s' line %llu (byte %llu): %s" WEIR__SKIP_HINT, shard->path,
                           (unsigned long long) (before + lines + 1), (unsigned long long) at, problem);
 }
 
@@ -294,7 +295,13 @@ static int s_read (void *own, size_t max_line, weir__shard *shard, weir__window 
             char reason[320];
             snprintf (reason, sizeof reason, "%s (at byte %llu of the line)", ex.problem,
                       (unsigned long long) ex.where);
-            weir__bad bad = {shard->path, at, line, n, weir__window_offset (w, w->lo) - at, reason};
+            weir__bad bad = {.path = shard->path,
+                             .offset = at,
+                             .line = weir__lineno_at (shard->path, &shard->lines, first, lines),
+                             .bytes = line,
+                             .len = n,
+                             .size = weir__window_offset (w, w->lo) - at,
+                             .reason = reason};
             *offset = weir__window_offset (w, w->lo);
             lines++;
             if ((rc = sink->reject (sink, &bad)))

@@ -39,7 +39,8 @@ static int s_read (void *own, size_t max_line, weir__shard *shard, weir__window 
         }
         if (rc == WEIR__WINDOW_FULL)
             rc = weir__err_set (err, WEIR_ECORRUPT,
-                                "lines: '%s' at byte %llu: line longer than max-line=%zu bytes", shard->path,
+                                "lines: '%s' at byte %llu: line longer than max-line=%zu bytes" WEIR__SKIP_HINT,
+                                shard->path,
                                 (unsigned long long) weir__window_offset (w, w->lo), max_line);
         if (rc || !line)
             break;

@@ -49,7 +49,7 @@ static int s_refuse (weir__window *w, const char *reason, const char *problem, u
 {
     if (sink->skip)
         return weir__window_reject_rest (w, "msgpack", reason, offset, err);
-    return weir__err_set (err, WEIR_ECORRUPT, "msgpack: '%s' at byte %llu: %s", w->shard->path,
+    return weir__err_set (err, WEIR_ECORRUPT, "msgpack: '%s' at byte %llu: %s" WEIR__SKIP_HINT, w->shard->path,
                           (unsigned long long) at, problem);
 }
 

@@ -28,9 +28,14 @@
 typedef struct weir__sink weir__sink;
 
 /*  A bad record of the input, as a reader met it.  */
+/*  Said after a bad record's error, so that the way past it is in the
+    message, as a processor's says it.  */
+#define WEIR__SKIP_HINT "; on-error=skip would skip it, and dead-letter=FILE keep it"
+
 typedef struct weir__bad {
     const char *path;    //  the file, or NULL
     uint64_t offset;     //  the byte it starts at
+    uint64_t line;       //  its line, from 1, for a reader of lines; 0 when not known
     const char *bytes;   //  its bytes as read: perhaps only the first ones
     size_t len;          //  of them
     uint64_t size;       //  its length in bytes

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "readers/identity.h"
+#include "readers/lineno.h"
 
 struct weir__window;
 
@@ -41,6 +42,9 @@ typedef struct weir__shard {
     //  cannot be read again.  Until then, an offset in it is a resume's,
     //  and the same input fed again is read past it (readers/window.c)
     int streamed;
+    //  Lines counted for messages about bad records: skipped records are
+    //  found in file order, so each count goes on from the last
+    weir__lineno lines;
 } weir__shard;
 
 typedef struct weir__shards {

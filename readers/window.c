@@ -16,6 +16,7 @@
 
 #include "lib/clock.h"
 #include "readers/identity.h"
+#include "readers/lineno.h"
 #include "readers/known.h"
 #include "readers/source.h"
 
@@ -610,7 +611,11 @@ static int s_reject (weir__window *w, const char *element, const char *reason, u
     s_keep keep = {malloc (S_KEEP_MAX), 0};
     if (!keep.bytes)
         return weir__err_set (err, WEIR_ENOMEM, "%s: out of memory", element);
-    weir__bad bad = {w->path, weir__window_offset (w, w->lo), keep.bytes, 0, 0, reason};
+    uint64_t at = weir__window_offset (w, w->lo);
+    //  A line's number, for the readers of lines; the rest of a msgpack
+    //  file has none
+    uint64_t line = skip == s_skip_line && w->shard ? weir__lineno_at (w->path, &w->shard->lines, at, 0) : 0;
+    weir__bad bad = {.path = w->path, .offset = at, .line = line, .bytes = keep.bytes, .reason = reason};
     int rc = skip (w, element, &bad.size, &keep, err);
     if (!rc) {
         bad.len = keep.len;
