@@ -3,13 +3,19 @@
 #include "readers/filereader.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <weir/weir.h>
 
 #include "lib/number.h"
 #include "readers/files.h"
 #include "readers/follow.h"
+#include "readers/sniff.h"
+
+//  sniff=: what the first bytes of a file that look wrong do
+enum { S_SNIFF_OFF, S_SNIFF_WARN, S_SNIFF_FAIL };
 
 //  The state of a reader of files
 typedef struct {
@@ -18,6 +24,7 @@ typedef struct {
     long follow_ms;        //  rotate-wait= when following, else WEIR__NOT_FOLLOWED
     weir__shards *shards;  //  the input's, for a followed file's window
     weir__follow *follow;  //  follow=1, else NULL
+    int sniff;             //  S_SNIFF_*
     void *own;             //  the reader's own state
 } s_reader;
 
@@ -75,6 +82,65 @@ static int s_follow (s_reader *self, weir__props *props, const char *pattern, we
     return weir__follow_discover (self->follow, shards, err);
 }
 
+//  sniff=warn|fail|off into self->sniff.
+static int s_sniff_mode (s_reader *self, weir__props *props, weir__err *err)
+{
+    const char *name = self->kind->reader->name;
+    weir__prop *p = weir__props_find (props, "sniff");
+    const char *mode = p ? p->value : "warn";
+    self->sniff = !strcmp (mode, "warn") ? S_SNIFF_WARN : !strcmp (mode, "fail") ? S_SNIFF_FAIL
+                : !strcmp (mode, "off")  ? S_SNIFF_OFF
+                                         : -1;
+    if (self->sniff < 0)
+        return weir__err_at (err, WEIR_EPROPERTY, p->value_offset, "%s: sniff=%s is none of warn, fail, off", name,
+                             mode);
+    return 0;
+}
+
+//  The first bytes of the file of SHARD, open as W at its start: a
+//  compressed file is refused (unless sniff=off); text given to msgpack,
+//  or binary to a reader of text, is said (sniff=warn) or refused
+//  (sniff=fail).  Only a regular file is looked at: a pipe's bytes cannot
+//  be read twice.
+static int s_sniff (const s_reader *self, const weir__window *w, const weir__shard *shard, weir__sink *sink,
+                    weir__err *err)
+{
+    const char *name = self->kind->reader->name;
+    unsigned char head[WEIR__SNIFF_BYTES];
+    ssize_t n = pread (w->fd, head, sizeof head, 0);
+    if (n <= 0)
+        return 0;
+    int whole = shard->end <= (uint64_t) n;
+    const char *cat, *packed = weir__sniff_compressed (head, (size_t) n, &cat);
+    char message[512];
+    if (packed)
+        return weir__err_set (err, WEIR_ECORRUPT,
+                              "%s: '%s' is %s-compressed (its first bytes say so): weir does not read compressed "
+                              "files yet; decompress it first, or feed it decompressed: %s '%s' | weir run "
+                              "'%s path=- ...' (sniff=off reads it as it is)",
+                              name, shard->path, packed, cat, shard->path, name);
+    //  The sink's warning names the element itself
+    if (self->kind->lines && weir__sniff_binary (head, (size_t) n))
+        snprintf (message, sizeof message,
+                  "'%s' does not look like text (NUL or control characters in its first bytes; "
+                  "msgpack path=... reads msgpack)",
+                  shard->path);
+    else if (!self->kind->lines && weir__sniff_text (head, (size_t) n, whole))
+        snprintf (message, sizeof message, "'%s' looks like %s, not msgpack", shard->path,
+                  weir__sniff_text_kind (head, (size_t) n));
+    else
+        return 0;
+    if (self->sniff == S_SNIFF_FAIL)
+        return weir__err_set (err, WEIR_ECORRUPT, "%s: %s: sniff=fail refuses it (sniff=off reads it as it is)",
+                              name, message);
+    if (sink->warn) {
+        size_t used = strlen (message);
+        snprintf (message + used, sizeof message - used, "; read as it is (sniff=fail would refuse it)");
+        sink->warn (sink, message);
+    }
+    return 0;
+}
+
 int weir__filereader_open (const weir__filereader_class *kind, weir__props *props, void **state,
                            weir__shards *shards, weir__err *err)
 {
@@ -90,6 +156,8 @@ int weir__filereader_open (const weir__filereader_class *kind, weir__props *prop
     self->shards = shards;
     uint64_t split;
     int rc = s_sizes (self, props, &split, err);
+    if (!rc)
+        rc = s_sniff_mode (self, props, err);
     if (!rc && kind->open)
         rc = kind->open (props, &self->own, err);
     if (!rc && kind->follows)
@@ -118,6 +186,11 @@ int weir__filereader_read (void *state, weir__shard *shard, uint64_t *offset, we
         return WEIR__READ_DRY;
     if (rc)
         return rc;
+    if (self->sniff != S_SNIFF_OFF && *offset == 0 && shard->start == 0 && !w.stream && shard->path
+        && (rc = s_sniff (self, &w, shard, sink, err))) {
+        weir__window_close (&w);
+        return rc;
+    }
     rc = kind->read (self->own, self->max, shard, &w, offset, sink, err);
     if (rc == WEIR__WINDOW_IDLE)
         rc = w.idle;

@@ -52,6 +52,13 @@
             ", pick up new files, follow rotations and truncations, never read a rotated copy the path"      \
             " matches again (one thread" THREAD ")"                                                          \
     }
+#define WEIR__FILEREADER_SNIFF                                                                               \
+    {                                                                                                        \
+        "sniff", "warn",                                                                                     \
+            "look at each file's first bytes: warn when they look like another format (text for msgpack,"   \
+            " binary for a text reader) and refuse a compressed file (warn); refuse both (fail); read"       \
+            " every file as it is (off)"                                                                     \
+    }
 #define WEIR__FILEREADER_ROTATE_WAIT                                                                         \
     {                                                                                                        \
         "rotate-wait", "1000",                                                                               \

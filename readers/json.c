@@ -43,6 +43,7 @@ static const weir_property_info s_props[] = {
     WEIR__FILEREADER_MAX_LINE (" (at most 4000M)"),
     WEIR__FILEREADER_FOLLOW ("", "; split is ignored"),
     WEIR__FILEREADER_ROTATE_WAIT,
+    WEIR__FILEREADER_SNIFF,
     {NULL, NULL, NULL},
 };
 

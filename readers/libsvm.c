@@ -50,6 +50,7 @@ static const weir_property_info s_props[] = {
     WEIR__FILEREADER_PATH ("libsvm text files to read"),
     WEIR__FILEREADER_SPLIT,
     WEIR__FILEREADER_MAX_LINE (""),
+    WEIR__FILEREADER_SNIFF,
     {NULL, NULL, NULL},
 };
 

@@ -19,6 +19,7 @@ static const weir_property_info s_props[] = {
     WEIR__FILEREADER_MAX_LINE (""),
     WEIR__FILEREADER_FOLLOW ("", "; split is ignored"),
     WEIR__FILEREADER_ROTATE_WAIT,
+    WEIR__FILEREADER_SNIFF,
     {NULL, NULL, NULL},
 };
 

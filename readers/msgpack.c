@@ -22,6 +22,7 @@ static const weir_property_info s_props[] = {
     {"max-elements", "8M", "refuse records of more objects than this (decoded, each costs about 24 bytes)"},
     WEIR__FILEREADER_FOLLOW (" (a record cut at the end is waited for)", ""),
     WEIR__FILEREADER_ROTATE_WAIT,
+    WEIR__FILEREADER_SNIFF,
     {NULL, NULL, NULL},
 };
 
