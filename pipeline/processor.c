@@ -87,6 +87,89 @@ int weir_emit_packed (weir_stage *st)
     return s_added (st);
 }
 
+//  The first of the N EDITS that names the str key K, or -1.
+static long s_edit_of (const msgpack_object *k, const weir_field_edit *edits, size_t n)
+{
+    if (k->type != MSGPACK_OBJECT_STR)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (edits[i].key && strlen (edits[i].key) == k->via.str.size
+            && memcmp (edits[i].key, k->via.str.ptr, k->via.str.size) == 0)
+            return (long) i;
+    return -1;
+}
+
+//  Whether edit I is the first of EDITS to name its key.
+static int s_first_edit (const weir_field_edit *edits, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (edits[j].key && !strcmp (edits[j].key, edits[i].key))
+            return 0;
+    return 1;
+}
+
+//  One walk over REC's pairs and EDITS: with B NULL, how many pairs the
+//  edited map has; else it packs them into B (an out-of-memory packing
+//  sets the batch's oom, which s_added reports).  DONE marks the edits
+//  whose key REC has (N of them, zeroed by the caller before each walk).
+static uint32_t s_edit_walk (const msgpack_object *rec, const weir_field_edit *edits, size_t n, unsigned char *done,
+                             weir__batch *b)
+{
+    uint32_t pairs = 0;
+    for (uint32_t i = 0; i < rec->via.map.size; i++) {
+        const msgpack_object_kv *kv = &rec->via.map.ptr[i];
+        long e = s_edit_of (&kv->key, edits, n);
+        if (e < 0) {
+            pairs++;
+            if (b) {
+                weir__pack_object (b, &kv->key);
+                weir__pack_object (b, &kv->val);
+            }
+            continue;
+        }
+        //  A key edited: set once (its first pair), removed, or a
+        //  second pair of it dropped
+        if (!edits[e].value || done[e]) {
+            done[e] = 1;
+            continue;
+        }
+        done[e] = 1;
+        pairs++;
+        if (b) {
+            weir__pack_object (b, &kv->key);
+            weir__pack_object (b, edits[e].value);
+        }
+    }
+    for (size_t e = 0; e < n; e++)
+        if (edits[e].key && edits[e].value && !done[e] && s_first_edit (edits, e)) {
+            pairs++;
+            if (b) {
+                weir__pack_str (b, edits[e].key, strlen (edits[e].key));
+                weir__pack_object (b, edits[e].value);
+            }
+        }
+    return pairs;
+}
+
+int weir_emit_edited (weir_stage *st, const msgpack_object *rec, const weir_field_edit *edits, size_t n)
+{
+    assert (st && rec && (edits || !n));
+    if (rec->type != MSGPACK_OBJECT_MAP)
+        return weir_fail (st, "weir_emit_edited: the record is a msgpack %s, not a map", weir_type_name (rec));
+    unsigned char few[32], *done = n <= sizeof few ? few : calloc (n, 1);
+    if (!done)
+        return weir_fail (st, "out of memory");
+    memset (done, 0, n);
+    uint32_t pairs = s_edit_walk (rec, edits, n, done, NULL);
+    memset (done, 0, n);
+    weir__batch *b = &st->sink.batch;
+    weir__pack_map (b, pairs);
+    s_edit_walk (rec, edits, n, done, b);
+    if (done != few)
+        free (done);
+    return s_added (st);
+}
+
 void weir_stop (weir_stage *st)
 {
     assert (st);

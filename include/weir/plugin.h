@@ -215,6 +215,33 @@ WEIR_EXPORT void *weir_user (weir_stage *st);
     says "got a map", not "got msgpack type 7".  */
 WEIR_EXPORT const char *weir_type_name (const msgpack_object *o);
 
+/*  Fields of a record, by path, without a loop over map pairs.  A path
+    names a value inside a record: '.' the whole record; '.NAME' the value
+    of a map under the str key NAME (letters, digits, '_' and '-'; quote
+    any other key, ."a b", with \" and \\ inside); '[N]' element N of an
+    array, from 0; chained, as in '.user.id' or '.tags[0]'.  These are the
+    paths of the flow graph's filter.
+
+    weir_field puts the value at PATH in REC into *OUT, a pointer into
+    REC: 0 when it is there; 1 when it is not (a missing key, an index
+    past the end, a step into a value that is no map or array: absent is
+    no error); WEIR_EINVAL when PATH is malformed.  A map with a key twice
+    gives its first.  */
+WEIR_EXPORT int weir_field (const msgpack_object *rec, const char *path, const msgpack_object **out);
+
+/*  Emit the map REC with fields changed, the rest packed as they are, in
+    their order: each of the N edits sets str key KEY to *VALUE (in place
+    of its value when REC has KEY, else as a new pair at the end), or,
+    with VALUE NULL, removes KEY.  A key edited twice takes its first
+    edit; a key REC has twice keeps one pair.  Returns as weir_emit(); a
+    REC that is no map fails the job (WEIR_EPROCESSOR, naming its type).  */
+typedef struct weir_field_edit {
+    const char *key;
+    const msgpack_object *value;
+} weir_field_edit;
+WEIR_EXPORT int weir_emit_edited (weir_stage *st, const msgpack_object *rec, const weir_field_edit *edits,
+                                  size_t n);
+
 #ifdef __cplusplus
 }
 #endif
