@@ -43,15 +43,18 @@ done
 grep -q '^usage: weir run' "$T/overview" && ok || fail "the overview has no usage"
 
 # Every element and property, with its default, and the same ones:
-# "KIND ELEMENT [PROPERTY DEFAULT]" from 'weir elements' and from the page
+# "KIND ELEMENT [PROPERTY DEFAULT]" from 'weir elements' and from the page.
+# The page documents the builtins; the plugins 'weir elements' finds on
+# the search path (an installed weir has the examples' in its plugin
+# folder) are marked '(plugin PATH)' and left out here
 "$WEIR" elements > "$T/elements" || fail "weir elements failed"
 awk '
     /^readers:$/ {kind = "reader"} /^processors:$/ {kind = "processor"} /^writers:$/ {kind = "writer"}
-    /^every element also takes:$/ {kind = "common"; element = "*"}
-    /^readers also take:$/ {kind = "reader-common"; element = "*"}
-    /^processors also take:$/ {kind = "processor-common"; element = "*"}
-    /^  [^ ]/ {element = $1; print kind, element}
-    /^      [^ ]/ {eq = index($1, "="); print kind, element, substr($1, 1, eq - 1), substr($1, eq + 1)}
+    /^every element also takes:$/ {kind = "common"; element = "*"; plugin = 0}
+    /^readers also take:$/ {kind = "reader-common"; element = "*"; plugin = 0}
+    /^processors also take:$/ {kind = "processor-common"; element = "*"; plugin = 0}
+    /^  [^ ]/ {plugin = /  \(plugin /; if (!plugin) {element = $1; print kind, element}}
+    /^      [^ ]/ && !plugin {eq = index($1, "="); print kind, element, substr($1, 1, eq - 1), substr($1, eq + 1)}
 ' "$T/elements" | sort > "$T/from-elements"
 plain "$MANPAGE" | awk '
     /^\.SH ELEMENTS/ {on = 1; next}
