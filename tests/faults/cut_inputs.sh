@@ -100,7 +100,7 @@ cut_test () {
             # What was read and what was rejected: the dead letter holds the
             # rejected bytes with their offsets, and they end at the cut
             if [ -s "$T/dead" ]; then
-                end=$("$WEIR" run -q "msgpack path=$T/dead ! lines path=-" | sed -n 's/.*"offset":\([0-9]*\),"size":\([0-9]*\).*/\1 \2/p' | awk '{ e = $1 + $2 } END { print e }')
+                end=$("$WEIR" run -q "msgpack path=$T/dead ! lines path=-" | sed -n 's/.*"offset":\([0-9]*\),\("line":[0-9]*,\)\{0,1\}"size":\([0-9]*\).*/\1 \3/p' | awk '{ e = $1 + $2 } END { print e }')
                 [ "$end" -le "$at" ] && ok || fail "$kind cut at byte $at: the dead letter reaches byte $end"
             fi
         fi

@@ -39,6 +39,11 @@ static void s_read_all (const weir__reader_class *reader, const char *path, cons
     weir__props_add (&props, "path", path, -1, -1);
     if (extra)
         weir__props_add (&props, "max-line", extra, -1, -1);
+    //  With skip every byte is a record or part of a bad one, whatever the
+    //  first bytes say (a compressed file is refused, not skipped: that
+    //  is sniff's part, fuzzed in the pass without skip)
+    if (skip)
+        weir__props_add (&props, "sniff", "off", -1, -1);
     weir__shards shards;
     weir__shards_init (&shards);
     void *state = NULL;
