@@ -131,15 +131,7 @@ static int s_malformed (weir__shard *shard, weir__window *w, uint64_t *offset, w
         snprintf (reason, sizeof reason, "%s (column %zu)", problem, where);
     else
         snprintf (reason, sizeof reason, "%s", problem);
-    weir__bad bad = {.path = shard->path,
-                     .offset = at,
-                     .line = weir__lineno_at (shard->path, &shard->lines, first, lines),
-                     .bytes = line,
-                     .len = n,
-                     .size = weir__window_offset (w, w->lo) - at,
-                     .reason = reason};
-    *offset = weir__window_offset (w, w->lo);
-    return sink->reject (sink, &bad);
+    return weir__window_reject_read (w, line, n, first, lines, reason, offset);
 }
 
 static int s_read (void *own, size_t max_line, weir__shard *shard, weir__window *w, uint64_t *offset,

@@ -292,20 +292,12 @@ static int s_read (void *own, size_t max_line, weir__shard *shard, weir__window 
         rc = s_parse (&ex, line, n);
         if (rc == S_MALFORMED && sink->skip) {
             //  The whole line goes, newline included
-            uint64_t at = weir__window_offset (w, (size_t) (line - w->buf));
             char reason[320];
             snprintf (reason, sizeof reason, "%s (at byte %llu of the line)", ex.problem,
                       (unsigned long long) ex.where);
-            weir__bad bad = {.path = shard->path,
-                             .offset = at,
-                             .line = weir__lineno_at (shard->path, &shard->lines, first, lines),
-                             .bytes = line,
-                             .len = n,
-                             .size = weir__window_offset (w, w->lo) - at,
-                             .reason = reason};
-            *offset = weir__window_offset (w, w->lo);
+            rc = weir__window_reject_read (w, line, n, first, lines, reason, offset);
             lines++;
-            if ((rc = sink->reject (sink, &bad)))
+            if (rc)
                 break;
             continue;
         }

@@ -632,6 +632,21 @@ int weir__window_reject_line (weir__window *w, const char *element, const char *
     return s_reject (w, element, reason, offset, s_skip_line, err);
 }
 
+int weir__window_reject_read (weir__window *w, const char *line, size_t n, uint64_t first, uint64_t lines,
+                              const char *reason, uint64_t *offset)
+{
+    uint64_t at = weir__window_offset (w, (size_t) (line - w->buf));
+    weir__bad bad = {.path = w->path,
+                     .offset = at,
+                     .line = weir__lineno_at (w->path, &w->shard->lines, first, lines),
+                     .bytes = line,
+                     .len = n,
+                     .size = weir__window_offset (w, w->lo) - at,
+                     .reason = reason};
+    *offset = weir__window_offset (w, w->lo);
+    return w->sink->reject (w->sink, &bad);
+}
+
 int weir__window_reject_rest (weir__window *w, const char *element, const char *reason, uint64_t *offset,
                               weir__err *err)
 {

@@ -102,6 +102,13 @@ int weir__window_reject_rest (weir__window *w, const char *element, const char *
 int weir__window_reject_line (weir__window *w, const char *element, const char *reason, uint64_t *offset,
                               weir__err *err);
 
+/*  With sink->skip: the whole line LINE (N bytes, its newline left out)
+    that the last weir__window_line gave is bad for REASON: give it to
+    reject(), numbered LINES lines after byte FIRST where the read began,
+    and move *OFFSET past it.  0 or what reject() said.  */
+int weir__window_reject_read (weir__window *w, const char *line, size_t n, uint64_t first, uint64_t lines,
+                              const char *reason, uint64_t *offset);
+
 /*  File offset of buf[i].  */
 static inline uint64_t weir__window_offset (const weir__window *w, size_t i)
 {
