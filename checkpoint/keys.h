@@ -20,7 +20,12 @@
       files    "PATH" per followed file (follow=1): "DEV INO FPLEN FPHASH
                GONE", which file the offset of the shard of PATH is in: its
                device and inode, a hash of its first FPLEN bytes (hex), and
-               1 when it was deleted once read to its end
+               1 when it was deleted once read to its end; and per regular
+               file a batch reader planned: "DEV INO FPLEN FPHASH 0" (one
+               shard, the whole file), or for a file of lines cut into
+               shards "DEV INO FPLEN FPHASH 0 END ENDHASH": its size when
+               planned and a hash of the bytes before it, so that a resume
+               reads what was appended since (checkpoint/resume.h)
 
     Keys of the store, one LevelDB per checkpoint directory (EPOCH is 20
     decimal digits, so that keys sort by epoch):
@@ -98,27 +103,38 @@ static inline void weir__key_dead_letter (size_t stage, const char *element, cha
     snprintf (out, size, "%zu:%s:dead-letter", stage, element);
 }
 
-/*  A followed file's identity, as the files section holds it.  */
+/*  A file's identity, as the files section holds it: "DEV INO FPLEN
+    FPHASH GONE", and for a file of lines planned into shards " END
+    ENDHASH" (readers/identity.h).  */
 static inline void weir__identity_format (const weir__identity *id, int gone, char *out, size_t size)
 {
-    snprintf (out, size, "%" PRIu64 " %" PRIu64 " %" PRIu32 " %016" PRIx64 " %d", id->dev, id->ino,
-              id->fp_len, id->fp_hash, gone);
+    int n = snprintf (out, size, "%" PRIu64 " %" PRIu64 " %" PRIu32 " %016" PRIx64 " %d", id->dev, id->ino,
+                      id->fp_len, id->fp_hash, gone);
+    if (id->has_end && n > 0 && (size_t) n < size)
+        snprintf (out + n, size - (size_t) n, " %" PRIu64 " %016" PRIx64, id->end, id->end_hash);
 }
 
 /*  0, or -1 for text that is no identity.  */
 static inline int weir__identity_parse (const char *text, size_t len, weir__identity *id, int *gone)
 {
-    char buf[128];
+    char buf[160];
     if (len >= sizeof buf)
         return -1;
     memcpy (buf, text, len);
     buf[len] = '\0';
-    int n = 0;
+    int n = 0, m = 0;
     if (sscanf (buf, "%" SCNu64 " %" SCNu64 " %" SCNu32 " %" SCNx64 " %d%n", &id->dev, &id->ino, &id->fp_len,
                 &id->fp_hash, gone, &n)
             != 5
-        || (size_t) n != len || id->fp_len > WEIR__FINGERPRINT)
+        || id->fp_len > WEIR__FINGERPRINT)
         return -1;
+    id->has_end = 0;
+    if ((size_t) n < len) {
+        if (sscanf (buf + n, " %" SCNu64 " %" SCNx64 "%n", &id->end, &id->end_hash, &m) != 2
+            || (size_t) (n + m) != len)
+            return -1;
+        id->has_end = 1;
+    }
     id->known = 1;
     return 0;
 }

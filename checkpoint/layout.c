@@ -147,7 +147,7 @@ static int s_fill (weir__layout *self, const weir__ckpt *ckpt, const char *prefi
     static const char small[] = {WEIR__SECTION_META, WEIR__SECTION_OFFSETS, WEIR__SECTION_WRITERS,
                                  WEIR__SECTION_FILES};
     for (size_t k = 0; k < sizeof small; k++) {
-        //  Only followed files have a files section
+        //  Only inputs of files have a files section
         if (small[k] == WEIR__SECTION_FILES && weir__ckpt_count (ckpt, WEIR__SECTION_FILES) == 0)
             continue;
         size_t len;

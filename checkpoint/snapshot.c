@@ -147,8 +147,9 @@ static int s_put_stage (weir__ckpt *ck, size_t i, const weir__snapshot_stage *st
     return rc;
 }
 
-//  Each shard's offset, and for a followed input which file it is in and
-//  the files it read to their end and left.
+//  Each shard's offset; which file it is in (a regular file's shards
+//  share one item); and for a followed input the files it read to their
+//  end and left.
 static int s_put_offsets (weir__ckpt *ck, const weir__snapshot *s)
 {
     int rc = 0;
@@ -157,8 +158,12 @@ static int s_put_offsets (weir__ckpt *ck, const weir__snapshot *s)
         const weir__shard *shard = &s->shards->items[i];
         weir__key_shard (shard, key, sizeof key);
         rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_OFFSETS, key, s->offsets[i]);
-        if (s->shards->follow && shard->id.known && shard->path) {
-            char id[128];
+        //  Once per file: a batch reader's shards of one file are
+        //  consecutive (readers/files.h)
+        const char *before = i ? s->shards->items[i - 1].path : NULL;
+        if (shard->id.known && shard->path
+            && (s->shards->follow || !before || strcmp (before, shard->path) != 0)) {
+            char id[160];
             weir__identity_format (&shard->id, shard->gone, id, sizeof id);
             rc |= weir__ckpt_put_text (ck, WEIR__SECTION_FILES, shard->path, id);
         }

@@ -40,7 +40,7 @@ static const struct {
     {WEIR_CHECKPOINT_META, "metadata"},
     {WEIR_CHECKPOINT_OFFSETS, "reader offsets (shard: next offset)"},
     {WEIR_CHECKPOINT_WRITERS, "writers (stage: committed)"},
-    {WEIR_CHECKPOINT_FILES, "followed files (path: device inode fingerprint-bytes fingerprint gone)"},
+    {WEIR_CHECKPOINT_FILES, "files (path: device inode fingerprint-bytes fingerprint gone [planned-size end-hash])"},
     {WEIR_CHECKPOINT_BLOBS, "blobs (name: bytes)"},
 };
 

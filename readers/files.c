@@ -118,6 +118,11 @@ static int s_plan_lines (const char *element, const char *path, uint64_t split, 
     int fd = open (path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return weir__err_set (err, WEIR_EIO, "%s: cannot open '%s': %s", element, path, strerror (errno));
+    //  Which file, planned up to where: a resume goes on past that end
+    //  when the file was only appended to since (checkpoint/resume.h)
+    weir__identity id;
+    weir__identity_of (fd, &st, &id);
+    weir__identity_end (fd, size, &id);
     int rc = 0;
     while (start < size) {
         uint64_t end = size;
@@ -128,10 +133,29 @@ static int s_plan_lines (const char *element, const char *path, uint64_t split, 
             rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
             break;
         }
+        shards->items[shards->count - 1].id = id;
         start = end;
     }
     close (fd);
     return rc;
+}
+
+//  Plan PATH as one shard, the whole file.  A regular file's identity is
+//  noted (a resume checks it is still the file read); a pipe is not
+//  opened: its writer's data would go with the descriptor.
+static int s_plan_whole (const char *path, weir__shards *shards, weir__err *err)
+{
+    if (weir__shards_add (shards, path, 0, UINT64_MAX))
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    struct stat st;
+    if (weir__source_is_stdin (path) || weir__source_stat (path, &st) || !S_ISREG (st.st_mode))
+        return 0;
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && fstat (fd, &st) == 0)
+        weir__identity_of (fd, &st, &shards->items[shards->count - 1].id);
+    if (fd >= 0)
+        close (fd);
+    return 0;
 }
 
 int weir__files_plan (const char *element, const char *pattern, uint64_t split, weir__shards *shards,
@@ -145,8 +169,8 @@ int weir__files_plan (const char *element, const char *pattern, uint64_t split, 
     for (size_t i = 0; i < count && !rc; i++)
         if (split != WEIR__FILES_WHOLE)
             rc = s_plan_lines (element, paths[i], split, shards, err);
-        else if (weir__shards_add (shards, paths[i], 0, UINT64_MAX))
-            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        else
+            rc = s_plan_whole (paths[i], shards, err);
     s_free (paths, count);
     return rc;
 }

@@ -32,6 +32,31 @@ int weir__identity_is (int fd, const struct stat *st, const weir__identity *id)
     return n == (ssize_t) id->fp_len && weir__hash64 (0, head, id->fp_len) == id->fp_hash;
 }
 
+//  The hash of the bytes of FD before END, up to WEIR__FINGERPRINT of
+//  them; -1 when they cannot all be read.
+static int s_end_hash (int fd, uint64_t end, uint64_t *hash)
+{
+    char tail[WEIR__FINGERPRINT];
+    size_t len = end < sizeof tail ? (size_t) end : sizeof tail;
+    ssize_t n = len ? pread (fd, tail, len, (off_t) (end - len)) : 0;
+    if (n != (ssize_t) len)
+        return -1;
+    *hash = weir__hash64 (0, tail, len);
+    return 0;
+}
+
+void weir__identity_end (int fd, uint64_t end, weir__identity *id)
+{
+    id->has_end = s_end_hash (fd, end, &id->end_hash) == 0;
+    id->end = end;
+}
+
+int weir__identity_ends_as (int fd, const weir__identity *id)
+{
+    uint64_t hash;
+    return !id->has_end || (s_end_hash (fd, id->end, &hash) == 0 && hash == id->end_hash);
+}
+
 int weir__identity_find (const char *path, const weir__identity *id)
 {
     char *copy = strdup (path);
