@@ -239,6 +239,11 @@ int weir__resume_offsets (const weir__resume *self, const char *element, const w
     return 0;
 }
 
+int weir__resume_files (const weir__resume *self, weir__replan *how, weir__shards *shards, weir__err *err)
+{
+    return weir__replan_files (self->ckpt, how, shards, err);
+}
+
 static int s_output (const weir__resume *self, const char *key, const char *what, char *state, size_t size,
                      weir__err *err)
 {

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checkpoint/replan.h"
 #include "checkpoint/store.h"
 #include "lib/error.h"
 #include "lib/workspace.h"
@@ -57,6 +58,11 @@ int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err
     (the input changed: resuming would lose or repeat records).  */
 int weir__resume_offsets (const weir__resume *self, const char *element, const weir__shards *shards,
                           uint64_t *offsets, weir__err *err);
+
+/*  A reader that does not follow its files: SHARDS, as planned now, made
+    to go on from the checkpoint, what was appended to its files and the
+    files new to its glob read on top (checkpoint/replan.h).  */
+int weir__resume_files (const weir__resume *self, weir__replan *how, weir__shards *shards, weir__err *err);
 
 /*  A reader that follows its files: add to SHARDS the files the
     checkpoint followed that are not among them now (rotated away,

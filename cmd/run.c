@@ -78,7 +78,8 @@ static const cmd_option s_options_table[] = {
      "twice."},
     {"resume", S_RESUME, NULL, CMD_VALUE_ANY, S_CHECKPOINTS,
      "go on from the latest checkpoint in DIR, or start fresh when it has none (safe in a restart loop)",
-     "A finished job does nothing.  On resume the blobs are restored, every shard is sought, every file "
+     "A job over files reads what was appended to them since, and the files new to its glob; a finished "
+     "job with nothing new does nothing.  On resume the blobs are restored, every shard is sought, every file "
      "writer is truncated to its committed length, and the job goes on with the next epoch without running "
      "init."},
     {"resume-from", S_RESUME_FROM, "E", CMD_VALUE_ANY, S_CHECKPOINTS, "go back to checkpoint E (the newer ones are deleted) and go on from there", NULL},
@@ -129,6 +130,11 @@ const cmd_command cmd_run_command = {
              "signal from the same process within 200 ms counts once, as timeout(1) sends it twice); the last "
              "one stays valid, and if a thread stuck where no abort reaches holds the run past --abort-timeout, "
              "weir exits without it.  A third signal ends the process as the signal would.\n"
+             "\n"
+             "Incremental ingest: on resume, a file of the glob that was only appended to (the same inode, "
+             "the same first bytes and bytes before its old size) is read on past its old size, and a file new "
+             "to the glob is read in full, whether the job had finished or not.  A file that shrank, was "
+             "written again or replaced, or was deleted before it was read to its end, is refused, naming it.\n"
              "\n"
              "A pipe or standard input cannot be read again: to resume a job that reads one, feed it the same "
              "input again from its start; --resume reads past the bytes the checkpoint committed.\n"

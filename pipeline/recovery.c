@@ -210,22 +210,59 @@ int weir__recovery_finished (const weir__recovery *self)
     return self->finished;
 }
 
+static void s_warn (void *arg, const char *message)
+{
+    weir__job_log (arg, WEIR_LOG_WARNING, "%s", message);
+}
+
+//  A job resumed over files that grew, or new files: says so, and a job
+//  that had finished has work again.
+static void s_grown (weir__recovery *self, size_t grown, size_t added)
+{
+    if (!grown && !added)
+        return;
+    char what[96];
+    if (grown && added)
+        snprintf (what, sizeof what, "%zu file%s grew and %zu %s new", grown, grown == 1 ? "" : "s", added,
+                  added == 1 ? "is" : "are");
+    else if (grown)
+        snprintf (what, sizeof what, "%zu file%s grew", grown, grown == 1 ? "" : "s");
+    else
+        snprintf (what, sizeof what, "%zu file%s new", added, added == 1 ? " is" : "s are");
+    if (self->rank == 0)
+        weir__job_log (self->of.job, WEIR_LOG_INFO, "since checkpoint %" PRIu64 ", %s: reading what was added",
+                       self->first_epoch - 1, what);
+    self->finished = 0;
+}
+
 int weir__recovery_input (weir__recovery *self, weir__stage *stage, weir__err *err)
 {
     weir__input *input = stage->input;
     int follow = weir__input_follows (input);
     weir__shards *shards = weir__input_shards (input);
     int rc = follow && self->resume ? weir__resume_follow (self->resume, stage->name, shards, err) : 0;
-    if (rc || (rc = weir__input_start (input, err)))
+    weir__replan how = {
+        .element = stage->name,
+        .passes = weir__input_passes (input),
+        .warn = s_warn,
+        .arg = self->of.job,
+    };
+    if (!rc && !follow && self->resume)
+        rc = weir__resume_files (self->resume, &how, shards, err);
+    if (rc || (rc = weir__input_start (input, err))) {
+        free (how.offsets);
         return rc;
+    }
     uint64_t *offsets = weir__input_offsets (input);
     if (self->resume && follow)
         self->new_files = weir__resume_follow_offsets (self->resume, shards, offsets);
-    else if (self->resume)
-        rc = weir__resume_offsets (self->resume, stage->name, shards, offsets, err);
-    if (!rc)
-        weir__input_plan (input, self->pass);
-    return rc;
+    else if (self->resume) {
+        memcpy (offsets, how.offsets, shards->count * sizeof *offsets);
+        s_grown (self, how.grown, how.added);
+    }
+    free (how.offsets);
+    weir__input_plan (input, self->pass);
+    return 0;
 }
 
 int weir__recovery_output (weir__recovery *self, weir__stage *stage, char *state, const char **resume,
@@ -310,11 +347,6 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         rc = first ? weir__saver_save_first (self->saver, &s, err) : weir__saver_save (self->saver, &s, err);
     free (items);
     return rc;
-}
-
-static void s_warn (void *arg, const char *message)
-{
-    weir__job_log (arg, WEIR_LOG_WARNING, "%s", message);
 }
 
 int weir__recovery_begin (weir__recovery *self, weir__err *err)

@@ -143,4 +143,23 @@ latest=$("$WEIR" checkpoints "$d/ck" | awk '/latest/ {print $1}')
 "$WEIR" checkpoints "$d/ck" --epoch "$latest" | grep -q "reduce:0.*0 1 8 2 0 total" \
     && ok || fail "checkpoint $latest does not show the region it combines"
 
+# --- incremental ingest on several ranks -----------------------------------
+# A finished job of 2 ranks over a glob; a file grows and a new one comes;
+# resumed on 2 ranks, then again on 3 after more growth: every line once
+# over the ranks' outputs.
+d="$T/incremental"
+mkdir -p "$d/logs"
+seq 1 1000 > "$d/logs/a.log"
+seq 5001 5300 > "$d/logs/b.log"
+job="lines path='$d/logs/*.log' split=2000 ! lines path=$d/out-{rank}.txt"
+expect_exit 0 "" -- mpi 2 "$WEIR" run -q --checkpoint "$d/ck" "$job"
+seq 1001 1500 >> "$d/logs/a.log"
+seq 9001 9100 > "$d/logs/c.log"
+expect_exit 0 "1 file grew and 1 is new: reading what was added" -- mpi 2 "$WEIR" run --checkpoint "$d/ck" --resume "$job"
+seq 1501 1600 >> "$d/logs/b.log"
+expect_exit 0 "" -- mpi 3 "$WEIR" run -q --checkpoint "$d/ck" --resume "$job"
+cat "$d"/out-*.txt | sort > "$d/got"
+cat "$d"/logs/*.log | sort > "$d/want"
+same "$d/got" "$d/want" "incremental ingest on 2, then 3 ranks"
+
 finish

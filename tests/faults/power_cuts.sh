@@ -129,6 +129,33 @@ power_cut "replace, finished"
 sort -n "$ROOT/out" > "$T/replace.got"
 same "$T/replace.got" "$T/replace.new" "replace: a finished job's output after a power cut"
 
+# --- Incremental ingest, cut ---------------------------------------------
+# A finished job over a glob resumes after a file grew and a new one came
+# (checkpoint/replan.h).  Killed at a point of that run's epochs and cut,
+# then resumed: every line once.  The inputs live outside the cut folder:
+# what was appended to them before the run is on disk.
+INC="$T/inc"
+IDESC="lines path='$INC/*.log' split=4000 ! lines path=$ROOT/out"
+for point in pipe-drained:2 writers-synced:1 writers-synced:3 after-leveldb-write:1 after-leveldb-write:2 \
+    readers-resumed:2; do
+    rm -rf "$ROOT"/* "$INC" && mkdir -p "$INC"
+    seq 1 2000 > "$INC/a.log"
+    seq 10001 10500 > "$INC/b.log"
+    "$WEIR" run -q --checkpoint "$ROOT/ck" --epoch-records 300 "$IDESC" || fail "incremental ($point): day one"
+    "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+    seq 2001 4000 >> "$INC/a.log"
+    seq 20001 20700 > "$INC/c.log"
+    WEIR_KILL_AT=$point shimmed "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 "$IDESC" \
+        2>"$T/err"
+    [ $RC -eq 137 ] && ok || { fail "incremental ($point): exit $RC, wanted 137"; sed 's/^/    /' "$T/err" >&2; }
+    power_cut "incremental ($point)"
+    timed 120 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 "$IDESC" 2>"$T/err"
+    [ $RC -eq 0 ] && ok || { fail "incremental ($point): resume exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+    cat "$INC"/*.log | sort > "$T/inc.ref"
+    sort "$ROOT/out" > "$T/inc.got"
+    same "$T/inc.got" "$T/inc.ref" "incremental ingest killed at $point, cut, resumed"
+done
+
 # --- Cuts at kill points and at random instants, every writer ---------
 POINTS="readers-stopped pipe-drained writers-synced blobs-copied before-leveldb-write after-leveldb-write readers-resumed"
 for writer in lines msgpack leveldb-flush leveldb-sync; do
