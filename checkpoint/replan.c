@@ -141,18 +141,40 @@ static int s_emit (s_state *st, const weir__shard *like, uint64_t start, uint64_
     return 0;
 }
 
-//  A shard that is no file's part (a range, a pipe): taken over only when
-//  the checkpoint has the very same.
+//  The checkpoint's shard of PATH (NULL: no file) starting at START, or
+//  SIZE_MAX.
+static size_t s_lookup (const s_state *st, const char *path, uint64_t start)
+{
+    s_old key = {.path = (char *) path, .start = start};
+    size_t lo = 0, hi = st->nold;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s_cmp (&st->old[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < st->nold && s_cmp (&st->old[lo], &key) == 0 ? lo : SIZE_MAX;
+}
+
+//  A shard taken over only when the checkpoint has the very same: a range,
+//  a pipe, a file of a checkpoint that did not note which file it read.
+//  0, or 1 when the checkpoint has no such shard.
+static int s_same_shard (s_state *st, const weir__shard *shard)
+{
+    size_t k = s_lookup (st, shard->path, shard->start);
+    s_old *o = k == SIZE_MAX ? NULL : &st->old[k];
+    if (!o || o->used || o->end != shard->end || o->offset < shard->start || o->offset > shard->end)
+        return 1;
+    o->used = 1;
+    return s_emit (st, shard, shard->start, shard->end, o->offset);
+}
+
 static int s_exact (s_state *st, const weir__shard *shard)
 {
-    for (size_t k = 0; k < st->nold; k++) {
-        s_old *o = &st->old[k];
-        if (o->used || !o->path != !shard->path || (o->path && strcmp (o->path, shard->path)) || o->start != shard->start
-            || o->end != shard->end || o->offset < shard->start || o->offset > shard->end)
-            continue;
-        o->used = 1;
-        return s_emit (st, shard, shard->start, shard->end, o->offset);
-    }
+    int rc = s_same_shard (st, shard);
+    if (rc != 1)
+        return rc;
     char key[WEIR__KEY_MAX];
     weir__key_shard (shard, key, sizeof key);
     return weir__err_set (st->err, WEIR_ECORRUPT,
@@ -266,12 +288,18 @@ static int s_file (s_state *st, const weir__shard *group, size_t count)
     if (!text) {
         //  A checkpoint of a weir that did not note which file it read:
         //  only the same plan can go on
-        for (size_t i = 0; i < count; i++) {
-            int rc = s_exact (st, &group[i]);
-            if (rc)
-                return rc;
-        }
-        return 0;
+        int rc = 0;
+        for (size_t i = 0; i < count && !rc; i++)
+            rc = s_same_shard (st, &group[i]);
+        for (size_t k = first; rc == 0 && k < st->nold && st->old[k].path && strcmp (st->old[k].path, path) == 0; k++)
+            rc = !st->old[k].used;
+        if (rc == 1)
+            rc = weir__err_set (st->err, WEIR_ECORRUPT,
+                                "%s: '%s' changed since checkpoint %" PRIu64
+                                ", which does not say which file it read (an older weir wrote it), so what was "
+                                "added cannot be told from what was read" S_NEXT,
+                                st->how->element, path, st->epoch);
+        return rc;
     }
     if (weir__identity_parse (text, len, &was, &gone))
         return weir__err_set (st->err, WEIR_ECORRUPT, "%s: checkpoint %" PRIu64 " holds a malformed identity for '%s'",
@@ -326,32 +354,45 @@ static int s_left (s_state *st)
     uint64_t flag = 0;
     if (weir__ckpt_get_u64 (st->ck, WEIR__SECTION_META, WEIR_META_FINISHED, &flag) == 0)
         finished = flag != 0;
-    for (size_t k = 0; k < st->nold; k++) {
+    for (size_t k = 0; k < st->nold;) {
         const s_old *o = &st->old[k];
-        if (o->used)
+        if (o->used) {
+            k++;
             continue;
+        }
         if (!o->path)
             return weir__err_set (st->err, WEIR_ECORRUPT,
                                   "%s: the input changed since checkpoint %" PRIu64
                                   ": it had the range %" PRIu64 "-%" PRIu64
                                   ", which is planned otherwise now; resuming would lose or repeat records",
                                   st->how->element, st->epoch, o->start, o->end);
+        //  The file's shards, judged together: the first not read to its
+        //  end, if any
+        const s_old *unread = NULL;
+        size_t j = k;
+        for (; j < st->nold && st->old[j].path && strcmp (st->old[j].path, o->path) == 0; j++) {
+            const s_old *x = &st->old[j];
+            int read = x->end == UINT64_MAX ? finished : x->offset == x->end;
+            if (!x->used && !read && !unread)
+                unread = x;
+        }
         //  Its name holds a file with no shard: it shrank to nothing
         struct stat sb;
         if (stat (o->path, &sb) == 0 && S_ISREG (sb.st_mode) && o->end > 0)
             return weir__err_set (st->err, WEIR_ECORRUPT,
                                   "%s: '%s' shrank to 0 bytes since checkpoint %" PRIu64 " read it" S_NEXT,
                                   st->how->element, o->path, st->epoch);
-        int read = o->end == UINT64_MAX ? finished : o->offset == o->end;
-        if (read && st->how->passes > 1)
-            return s_strict (st, o->path, "is gone");
-        if (!read)
+        if (unread)
             return weir__err_set (st->err, WEIR_ECORRUPT,
                                   "%s: '%s' is gone (or no longer matches the path), and checkpoint %" PRIu64
-                                  " had not read it to its end (byte %" PRIu64
-                                  " of bytes %" PRIu64 "-%" PRIu64 "); put it back to read the rest, or start over "
-                                  "with another --checkpoint directory and another output",
-                                  st->how->element, o->path, st->epoch, o->offset, o->start, o->end);
+                                  " had not read it to its end (byte %" PRIu64 " of bytes %" PRIu64 "-%" PRIu64
+                                  "); put it back to read the rest, or start over with another --checkpoint "
+                                  "directory and another output",
+                                  st->how->element, o->path, st->epoch, unread->offset, unread->start,
+                                  unread->end);
+        if (st->how->passes > 1)
+            return s_strict (st, o->path, "is gone");
+        k = j;
     }
     return 0;
 }

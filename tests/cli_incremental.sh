@@ -110,6 +110,31 @@ seq 7001 7050 > "$L/0.log"
     "lines path='$L/*.log' split=2000 threads=2 ! lines path=$T/out.txt" || fail "the rest after growth"
 exact "stopped half-way, grown" "$L/a.log" "$L/b.log" "$L/0.log"
 
+# --- A shard not read to its end before one that was ----------------------
+# Two reader threads: one in a.log's long first shard when the epoch ends,
+# the other done with its one-line last shard.  Only shards read to their
+# end are merged: the first keeps its offset.
+rm -rf "$L" "$T/ck" "$T/out.txt" && mkdir -p "$L"
+seq 1 200000 > "$L/a.log"
+echo last >> "$L/a.log"
+split=$(($(wc -c < "$L/a.log") - 5))
+TDESC="lines path='$L/*.log' split=$split threads=2 ! lines path=$T/out.txt"
+pattern=no
+for try in 1 2 3 4 5; do
+    rm -rf "$T/ck" "$T/out.txt"
+    "$WEIR" run -q --checkpoint "$T/ck" --epochs 1 --epoch-records 100000 "$TDESC" || fail "two threads, one epoch"
+    "$WEIR" checkpoints "$T/ck" --epoch 1 > "$T/epoch1"
+    if grep -q "^  $L/a.log@$split-$((split + 5)): $((split + 5))\$" "$T/epoch1" \
+        && ! grep -q "^  $L/a.log@0-$split: $split\$" "$T/epoch1"; then
+        pattern=yes
+        break
+    fi
+done
+[ $pattern = yes ] && ok || fail "five runs never ended an epoch with the last shard read and the first not: $(cat "$T/epoch1")"
+seq 200001 200100 >> "$L/a.log"
+"$WEIR" run -q --checkpoint "$T/ck" --resume "$TDESC" || fail "two threads, grown"
+exact "a shard left half-read before one read, then grown" "$L/a.log"
+
 # --- A last line without its newline -----------------------------------
 fresh
 printf 'abc' >> "$L/b.log"
