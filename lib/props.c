@@ -42,6 +42,7 @@ int weir__props_add (weir__props *self, const char *key, const char *value, long
     }
     p->key_offset = key_offset;
     p->value_offset = value_offset;
+    p->quoted = 0;
     atomic_init (&p->used, 0);
     self->count++;
     return 0;

@@ -17,6 +17,7 @@ typedef struct weir__prop {
     char *value;
     long key_offset;  //  in the description, -1 when built in code
     long value_offset;
+    int quoted;       //  the value was written in quotes: its text starts a byte after value_offset
     atomic_int used;  //  read by someone (atomic: processor threads mark it)
 } weir__prop;
 

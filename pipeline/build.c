@@ -155,6 +155,7 @@ static int s_resolve (weir__stage *stage, size_t i, size_t count, weir__err *err
     weir_element_kind want = s_wanted (i, count, &place);
     static const weir_property_info none[] = {{NULL, NULL, NULL}};
     const weir_property_info *known = NULL;
+    int (*check) (const weir__props *, const char *, weir__err *) = NULL;
     int rc = 0;
     if (stage->callbacks) {
         //  Added in code as callbacks
@@ -166,8 +167,14 @@ static int s_resolve (weir__stage *stage, size_t i, size_t count, weir__err *err
     else {
         const weir__element *e =
             weir__plugin_is_path (stage->name) ? NULL : weir__element_find (stage->name, (int) want);
-        known = !e ? NULL : e->reader ? e->reader->props : e->writer ? e->writer->props : none;
+        known = !e                ? NULL
+                : e->reader       ? e->reader->props
+                : e->writer       ? e->writer->props
+                : e->processor && e->processor->props ? e->processor->props
+                                                      : none;
         rc = e ? s_builtin (stage, e, err) : s_not_builtin (stage, want, place, err);
+        if (!rc && e && e->check)
+            check = e->check;
     }
     if (rc && stage->glued >= 0 && (rc == WEIR_EUNKNOWN || rc == WEIR_ESTRUCTURE)) {
         //  The element came from a '!' inside a value
@@ -188,6 +195,17 @@ static int s_resolve (weir__stage *stage, size_t i, size_t count, weir__err *err
     //  What a builtin does not know is refused; threads, capacity, batch,
     //  and linger for readers and processors
     int64_t threads, capacity, batch, linger = 0;
+    //  A quoted word after the name is an expression (pipeline/parse.h),
+    //  which only some builtins take
+    weir__prop *arg = weir__props_find (&stage->props, "expr");
+    int takes = 0;
+    for (size_t k = 0; known && known[k].name && !takes; k++)
+        takes = strcmp (known[k].name, "expr") == 0;
+    if (arg && arg->key_offset == arg->value_offset && known && !takes)
+        return weir__stage_error (stage, err, WEIR_ESYNTAX, arg->key_offset,
+                                  "expected key=value or '!' after element '%s', not the quoted '%s' (only "
+                                  "filter takes a condition there)",
+                                  stage->name, arg->value);
     if ((known
          && (rc = weir__props_check (&stage->props, stage->name, known, weir_kind_properties (want), err)))
         || (rc = weir__props_int (&stage->props, stage->name, "threads", 1, 1, WEIR__MAX_THREADS, &threads,
@@ -197,7 +215,8 @@ static int s_resolve (weir__stage *stage, size_t i, size_t count, weir__err *err
         || (rc = weir__props_int (&stage->props, stage->name, "batch", WEIR__DEFAULT_BATCH, 1, 1 << 20,
                                   &batch, err))
         || (want != WEIR_ELEMENT_WRITER
-            && (rc = weir__props_int (&stage->props, stage->name, "linger", 5, 0, 60000, &linger, err))))
+            && (rc = weir__props_int (&stage->props, stage->name, "linger", 5, 0, 60000, &linger, err)))
+        || (check && (rc = check (&stage->props, stage->name, err))))
         return rc;
     stage->threads = (unsigned) threads;
     stage->capacity = (unsigned) capacity;

@@ -3,6 +3,7 @@
 #include "pipeline/elements.h"
 
 #include "lib/suggest.h"
+#include "processors/filter.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -76,19 +77,20 @@ static const weir_processor s_identity = {
 static const weir_property_info s_no_props[] = {{NULL, NULL, NULL}};
 
 static const weir__element s_elements[] = {
-    {"range", WEIR_ELEMENT_READER, &weir__reader_range, NULL, NULL, 0},
-    {"lines", WEIR_ELEMENT_READER, &weir__reader_lines, NULL, NULL, 0},
-    {"msgpack", WEIR_ELEMENT_READER, &weir__reader_msgpack, NULL, NULL, 0},
-    {"leveldb", WEIR_ELEMENT_READER, &weir__reader_leveldb, NULL, NULL, 0},
-    {"libsvm", WEIR_ELEMENT_READER, &weir__reader_libsvm, NULL, NULL, 0},
-    {"json", WEIR_ELEMENT_READER, &weir__reader_json, NULL, NULL, 0},
-    {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1},
-    {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0},
-    {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0},
-    {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0},
-    {"leveldb", WEIR_ELEMENT_WRITER, NULL, &weir__writer_leveldb, NULL, 0},
-    {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0},
-    {"json", WEIR_ELEMENT_WRITER, NULL, &weir__writer_json, NULL, 0},
+    {"range", WEIR_ELEMENT_READER, &weir__reader_range, NULL, NULL, 0, NULL},
+    {"lines", WEIR_ELEMENT_READER, &weir__reader_lines, NULL, NULL, 0, NULL},
+    {"msgpack", WEIR_ELEMENT_READER, &weir__reader_msgpack, NULL, NULL, 0, NULL},
+    {"leveldb", WEIR_ELEMENT_READER, &weir__reader_leveldb, NULL, NULL, 0, NULL},
+    {"libsvm", WEIR_ELEMENT_READER, &weir__reader_libsvm, NULL, NULL, 0, NULL},
+    {"json", WEIR_ELEMENT_READER, &weir__reader_json, NULL, NULL, 0, NULL},
+    {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1, NULL},
+    {"filter", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_filter, 0, weir__filter_check},
+    {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0, NULL},
+    {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0, NULL},
+    {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0, NULL},
+    {"leveldb", WEIR_ELEMENT_WRITER, NULL, &weir__writer_leveldb, NULL, 0, NULL},
+    {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0, NULL},
+    {"json", WEIR_ELEMENT_WRITER, NULL, &weir__writer_json, NULL, 0, NULL},
 };
 
 #define S_COUNT (sizeof s_elements / sizeof s_elements[0])
@@ -132,7 +134,7 @@ static void s_build (void)
         }
         else {
             info->description = e->processor->description;
-            info->props = s_no_props;
+            info->props = e->processor->props ? e->processor->props : s_no_props;
         }
         char *names = s_names[e->kind];
         size_t used = strlen (names);

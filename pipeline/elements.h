@@ -8,6 +8,8 @@
 #include <weir/plugin.h>
 #include <weir/weir.h>
 
+#include "lib/error.h"
+#include "lib/props.h"
 #include "readers/reader.h"
 #include "writers/writer.h"
 
@@ -18,6 +20,9 @@ typedef struct weir__element {
     const weir__writer_class *writer;
     const weir_processor *processor;
     int passthrough;  //  forwards batches untouched (identity)
+    //  Checks what the properties say beyond their names (filter's
+    //  expression) when the description is checked; may be NULL
+    int (*check) (const weir__props *props, const char *element, weir__err *err);
 } weir__element;
 
 /*  The builtin element NAME of KIND (or of any kind when KIND < 0), or

@@ -150,6 +150,16 @@ static int s_property (s_parser *p, long at, long eq, long eq_offset, weir__err 
 {
     weir__element_spec *e = &p->spec->items[p->spec->count - 1];
     char *word = p->word.data;
+    const char *text = p->text;
+    if (eq < 0 && e->props.count == 0 && (text[at] == '\'' || text[at] == '"')) {
+        //  A quoted word right after the element's name is its expression,
+        //  as in filter '.level == "error"': the property expr
+        if (weir__props_add (&e->props, "expr", word, at, at))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        e->props.items[0].quoted = 1;
+        p->after_value = 1;
+        return 0;
+    }
     if (eq < 0)
         return weir__err_at (err, WEIR_ESYNTAX, at, "expected key=value or '!' after element '%s', not '%s'",
                              e->name, word);
@@ -166,6 +176,7 @@ static int s_property (s_parser *p, long at, long eq, long eq_offset, weir__err 
             return weir__err_at (err, WEIR_ESYNTAX, at, "property '%s' given twice to '%s'", word, e->name);
     if (weir__props_add (&e->props, word, word + eq + 1, at, eq_offset))
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    e->props.items[e->props.count - 1].quoted = text[eq_offset] == '\'' || text[eq_offset] == '"';
     p->after_value = 1;
     return 0;
 }

@@ -17,7 +17,7 @@ fi
 # the manual page in its test; Open MPI runs jobs across ranks and hosts,
 # iproute2 makes the two "hosts" of tests/cli_mpi_tcp.sh, and procps's
 # pgrep finds the ranks that tests/cli_mpi*.sh stop and kill
-packages="gcc g++ make autoconf automake libtool pkg-config libzmq3-dev $msgpack libleveldb-dev libsimdjson-dev check zlib1g-dev dataset-fashion-mnist liblinear-tools jq python3 groff-base openmpi-bin libopenmpi-dev iproute2 procps"
+packages="gcc g++ make autoconf automake libtool pkg-config libzmq3-dev $msgpack libleveldb-dev libsimdjson-dev libpcre2-dev check zlib1g-dev dataset-fashion-mnist liblinear-tools jq python3 groff-base openmpi-bin libopenmpi-dev iproute2 procps"
 
 missing=
 for p in $packages; do

@@ -194,8 +194,35 @@ START_TEST (test_parse_errors_words)
     s_parse_bad ("a k=1 ! b k=1 k=", 14, "property 'k' given twice to 'b'");
     s_parse_bad ("k=v ! b", 0, "expected an element name, not the property 'k=v'");
     s_parse_bad ("a ! k=v", 4, "expected an element name, not the property 'k=v'");
-    //  A quoted '=' does not make a word a property
-    s_parse_bad ("a 'k=v'", 2, "expected key=value or '!' after element 'a', not 'k=v'");
+    //  A quoted '=' does not make a word a property; a quoted word after
+    //  a property is no expression
+    s_parse_bad ("a k=1 'k=v'", 6, "expected key=value or '!' after element 'a', not 'k=v'");
+    s_parse_bad ("a x", 2, "expected key=value or '!' after element 'a', not 'x'");
+}
+END_TEST
+
+//  A quoted word right after an element's name is its expression, the
+//  property expr (the builder refuses it for elements that take none)
+START_TEST (test_parse_expression)
+{
+    weir__spec spec;
+    weir__spec_init (&spec);
+    weir__err err;
+    weir__err_init (&err);
+    ck_assert_int_eq (weir__parse ("a ! filter '.k == \"v w\"' threads=2 ! b", &spec, &err), 0);
+    ck_assert_uint_eq (spec.count, 3);
+    ck_assert_uint_eq (spec.items[1].props.count, 2);
+    ck_assert_str_eq (spec.items[1].props.items[0].key, "expr");
+    ck_assert_str_eq (spec.items[1].props.items[0].value, ".k == \"v w\"");
+    ck_assert_int_eq (spec.items[1].props.items[0].value_offset, 11);
+    ck_assert_int_eq (spec.items[1].props.items[0].quoted, 1);
+    ck_assert_int_eq (spec.items[1].props.items[1].quoted, 0);
+    weir__spec_release (&spec);
+    weir__spec_init (&spec);
+    ck_assert_int_eq (weir__parse ("a k=\"x y\" ! b", &spec, &err), 0);
+    ck_assert_int_eq (spec.items[0].props.items[0].quoted, 1);
+    weir__spec_release (&spec);
+    s_parse_bad ("filter 'a' expr=b", 11, "property 'expr' given twice to 'filter'");
 }
 END_TEST
 
@@ -316,6 +343,7 @@ Suite *check_suite (void)
     tc = tcase_create ("errors");
     tcase_add_test (tc, test_parse_errors_structure);
     tcase_add_test (tc, test_parse_errors_words);
+    tcase_add_test (tc, test_parse_expression);
     tcase_add_test (tc, test_parse_errors_quotes);
     tcase_add_test (tc, test_parse_release_after_error);
     tcase_add_test (tc, test_parse_fuzz);

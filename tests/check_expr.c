@@ -1,0 +1,213 @@
+/*  tests/check_expr.c - filter's expressions: parsing and its errors,
+    every operator, missing fields, values of different kinds, regular
+    expressions.  */
+#include <msgpack.h>
+
+#include "lib/batch.h"
+#include "lib/expr.h"
+#include "lib/jsonparse.h"
+#include "tests/testutil.h"
+
+//  Is EXPR true of the record written as JSON?  *MISMATCH (when not NULL)
+//  the comparisons of values of different kinds it met.
+static int s_true (const char *expr, const char *json, uint64_t *mismatch)
+{
+    weir__err err;
+    weir__err_init (&err);
+    weir__expr *e;
+    ck_assert_msg (weir__expr_new (expr, &e, &err) == 0, "'%s' refused: %s", expr, err.msg);
+    weir__jsonparse *jp = weir__jsonparse_new ();
+    weir__batch b;
+    ck_assert_int_eq (weir__batch_init (&b, 256), 0);
+    size_t where;
+    const char *problem;
+    ck_assert_int_eq (weir__jsonparse_pack (jp, json, strlen (json), &b, &where, &problem), 0);
+    msgpack_zone zone;
+    msgpack_zone_init (&zone, 1024);
+    msgpack_object rec;
+    size_t off = 0;
+    ck_assert_int_eq (msgpack_unpack (b.data + WEIR__BATCH_HEADER, b.len - WEIR__BATCH_HEADER, &off, &zone, &rec),
+                      MSGPACK_UNPACK_SUCCESS);
+    weir__expr_scratch scratch;
+    ck_assert_int_eq (weir__expr_scratch_init (e, &scratch), 0);
+    int yes = weir__expr_eval (e, &rec, &scratch);
+    if (mismatch)
+        *mismatch = scratch.mismatch;
+    weir__expr_scratch_release (&scratch);
+    msgpack_zone_destroy (&zone);
+    weir__batch_release (&b);
+    weir__jsonparse_destroy (jp);
+    weir__expr_destroy (&e);
+    return yes;
+}
+
+//  EXPR is refused with a message holding WHAT, at byte AT of it.
+static void s_refused (const char *expr, const char *what, long at)
+{
+    weir__err err;
+    weir__err_init (&err);
+    weir__expr *e = NULL;
+    ck_assert_msg (weir__expr_new (expr, &e, &err) == WEIR_ESYNTAX, "'%s' accepted", expr);
+    ck_assert_ptr_null (e);
+    ck_assert_msg (strstr (err.msg, what), "'%s': '%s' does not say '%s'", expr, err.msg, what);
+    ck_assert_msg (err.offset == at, "'%s': error at %ld, wanted %ld (%s)", expr, err.offset, at, err.msg);
+}
+
+static const char *s_rec = "{\"level\": \"error\", \"n\": 5, \"x\": 2.5, \"neg\": -3, \"big\": 18446744073709551615,"
+                           " \"ok\": true, \"no\": false, \"nil\": null, \"msg\": \"GET /index.html\","
+                           " \"user\": {\"id\": 7, \"name\": \"ann\"}, \"tags\": [\"a\", \"b\"], \"a b\": 1,"
+                           " \"utf\": \"caf\\u00e9\"}";
+
+START_TEST (test_comparisons)
+{
+    ck_assert (s_true (".level == \"error\"", s_rec, NULL));
+    ck_assert (!s_true (".level == 'info'", s_rec, NULL));
+    ck_assert (s_true (".level != 'info'", s_rec, NULL));
+    ck_assert (s_true (".n == 5 and .n >= 5 and .n <= 5 and .n > 4 and .n < 6", s_rec, NULL));
+    ck_assert (!s_true (".n > 5 or .n < 5 or .n != 5", s_rec, NULL));
+    //  Numbers compare across widths and kinds
+    ck_assert (s_true (".x > 2 and .x < 3 and .x == 2.5", s_rec, NULL));
+    ck_assert (s_true (".n == 5.0 and .neg < 0 and .neg == -3 and .neg < .n", s_rec, NULL));
+    ck_assert (s_true (".big > .n and .big > -1 and .big == 18446744073709551615", s_rec, NULL));
+    ck_assert (s_true (".neg < .big", s_rec, NULL));
+    //  Text is compared bytewise
+    ck_assert (s_true (".level < 'f' and .level > 'e' and .level >= 'error' and 'a' < 'ab'", s_rec, NULL));
+    ck_assert (s_true (".utf == \"caf\xc3\xa9\"", s_rec, NULL));
+    //  true, false and null equal only themselves
+    ck_assert (s_true (".ok == true and .no == false and .nil == null and .ok != false", s_rec, NULL));
+    //  Paths into maps and arrays, quoted keys, the whole record
+    ck_assert (s_true (".user.id == 7 and .user.name == 'ann' and .tags[1] == 'b' and .\"a b\" == 1", s_rec, NULL));
+    ck_assert (s_true ("[0] == 1", "[1, 2]", NULL));
+    ck_assert (s_true (". == 42", "42", NULL));
+    ck_assert (s_true (". =~ 'x'", "\"xyz\"", NULL));
+}
+END_TEST
+
+START_TEST (test_logic)
+{
+    ck_assert (s_true ("not .level == 'info'", s_rec, NULL));
+    ck_assert (s_true ("not (.n == 5 and .level == 'info')", s_rec, NULL));
+    //  and binds tighter than or; not tighter than both
+    ck_assert (s_true (".n == 1 and .n == 2 or .n == 5", s_rec, NULL));
+    ck_assert (!s_true (".n == 1 and (.n == 2 or .n == 5)", s_rec, NULL));
+    ck_assert (!s_true ("not .n == 5 or .n == 1", s_rec, NULL));
+    ck_assert (s_true ("((.n == 5))", s_rec, NULL));
+    //  An operand alone: there, and neither false nor null
+    ck_assert (s_true (".ok and .n and .level and .user", s_rec, NULL));
+    ck_assert (!s_true (".no", s_rec, NULL));
+    ck_assert (!s_true (".nil", s_rec, NULL));
+    ck_assert (!s_true (".missing", s_rec, NULL));
+    ck_assert (s_true ("exists .nil and exists .no and exists .tags[1] and not exists .tags[2]", s_rec, NULL));
+    ck_assert (!s_true ("exists .user.email", s_rec, NULL));
+}
+END_TEST
+
+START_TEST (test_missing_is_false)
+{
+    uint64_t mismatch = 9;
+    //  A field that is not there: false, never an error, not counted
+    ck_assert (!s_true (".nope == 1", s_rec, &mismatch));
+    ck_assert_uint_eq (mismatch, 0);
+    ck_assert (!s_true (".nope != 1", s_rec, &mismatch));
+    ck_assert (!s_true (".user.id.deeper == 1", s_rec, &mismatch));
+    ck_assert (!s_true (".tags[9] == 'a'", s_rec, &mismatch));
+    ck_assert (!s_true (".nope =~ 'a'", s_rec, &mismatch));
+    ck_assert_uint_eq (mismatch, 0);
+    ck_assert (s_true ("not .nope == 1", s_rec, NULL));
+    //  A record that is no map
+    ck_assert (!s_true (".level == 'error'", "[1, 2]", &mismatch));
+    ck_assert_uint_eq (mismatch, 0);
+}
+END_TEST
+
+START_TEST (test_mismatch_is_false_and_counted)
+{
+    uint64_t mismatch = 0;
+    ck_assert (!s_true (".n == 'five'", s_rec, &mismatch));
+    ck_assert_uint_eq (mismatch, 1);
+    ck_assert (!s_true (".n != 'five'", s_rec, &mismatch));
+    ck_assert_uint_eq (mismatch, 1);
+    ck_assert (!s_true (".ok < true", s_rec, &mismatch));
+    ck_assert_uint_eq (mismatch, 1);
+    ck_assert (!s_true (".user == 7", s_rec, &mismatch));
+    ck_assert_uint_eq (mismatch, 1);
+    ck_assert (!s_true (".n =~ '5'", s_rec, &mismatch));
+    ck_assert_uint_eq (mismatch, 1);
+    ck_assert (!s_true (".nil < 1", s_rec, &mismatch));
+    ck_assert_uint_eq (mismatch, 1);
+    //  Each comparison counts
+    ck_assert (!s_true (".n == 'a' or .level == 1 or .ok == 0", s_rec, &mismatch));
+    ck_assert_uint_eq (mismatch, 3);
+}
+END_TEST
+
+START_TEST (test_regex)
+{
+    ck_assert (s_true (".msg =~ \"^GET \"", s_rec, NULL));
+    ck_assert (!s_true (".msg =~ \"^POST \"", s_rec, NULL));
+    ck_assert (s_true (".msg =~ '\\.html$'", s_rec, NULL));
+    ck_assert (s_true (".utf =~ '^caf.$'", s_rec, NULL));  //  UTF-8: é is one character
+    ck_assert (s_true (".level =~ '(?i)ERROR'", s_rec, NULL));
+    //  Invalid UTF-8 in a record is matched as far as it is valid, never
+    //  an error
+    weir__err err;
+    weir__err_init (&err);
+    weir__expr *e;
+    ck_assert_int_eq (weir__expr_new (". =~ 'ab'", &e, &err), 0);
+    weir__expr_scratch scratch;
+    ck_assert_int_eq (weir__expr_scratch_init (e, &scratch), 0);
+    msgpack_object bad = {.type = MSGPACK_OBJECT_STR, .via.str = {.size = 4, .ptr = "\xff\xfe" "ab"}};
+    ck_assert (weir__expr_eval (e, &bad, &scratch));
+    bad.via.str.ptr = "\xffa\xfe" "b";
+    ck_assert (!weir__expr_eval (e, &bad, &scratch));
+    bad.type = MSGPACK_OBJECT_BIN;  //  bin is text too
+    bad.via.bin.ptr = "xabx";
+    ck_assert (weir__expr_eval (e, &bad, &scratch));
+    ck_assert_uint_eq (scratch.mismatch, 0);
+    weir__expr_scratch_release (&scratch);
+    weir__expr_destroy (&e);
+}
+END_TEST
+
+START_TEST (test_refused)
+{
+    s_refused ("", "empty expression", 0);
+    s_refused ("   ", "empty expression", 3);
+    s_refused (".level ==", "ends too soon", 9);
+    s_refused (".level == 'x' and", "ends too soon", 17);
+    s_refused (".level = 'x'", "unexpected '='", 7);
+    s_refused (".level == 'x' .n", "unexpected '.'", 14);
+    s_refused ("(.n == 1", "never closed", 0);
+    s_refused (".n == 1)", "unexpected ')'", 7);
+    s_refused (".level == 'x", "unterminated single quote", 10);
+    s_refused (".level == \"x", "unterminated double quote", 10);
+    s_refused (".a.", "malformed path", 2);
+    s_refused (".a[x]", "an index is [N]", 2);
+    s_refused (".\"a", "unterminated quoted key", 0);
+    s_refused (".n == 12ab", "malformed number", 6);
+    s_refused (".n == 99999999999999999999999", "out of range", 6);
+    s_refused ("exists 'a'", "'exists' takes a path", 7);
+    s_refused (".msg =~ .other", "quoted regular expression", 8);
+    s_refused (".msg =~ '('", "bad regular expression: missing closing parenthesis", 8);
+    s_refused ("== 1", "expected a path", 0);
+    s_refused ("level == 1", "expected a path", 0);
+    char deep[400];
+    memset (deep, '(', 300);
+    strcpy (deep + 300, ".n == 1");
+    s_refused (deep, "nests deeper than", 0 + 50);
+}
+END_TEST
+
+Suite *check_suite (void)
+{
+    Suite *s = suite_create ("expr");
+    TCase *tc = tcase_create ("core");
+    tcase_add_test (tc, test_comparisons);
+    tcase_add_test (tc, test_logic);
+    tcase_add_test (tc, test_missing_is_false);
+    tcase_add_test (tc, test_mismatch_is_false_and_counted);
+    tcase_add_test (tc, test_regex);
+    tcase_add_test (tc, test_refused);
+    suite_add_tcase (s, tc);
+    return s;
+}
