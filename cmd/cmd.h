@@ -140,4 +140,13 @@ int cmd_stats_write (weir_pipe *pipe, const char *path, int rc, int exit_code);
 /*  Bytes as a JSON string, quoted and escaped (cmd/json.c).  */
 void cmd_json_string (FILE *out, const char *text);
 
+/*  weir run -f PATH ('-': standard input): *LINES the file as written,
+    *TEXT the description the engine reads (comments and line breaks
+    blanked, every byte where it was).  0, or -1 after saying why.  */
+int cmd_jobfile_read (const char *path, char **text, char **lines);
+
+/*  The line of LINES (read from PATH) that OFFSET is in, with its number
+    and column, and a caret under it, on stderr.  */
+void cmd_jobfile_caret (const char *path, const char *lines, long offset);
+
 #endif

@@ -17,7 +17,8 @@ typedef struct {
     uint64_t epoch_records, epochs, resume_from;
     double epoch_seconds, stop_timeout, epoch_timeout, abort_timeout;
     const char *checkpoint;
-    char *load;  //  the directory of --load-blobs
+    const char *file;  //  -f: the description's file
+    char *load;        //  the directory of --load-blobs
     int64_t load_epoch;
     unsigned keep, failures;
     int resume;  //  WEIR_RESUME_*
@@ -60,6 +61,10 @@ static const cmd_option s_options_table[] = {
      "wall time, records/s",
      "The file is written for a failed job too, with its error and exit code, and holds the metrics the "
      "processors published."},
+    {"file", 'f', "FILE", CMD_VALUE_FILE, NULL,
+     "read the description from FILE ('-' for standard input) instead of the arguments",
+     "Line breaks are blanks there, and '#' at the start of a word (outside quotes) starts a comment that runs "
+     "to the end of its line.  An error in it names the line and the column."},
     {"quiet", 'q', NULL, CMD_VALUE_ANY, NULL, "print nothing but errors and warnings", NULL},
     {"help", 'h', NULL, CMD_VALUE_ANY, NULL, "print this help", NULL},
     {"version", 'V', NULL, CMD_VALUE_ANY, NULL, "print the version", NULL},
@@ -113,7 +118,7 @@ static int s_run (int argc, char **argv);
 const cmd_command cmd_run_command = {
     .name = "run",
     .main = s_run,
-    .usage = "[OPTIONS] 'READER [key=value ...] ! PROCESSOR ... ! WRITER [key=value ...]'",
+    .usage = "[OPTIONS] 'READER [key=value ...] ! PROCESSOR ... ! WRITER [key=value ...]' | -f FILE",
     .summary = "run a pipe: read records, process them, write them",
     .description =
         "Run a pipe: the first element reads records, the last writes them, those between process them.  "
@@ -277,6 +282,7 @@ static int s_option (s_options *o, int c, const char *arg)
     case S_NO_PROGRESS: o->progress = 0; return 0;
     case S_STATS: o->stats = arg; return 0;
     case 'q': o->quiet = 1; return 0;
+    case 'f': o->file = arg; return 0;
     case S_INTERVAL: {
         long ms = strtol (arg, &end, 10);
         if (*end || end == arg || ms < 1 || ms > 3600000) {
@@ -414,14 +420,17 @@ static int s_run_pipe (weir_pipe *pipe, double abort_timeout)
 }
 
 //  What the user sees at the end, and the exit code.
-static int s_report (weir_pipe *pipe, int rc, const char *text, int quiet, int checkpointing)
+static int s_report (weir_pipe *pipe, int rc, const char *text, const s_options *o, const char *lines)
 {
+    int quiet = o->quiet, checkpointing = o->checkpoint != NULL;
     int exit_code = CMD_EXIT_OK;
     for (size_t i = 0; i < weir_pipe_warning_count (pipe); i++)
         cmd_error ("run", "warning: %s", weir_pipe_warning (pipe, i));
     if (rc) {
         cmd_error ("run", "%s", weir_pipe_error (pipe));
-        if (weir_is_usage_error (rc))
+        if (weir_is_usage_error (rc) && lines)
+            cmd_jobfile_caret (o->file, lines, weir_pipe_error_offset (pipe));
+        else if (weir_is_usage_error (rc))
             s_show_caret (text, weir_pipe_error_offset (pipe));
         exit_code = weir_is_usage_error (rc) ? CMD_EXIT_USAGE : CMD_EXIT_FAILURE;
     }
@@ -532,7 +541,12 @@ static int s_parse (int argc, char **argv, s_options *o)
             return CMD_EXIT_USAGE;
         }
     }
-    if (optind >= argc) {
+    if (o->file && optind < argc) {
+        fprintf (stderr, "weir run: a description in '%s' (-f) and one in the arguments ('%s'): give one\n"
+                 "Try 'weir run --help'.\n", o->file, argv[optind]);
+        return CMD_EXIT_USAGE;
+    }
+    if (!o->file && optind >= argc) {
         fprintf (stderr, "weir run: no pipeline description\nTry 'weir run --help'.\n");
         return CMD_EXIT_USAGE;
     }
@@ -569,11 +583,18 @@ static int s_run (int argc, char **argv)
         free (o.load);
         return code;
     }
-    char *text = s_join (argc - optind, argv + optind);
+    char *text = NULL, *lines = NULL;
+    if (o.file && cmd_jobfile_read (o.file, &text, &lines)) {
+        free (o.load);
+        return CMD_EXIT_USAGE;
+    }
+    if (!o.file)
+        text = s_join (argc - optind, argv + optind);
     weir_pipe *pipe = NULL;
     if (!text || weir_pipe_new (&pipe)) {
         cmd_error ("run", "out of memory");
         free (text);
+        free (lines);
         free (o.load);
         return CMD_EXIT_FAILURE;
     }
@@ -588,13 +609,14 @@ static int s_run (int argc, char **argv)
             weir_pipe_set_progress (pipe, cmd_progress_draw, progress, o.interval_ms);
         rc = s_run_pipe (pipe, o.abort_timeout);
     }
-    int exit_code = s_report (pipe, rc, text, o.quiet, o.checkpoint != NULL);
+    int exit_code = s_report (pipe, rc, text, &o, lines);
     int stats_code = exit_code;
     if (o.stats && cmd_stats_write (pipe, o.stats, rc, stats_code) && exit_code == CMD_EXIT_OK)
         exit_code = CMD_EXIT_FAILURE;
     cmd_progress_destroy (&progress);
     weir_pipe_destroy (&pipe);
     free (text);
+    free (lines);
     free (o.load);
     return exit_code;
 }

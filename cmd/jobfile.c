@@ -1,0 +1,113 @@
+/*  cmd/jobfile.c - a description read from a file: weir run -f.
+
+    A long job is easier to read on several lines with comments.  The
+    file's text goes to the engine with its comments and line breaks
+    blanked, byte for byte, so that every offset an error points at is
+    the same in the file: a caret is drawn under the file's line.  */
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+//  The description language's limit (pipeline/parse.h): a larger file
+//  is refused as it is read
+#define S_MAX (1 << 20)
+
+static int s_blank (char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+//  TEXT with its comments and line breaks turned into blanks: '#' at the
+//  start of a word, outside quotes, to the end of its line.  Quotes are
+//  read as the description language reads them.
+static void s_blank_out (char *text)
+{
+    char quote = 0;
+    for (char *p = text; *p; p++) {
+        if (quote) {
+            if (quote == '"' && *p == '\\' && (p[1] == '"' || p[1] == '\\'))
+                p++;
+            else if (*p == quote)
+                quote = 0;
+            continue;
+        }
+        if (*p == '\'' || *p == '"')
+            quote = *p;
+        else if (*p == '#' && (p == text || s_blank (p[-1]) || p[-1] == '!'))
+            while (*p && *p != '\n')
+                *p++ = ' ';
+        if (*p == '\n' || *p == '\r' || *p == '\t' || *p == '\f' || *p == '\v')
+            *p = ' ';
+        if (!*p)
+            break;
+    }
+}
+
+int cmd_jobfile_read (const char *path, char **text, char **lines)
+{
+    *text = *lines = NULL;
+    int stdin_ = strcmp (path, "-") == 0;
+    FILE *f = stdin_ ? stdin : fopen (path, "rb");
+    if (!f) {
+        cmd_error ("run", "cannot open the description '%s': %s", path, strerror (errno));
+        return -1;
+    }
+    char *buf = malloc (S_MAX + 1);
+    size_t n = buf ? fread (buf, 1, S_MAX + 1, f) : 0;
+    int failed = buf && ferror (f);
+    if (!stdin_)
+        fclose (f);
+    if (!buf || failed || n > S_MAX || memchr (buf, '\0', n)) {
+        if (!buf)
+            cmd_error ("run", "out of memory");
+        else if (failed)
+            cmd_error ("run", "cannot read the description '%s'", path);
+        else if (n > S_MAX)
+            cmd_error ("run", "the description '%s' is larger than %d bytes", path, S_MAX);
+        else
+            cmd_error ("run", "the description '%s' holds a NUL byte at byte %zu: it is no text",
+                       stdin_ ? "(standard input)" : path, (size_t) ((char *) memchr (buf, '\0', n) - buf));
+        free (buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    *lines = buf;
+    if (!(*text = strdup (buf))) {
+        cmd_error ("run", "out of memory");
+        free (buf);
+        *lines = NULL;
+        return -1;
+    }
+    s_blank_out (*text);
+    return 0;
+}
+
+void cmd_jobfile_caret (const char *path, const char *lines, long offset)
+{
+    size_t len = strlen (lines);
+    if (offset < 0)
+        return;
+    if ((size_t) offset > len)
+        offset = (long) len;
+    //  The line of OFFSET, and its column
+    const char *start = lines;
+    unsigned line = 1;
+    for (const char *p = lines; p < lines + offset; p++)
+        if (*p == '\n') {
+            start = p + 1;
+            line++;
+        }
+    const char *end = strchr (start, '\n');
+    int width = (int) (end ? end - start : (long) strlen (start));
+    if (width > 0 && start[width - 1] == '\r')
+        width--;
+    long column = offset - (long) (start - lines);
+    if (column > width)
+        column = width;
+    fprintf (stderr, "  %s:%u:%ld:\n  ", strcmp (path, "-") ? path : "(standard input)", line, column + 1);
+    for (int i = 0; i < width; i++)
+        fputc (start[i] == '\t' ? ' ' : start[i], stderr);
+    fprintf (stderr, "\n  %*s^\n", (int) column, "");
+}
