@@ -21,11 +21,10 @@
                GONE", which file the offset of the shard of PATH is in: its
                device and inode, a hash of its first FPLEN bytes (hex), and
                1 when it was deleted once read to its end; and per regular
-               file a batch reader planned: "DEV INO FPLEN FPHASH 0" (one
-               shard, the whole file), or for a file of lines cut into
-               shards "DEV INO FPLEN FPHASH 0 END ENDHASH": its size when
-               planned and a hash of the bytes before it, so that a resume
-               reads what was appended since (checkpoint/resume.h)
+               file a batch reader planned: "DEV INO FPLEN FPHASH 0 END
+               ENDHASH", with its size when planned and a hash of the
+               bytes before it, so that a resume reads what was appended
+               since (checkpoint/replan.h)
 
     Keys of the store, one LevelDB per checkpoint directory (EPOCH is 20
     decimal digits, so that keys sort by epoch):
@@ -104,8 +103,8 @@ static inline void weir__key_dead_letter (size_t stage, const char *element, cha
 }
 
 /*  A file's identity, as the files section holds it: "DEV INO FPLEN
-    FPHASH GONE", and for a file of lines planned into shards " END
-    ENDHASH" (readers/identity.h).  */
+    FPHASH GONE", and for a file a batch reader planned " END ENDHASH"
+    (readers/identity.h).  */
 static inline void weir__identity_format (const weir__identity *id, int gone, char *out, size_t size)
 {
     int n = snprintf (out, size, "%" PRIu64 " %" PRIu64 " %" PRIu32 " %016" PRIx64 " %d", id->dev, id->ino,

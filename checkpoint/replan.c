@@ -321,9 +321,11 @@ static int s_file (s_state *st, const weir__shard *group, size_t count)
     if (!rc && whole != (group[0].end == UINT64_MAX))
         rc = s_exact (st, &group[0]);  //  refused: split= cannot change
     else if (!rc && whole) {
-        //  One shard, the whole file: read on from its offset to its end
+        //  One shard, the whole file: read on from its offset to its end.
+        //  It grew when it is larger than when it was planned (its
+        //  offset may be short of that end: not read yet)
         rc = s_exact (st, &group[0]);
-        if (!rc && (uint64_t) sb.st_size > st->old[first].offset)
+        if (!rc && was.has_end && (uint64_t) sb.st_size > was.end)
             rc = st->how->passes > 1 ? s_strict (st, path, "grew") : (st->how->grown++, 0);
     }
     else if (!rc && !(rc = s_keep (st, &group[0], first, &planned))) {

@@ -140,9 +140,10 @@ static int s_plan_lines (const char *element, const char *path, uint64_t split, 
     return rc;
 }
 
-//  Plan PATH as one shard, the whole file.  A regular file's identity is
-//  noted (a resume checks it is still the file read); a pipe is not
-//  opened: its writer's data would go with the descriptor.
+//  Plan PATH as one shard, the whole file.  A regular file's identity and
+//  size are noted (a resume checks it is still the file read, and whether
+//  it grew); a pipe is not opened: its writer's data would go with the
+//  descriptor.
 static int s_plan_whole (const char *path, weir__shards *shards, weir__err *err)
 {
     if (weir__shards_add (shards, path, 0, UINT64_MAX))
@@ -151,8 +152,12 @@ static int s_plan_whole (const char *path, weir__shards *shards, weir__err *err)
     if (weir__source_is_stdin (path) || weir__source_stat (path, &st) || !S_ISREG (st.st_mode))
         return 0;
     int fd = open (path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0 && fstat (fd, &st) == 0)
-        weir__identity_of (fd, &st, &shards->items[shards->count - 1].id);
+    if (fd >= 0 && fstat (fd, &st) == 0) {
+        //  Its size now: a resume reads on past it only when it grew
+        weir__identity *id = &shards->items[shards->count - 1].id;
+        weir__identity_of (fd, &st, id);
+        weir__identity_end (fd, (uint64_t) st.st_size, id);
+    }
     if (fd >= 0)
         close (fd);
     return 0;

@@ -21,7 +21,7 @@ typedef struct weir__identity {
     uint64_t dev, ino;
     uint32_t fp_len;   //  bytes fingerprinted (up to WEIR__FINGERPRINT)
     uint64_t fp_hash;  //  of the first fp_len bytes
-    //  A file of lines planned into shards (not followed): its size then,
+    //  A file a batch reader planned (not followed): its size then,
     //  and a hash of the WEIR__FINGERPRINT bytes before it (fewer in a
     //  smaller file).  A resume reads what was appended past that end,
     //  once these bytes show the file was only appended to

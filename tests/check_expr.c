@@ -158,7 +158,7 @@ START_TEST (test_regex)
     ck_assert_int_eq (weir__expr_scratch_init (e, &scratch), 0);
     msgpack_object bad = {.type = MSGPACK_OBJECT_STR, .via.str = {.size = 4, .ptr = "\xff\xfe" "ab"}};
     ck_assert (weir__expr_eval (e, &bad, &scratch));
-    bad.via.str.ptr = "\xffa\xfe" "b";
+    bad.via.str.ptr = "\xff" "a" "\xfe" "b";
     ck_assert (!weir__expr_eval (e, &bad, &scratch));
     bad.type = MSGPACK_OBJECT_BIN;  //  bin is text too
     bad.via.bin.ptr = "xabx";

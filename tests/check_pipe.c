@@ -661,16 +661,21 @@ END_TEST
 
 START_TEST (test_elements_are_documented)
 {
-    int readers = 0, writers = 0, processors = 0;
+    int readers = 0, writers = 0, processors = 0, filter_expr = 0;
     for (const weir_element_info *e = weir_elements (); e->name; e++) {
         ck_assert_ptr_nonnull (e->description);
         ck_assert_ptr_nonnull (e->props);
         readers += e->kind == WEIR_ELEMENT_READER;
         writers += e->kind == WEIR_ELEMENT_WRITER;
         processors += e->kind == WEIR_ELEMENT_PROCESSOR;
+        //  filter's one property is its expression, required
+        if (strcmp (e->name, "filter") == 0)
+            filter_expr = strcmp (e->props[0].name, "expr") == 0 && e->props[0].fallback == NULL
+                          && e->props[1].name == NULL;
     }
     ck_assert_int_eq (readers, 6);
-    ck_assert_int_eq (processors, 1);
+    ck_assert_int_eq (processors, 2);
+    ck_assert (filter_expr);
     ck_assert_int_eq (writers, 6);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
     //  What each kind takes: the common properties first, then its own

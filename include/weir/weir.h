@@ -392,8 +392,8 @@ typedef enum weir_checkpoint_section {
     WEIR_CHECKPOINT_BLOBS = 'b',   /*  the workspace blobs, raw bytes  */
     WEIR_CHECKPOINT_FILES = 'f'    /*  which file each path's offsets are in ("PATH":
                                       "DEVICE INODE FINGERPRINT_BYTES FINGERPRINT GONE", and for
-                                      a file of lines read in batch " PLANNED_SIZE END_HASH": a
-                                      resume reads what was appended past that size)  */
+                                      a file read in batch " PLANNED_SIZE END_HASH": a resume
+                                      reads what was appended past that size)  */
 } weir_checkpoint_section;
 
 /*  Metadata items.  Record counts are per stage: the name is followed by
