@@ -156,6 +156,17 @@ seq 0 119 > "$T/mp/want"
 sort -n "$T/mp/out.txt" > "$T/mp/got"
 same "$T/mp/got" "$T/mp/want" "a msgpack file that grew"
 
+# --- A whole file not yet read to its end is not one that grew ---------------
+# passes= refuses growth; a msgpack file stopped half-way through a pass
+# has an offset short of its size, and is no file that grew
+"$WEIR" run -q --epochs 1 --epoch-records 30 --checkpoint "$T/mp/ck2" \
+    "msgpack path='$T/mp/a.mp' passes=2 ! lines path=$T/mp/twice.txt" || fail "msgpack passes=2, one epoch"
+"$WEIR" run -q --epoch-records 30 --checkpoint "$T/mp/ck2" --resume \
+    "msgpack path='$T/mp/a.mp' passes=2 ! lines path=$T/mp/twice.txt" || fail "msgpack passes=2 resumed half-way"
+{ seq 0 119; seq 0 119; } | sort -n > "$T/mp/want2"
+sort -n "$T/mp/twice.txt" > "$T/mp/got2"
+same "$T/mp/got2" "$T/mp/want2" "msgpack passes=2 stopped half-way and resumed"
+
 # --- passes= reads the same input each pass ------------------------------
 rm -rf "$T/p" && mkdir -p "$T/p"
 seq 1 100 > "$T/p/a.log"
