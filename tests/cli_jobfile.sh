@@ -13,7 +13,9 @@ JOB
 expect_exit 2 "identity: unknown property 'threads'|threads=2#not" -- "$WEIR" run -q -f "$T/job.weir"
 sed -i 's/threads=2#not a comment: no blank before it/threads=2 # a comment/' "$T/job.weir"
 "$WEIR" run -q -f "$T/job.weir" || fail "a job from a file"
-same "$T/out.txt" "$T/in.txt" "a job from a file"
+# two identity threads keep no order
+sort -n "$T/out.txt" > "$T/sorted.txt"
+same "$T/sorted.txt" "$T/in.txt" "a job from a file"
 
 # Standard input, and '#' inside quotes is no comment
 rm -f "$T/out.txt"
@@ -57,6 +59,7 @@ rm -f "$T/out.txt"
 printf '# the same job, on one line\nlines path=%s ! identity threads=2 ! lines path=%s\n' "$T/in.txt" "$T/out.txt" \
     > "$T/again.weir"
 "$WEIR" run -q --checkpoint "$T/ck" --resume -f "$T/again.weir" || fail "resumed from a file written otherwise"
-same "$T/out.txt" "$T/in.txt" "resumed from a file written otherwise"
+sort -n "$T/out.txt" > "$T/sorted.txt"
+same "$T/sorted.txt" "$T/in.txt" "resumed from a file written otherwise"
 
 finish
