@@ -155,7 +155,7 @@ static int s_resolve (weir__stage *stage, size_t i, size_t count, weir__err *err
     weir_element_kind want = s_wanted (i, count, &place);
     static const weir_property_info none[] = {{NULL, NULL, NULL}};
     const weir_property_info *known = NULL;
-    int (*check) (const weir__props *, const char *, weir__err *) = NULL;
+    int (*check) (weir__props *, const char *, weir__err *) = NULL;
     int rc = 0;
     if (stage->callbacks) {
         //  Added in code as callbacks

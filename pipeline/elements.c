@@ -3,7 +3,7 @@
 #include "pipeline/elements.h"
 
 #include "lib/suggest.h"
-#include "processors/filter.h"
+#include "pipeline/filter.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@ typedef struct weir__element {
     int passthrough;  //  forwards batches untouched (identity)
     //  Checks what the properties say beyond their names (filter's
     //  expression) when the description is checked; may be NULL
-    int (*check) (const weir__props *props, const char *element, weir__err *err);
+    int (*check) (weir__props *props, const char *element, weir__err *err);
 } weir__element;
 
 /*  The builtin element NAME of KIND (or of any kind when KIND < 0), or

@@ -1,4 +1,4 @@
-/*  processors/filter.h - the builtin processor filter: keeps the records
+/*  pipeline/filter.h - the builtin processor filter: keeps the records
     its expression (lib/expr.h) is true of.
 
         json path=app.jsonl ! filter '.level == "error"' ! json path=errors.jsonl
@@ -21,6 +21,6 @@ extern const weir_processor weir__processor_filter;
 
 /*  Check ELEMENT's expression in PROPS: 0, or WEIR_EPROPERTY (missing) or
     WEIR_ESYNTAX with ERR's offset at the culprit in the description.  */
-int weir__filter_check (const weir__props *props, const char *element, weir__err *err);
+int weir__filter_check (weir__props *props, const char *element, weir__err *err);
 
 #endif

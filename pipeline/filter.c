@@ -1,6 +1,6 @@
-/*  processors/filter.c - the builtin processor filter.  */
+/*  pipeline/filter.c - the builtin processor filter.  */
 #include "config.h"
-#include "processors/filter.h"
+#include "pipeline/filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +16,9 @@ static const weir_property_info s_props[] = {
     {NULL, NULL, NULL},
 };
 
-int weir__filter_check (const weir__props *props, const char *element, weir__err *err)
+int weir__filter_check (weir__props *props, const char *element, weir__err *err)
 {
-    const weir__prop *p = NULL;
-    for (size_t i = 0; i < props->count && !p; i++)
-        if (strcmp (props->items[i].key, "expr") == 0)
-            p = &props->items[i];
+    const weir__prop *p = weir__props_find (props, "expr");
     if (!p)
         return weir__err_set (err, WEIR_EPROPERTY,
                               "%s: a condition is required, as in %s '.level == \"error\"' (or expr=...)", element,
