@@ -58,6 +58,7 @@ extern const cmd_command *const *cmd_commands;
 extern const cmd_command cmd_run_command;
 extern const cmd_command cmd_elements_command;
 extern const cmd_command cmd_plugin_command;
+extern const cmd_command cmd_graph_command;
 extern const cmd_command cmd_checkpoints_command;
 extern const cmd_command cmd_help_command;
 extern const cmd_command cmd_complete_command;
@@ -148,5 +149,22 @@ int cmd_jobfile_read (const char *path, char **text, char **lines);
 /*  The line of LINES (read from PATH) that OFFSET is in, with its number
     and column, and a caret under it, on stderr.  */
 void cmd_jobfile_caret (const char *path, const char *lines, long offset);
+
+/*  The ARGC arguments ARGV joined with blanks: the shell may have split
+    the description.  NULL when out of memory.  */
+char *cmd_description_join (int argc, char **argv);
+
+/*  TEXT, the description, on stderr with a caret under byte OFFSET
+    (nothing when OFFSET < 0).  */
+void cmd_description_caret (const char *text, long offset);
+
+/*  The records of the stages of KIND summed into *SUM (records_*,
+    job_records_*, total_records_*): what the readers read, what the
+    writers wrote.  0, or -1 when the pipe has no such stage.  */
+int cmd_stats_kind (weir_pipe *pipe, weir_element_kind kind, weir_stage_stats *sum);
+
+/*  "NAME (element)" for a stage named with name=, else its element, into
+    OUT.  */
+void cmd_stage_title (const weir_stage_stats *st, char *out, size_t size);
 
 #endif

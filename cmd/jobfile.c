@@ -1,4 +1,5 @@
-/*  cmd/jobfile.c - a description read from a file: weir run -f.
+/*  cmd/jobfile.c - a description: read from a file (weir run -f), or
+    joined from the arguments, and a caret under what an error points at.
 
     A long job is easier to read on several lines with comments.  The
     file's text goes to the engine with its comments and line breaks
@@ -110,4 +111,35 @@ void cmd_jobfile_caret (const char *path, const char *lines, long offset)
     for (int i = 0; i < width; i++)
         fputc (start[i] == '\t' ? ' ' : start[i], stderr);
     fprintf (stderr, "\n  %*s^\n", (int) column, "");
+}
+
+char *cmd_description_join (int argc, char **argv)
+{
+    size_t size = 1;
+    for (int i = 0; i < argc; i++)
+        size += strlen (argv[i]) + 1;
+    char *text = malloc (size), *p = text;
+    if (!text)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            *p++ = ' ';
+        size_t n = strlen (argv[i]);
+        memcpy (p, argv[i], n);
+        p += n;
+    }
+    *p = '\0';
+    return text;
+}
+
+void cmd_description_caret (const char *text, long offset)
+{
+    if (offset < 0 || !text)
+        return;
+    if ((size_t) offset > strlen (text))
+        offset = (long) strlen (text);
+    fprintf (stderr, "  ");
+    for (const char *p = text; *p; p++)
+        fputc (*p == '\n' || *p == '\t' ? ' ' : *p, stderr);
+    fprintf (stderr, "\n  %*s^\n", (int) offset, "");
 }

@@ -6,6 +6,7 @@
 static const cmd_command *const s_commands[] = {
     &cmd_run_command,
     &cmd_elements_command,
+    &cmd_graph_command,
     &cmd_plugin_command,
     &cmd_checkpoints_command,
     &cmd_help_command,

@@ -155,7 +155,7 @@ static void s_stages (cmd_progress *self, weir_pipe *pipe, double dt, s_parts *p
     for (size_t i = 0; i < self->stages; i++) {
         weir_stage_stats st = WEIR_STAGE_STATS_INIT;
         weir_pipe_stats (pipe, i, &st);
-        if (i == 0) {
+        if (st.kind == WEIR_ELEMENT_READER) {
             in->total = st.records_out;
             in->done = st.input_done;
             in->whole = st.input_total;
@@ -165,7 +165,9 @@ static void s_stages (cmd_progress *self, weir_pipe *pipe, double dt, s_parts *p
         self->last[i] = st.records_in;
         if (i >= p->stages)
             continue;
-        if (self->numbered[i])
+        if (st.label)
+            snprintf (p->rate[i], sizeof p->rate[i], "%s %s/s", st.label, rate);
+        else if (self->numbered[i])
             snprintf (p->rate[i], sizeof p->rate[i], "%s#%zu %s/s", st.name, i + 1, rate);
         else
             snprintf (p->rate[i], sizeof p->rate[i], "%s %s/s", st.name, rate);

@@ -363,40 +363,6 @@ static const char *s_plural (uint64_t n)
     return n == 1 ? "" : "s";
 }
 
-//  The description, and a caret under the byte it points at.
-static void s_show_caret (const char *text, long offset)
-{
-    if (offset < 0 || !text)
-        return;
-    if ((size_t) offset > strlen (text))
-        offset = (long) strlen (text);
-    fprintf (stderr, "  ");
-    for (const char *p = text; *p; p++)
-        fputc (*p == '\n' || *p == '\t' ? ' ' : *p, stderr);
-    fprintf (stderr, "\n  %*s^\n", (int) offset, "");
-}
-
-//  The remaining arguments joined with blanks: the shell may have split
-//  the description.  NULL when out of memory.
-static char *s_join (int argc, char **argv)
-{
-    size_t size = 1;
-    for (int i = 0; i < argc; i++)
-        size += strlen (argv[i]) + 1;
-    char *text = malloc (size), *p = text;
-    if (!text)
-        return NULL;
-    for (int i = 0; i < argc; i++) {
-        if (i)
-            *p++ = ' ';
-        size_t n = strlen (argv[i]);
-        memcpy (p, argv[i], n);
-        p += n;
-    }
-    *p = '\0';
-    return text;
-}
-
 //  Run PIPE with Ctrl-C and SIGTERM stopping it, an abort that does not
 //  end bounded by ABORT_TIMEOUT seconds (0: none).
 static int s_run_pipe (weir_pipe *pipe, double abort_timeout)
@@ -431,11 +397,11 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, const s_options 
         if (weir_is_usage_error (rc) && lines)
             cmd_jobfile_caret (o->file, lines, weir_pipe_error_offset (pipe));
         else if (weir_is_usage_error (rc))
-            s_show_caret (text, weir_pipe_error_offset (pipe));
+            cmd_description_caret (text, weir_pipe_error_offset (pipe));
         exit_code = weir_is_usage_error (rc) ? CMD_EXIT_USAGE : CMD_EXIT_FAILURE;
     }
     weir_stage_stats first = WEIR_STAGE_STATS_INIT;
-    if (weir_is_usage_error (rc) || weir_pipe_stats (pipe, 0, &first) != 0)
+    if (weir_is_usage_error (rc) || cmd_stats_kind (pipe, WEIR_ELEMENT_READER, &first) != 0)
         return exit_code;
     double wall = weir_pipe_wall_seconds (pipe);
     if (s_signal && (rc == 0 || rc == WEIR_EABORTED)) {
@@ -455,7 +421,7 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, const s_options 
         //  others their own
         int ranks, rank = weir_pipe_rank (pipe, &ranks), job = ranks > 1 && rank == 0;
         weir_stage_stats last = WEIR_STAGE_STATS_INIT;
-        weir_pipe_stats (pipe, weir_pipe_stage_count (pipe) - 1, &last);
+        cmd_stats_kind (pipe, WEIR_ELEMENT_WRITER, &last);
         uint64_t read = job ? first.job_records_out : first.records_out;
         uint64_t written = job ? last.job_records_out : last.records_out;
         char rate[32], bad[64] = "", who[48] = "", mine[64] = "";
@@ -589,7 +555,7 @@ static int s_run (int argc, char **argv)
         return CMD_EXIT_USAGE;
     }
     if (!o.file)
-        text = s_join (argc - optind, argv + optind);
+        text = cmd_description_join (argc - optind, argv + optind);
     weir_pipe *pipe = NULL;
     if (!text || weir_pipe_new (&pipe)) {
         cmd_error ("run", "out of memory");

@@ -31,13 +31,46 @@ static void s_metrics (FILE *out, weir_pipe *pipe, size_t index)
         fputc ('}', out);
 }
 
+int cmd_stats_kind (weir_pipe *pipe, weir_element_kind kind, weir_stage_stats *sum)
+{
+    int found = -1;
+    size_t size = sum->size;
+    memset (sum, 0, sizeof *sum);
+    sum->size = size;
+    sum->kind = kind;
+    for (size_t i = 0; i < weir_pipe_stage_count (pipe); i++) {
+        weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+        if (weir_pipe_stats (pipe, i, &st) || st.kind != kind)
+            continue;
+        if (found < 0)
+            sum->name = st.name;
+        found = 0;
+        sum->records_in += st.records_in;
+        sum->records_out += st.records_out;
+        sum->job_records_in += st.job_records_in;
+        sum->job_records_out += st.job_records_out;
+        sum->total_records_in += st.total_records_in;
+        sum->total_records_out += st.total_records_out;
+        sum->threads += st.threads;
+    }
+    return found;
+}
+
+void cmd_stage_title (const weir_stage_stats *st, char *out, size_t size)
+{
+    if (st->label)
+        snprintf (out, size, "%s (%s)", st->label, st->name);
+    else
+        snprintf (out, size, "%s", st->name);
+}
+
 static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
 {
     size_t n = weir_pipe_stage_count (pipe);
     double wall = weir_pipe_wall_seconds (pipe);
     weir_stage_stats st = WEIR_STAGE_STATS_INIT;
     uint64_t read = 0;
-    if (n && weir_pipe_stats (pipe, 0, &st) == 0)
+    if (n && cmd_stats_kind (pipe, WEIR_ELEMENT_READER, &st) == 0)
         read = st.records_out;
     fprintf (out, "{\n  \"weir_version\": \"%s\",\n  \"exit_code\": %d,\n  \"error\": ", weir_version (),
              exit_code);
@@ -70,6 +103,10 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
         weir_pipe_stats (pipe, i, &st);
         fprintf (out, "%s\n    {\"name\": ", i ? "," : "");
         cmd_json_string (out, st.name);
+        if (st.label) {
+            fprintf (out, ", \"label\": ");
+            cmd_json_string (out, st.label);
+        }
         fprintf (out,
                  ", \"kind\": \"%s\", \"threads\": %u, \"records_in\": %llu, \"records_out\": %llu, "
                  "\"records_rejected\": %llu, \"files_truncated\": %llu, \"batches_in\": %llu, "
@@ -84,6 +121,13 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
         s_metrics (out, pipe, i);
         fputc ('}', out);
     }
+    //  The links of the graph (a line's too): stages by their index above
+    fprintf (out, "\n  ],\n  \"links\": [");
+    size_t from, to;
+    uint64_t records;
+    for (size_t k = 0; weir_pipe_link_info (pipe, k, &from, &to, &records) == 0; k++)
+        fprintf (out, "%s\n    {\"from\": %zu, \"to\": %zu, \"records\": %llu}", k ? "," : "", from, to,
+                 (unsigned long long) records);
     fprintf (out, "\n  ]\n}\n");
 }
 

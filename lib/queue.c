@@ -450,6 +450,22 @@ int weir__queue_forward (weir__queue *self, unsigned consumer, weir__queue *out,
     return s_send_to (out, producer, s_target (out, producer), &self->held[consumer], wait_ns);
 }
 
+int weir__queue_forward_copy (weir__queue *self, unsigned consumer, weir__queue *out, unsigned producer,
+                              uint64_t *wait_ns)
+{
+    //  ZeroMQ shares the buffer of a copy, counting its references: the
+    //  last receiver to let go frees it
+    zmq_msg_t copy;
+    zmq_msg_init (&copy);
+    if (zmq_msg_copy (&copy, &self->held[consumer]) < 0) {
+        zmq_msg_close (&copy);
+        return WEIR__QUEUE_CLOSED;
+    }
+    int rc = s_send_to (out, producer, s_target (out, producer), &copy, wait_ns);
+    zmq_msg_close (&copy);
+    return rc;
+}
+
 void weir__queue_abort (weir__queue *self)
 {
     atomic_store (&self->aborted, 1);

@@ -108,6 +108,12 @@ int weir__queue_recv_within (weir__queue *self, unsigned consumer, weir__batch_h
 int weir__queue_forward (weir__queue *self, unsigned consumer, weir__queue *out, unsigned producer,
                          uint64_t *wait_ns);
 
+/*  The same, keeping the batch: OUT gets a copy that shares its buffer,
+    for a stage that sends each batch down several branches.  0 or
+    WEIR__QUEUE_CLOSED.  */
+int weir__queue_forward_copy (weir__queue *self, unsigned consumer, weir__queue *out, unsigned producer,
+                              uint64_t *wait_ns);
+
 /*  Wake every producer blocked on credits; later sends fail.  Any thread.  */
 void weir__queue_abort (weir__queue *self);
 

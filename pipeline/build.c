@@ -8,6 +8,7 @@
 
 #include "pipeline/change.h"
 #include "pipeline/elements.h"
+#include "pipeline/graph.h"
 #include "pipeline/parse.h"
 #include "pipeline/loader.h"
 
@@ -23,6 +24,7 @@ int weir__build_parse (weir__stages *stages, const char *text, weir__err *err)
     }
     weir__spec spec;
     weir__spec_init (&spec);
+    size_t first = stages->count;
     int rc = weir__parse (text, &spec, err);
     for (size_t i = 0; !rc && i < spec.count; i++) {
         weir__stage *stage = weir__stages_append (stages, spec.items[i].name, spec.items[i].name_offset);
@@ -35,6 +37,8 @@ int weir__build_parse (weir__stages *stages, const char *text, weir__err *err)
         stage->props = spec.items[i].props;
         weir__props_init (&spec.items[i].props);
     }
+    if (!rc)
+        rc = weir__graph_add_spec (stages, first, &spec, err);
     weir__spec_release (&spec);
     return rc;
 }
@@ -56,7 +60,8 @@ int weir__build_add (weir__stages *stages, const char *element, const char *cons
     weir__stage *stage = weir__stages_append (stages, element, -1);
     if (!stage)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    return s_add_props (stage, props, err);
+    int rc = weir__graph_add_next (stages, err);
+    return rc ? rc : s_add_props (stage, props, err);
 }
 
 int weir__build_add_processor (weir__stages *stages, const weir_processor *proc, void *user,
@@ -72,14 +77,25 @@ int weir__build_add_processor (weir__stages *stages, const weir_processor *proc,
     if (!stage || !(stage->callbacks = weir__callbacks_new (&table, NULL, user, 0)))
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     stage->kind = WEIR_ELEMENT_PROCESSOR;
-    return s_add_props (stage, props, err);
+    int rc = weir__graph_add_next (stages, err);
+    return rc ? rc : s_add_props (stage, props, err);
 }
 
-//  The place of stage I of COUNT: what it must be, and how to say where.
-static weir_element_kind s_wanted (size_t i, size_t count, const char **place)
+//  The place of STAGE in the graph, a straight LINE or not: what it must
+//  be, and how to say where.  Nothing feeds a reader; a writer feeds
+//  nothing.
+static weir_element_kind s_wanted (const weir__stage *stage, int line, const char **place)
 {
-    *place = i == 0 ? "first" : i == count - 1 ? "last" : "middle";
-    return i == 0 ? WEIR_ELEMENT_READER : i == count - 1 ? WEIR_ELEMENT_WRITER : WEIR_ELEMENT_PROCESSOR;
+    if (stage->nins == 0) {
+        *place = line ? "the first element" : "an element that starts a branch";
+        return WEIR_ELEMENT_READER;
+    }
+    if (stage->nouts == 0) {
+        *place = line ? "the last element" : "an element that ends a branch";
+        return WEIR_ELEMENT_WRITER;
+    }
+    *place = line ? "the middle element" : "an element inside a branch";
+    return WEIR_ELEMENT_PROCESSOR;
 }
 
 //  A builtin: its role.
@@ -91,6 +107,7 @@ static int s_builtin (weir__stage *stage, const weir__element *e, weir__err *err
         stage->output = weir__output_new (e->writer);
     else
         stage->callbacks = weir__callbacks_new (e->processor, NULL, NULL, e->passthrough);
+    stage->fans_out = e->fans_out;
     return stage->input || stage->output || stage->callbacks
                ? 0
                : weir__err_set (err, WEIR_ENOMEM, "out of memory");
@@ -115,11 +132,11 @@ static int s_not_builtin (weir__stage *stage, weir_element_kind want, const char
     else if (weir__plugin_is_path (stage->name))
         return weir__stage_error (
             stage, err, WEIR_ESTRUCTURE, -1,
-            "'%s' is a plugin, and plugins are processors, but the %s element must be a %s", stage->name,
+            "'%s' is a plugin, and plugins are processors, but %s must be a %s", stage->name,
             place, weir__stage_kind_name (want));
     else if (other)
         return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
-                                  "'%s' is a %s, but the %s element must be a %s (%ss: %s)", stage->name,
+                                  "'%s' is a %s, but %s must be a %s (%ss: %s)", stage->name,
                                   weir__stage_kind_name (other->kind), place, weir__stage_kind_name (want),
                                   weir__stage_kind_name (want), weir__element_names (want));
     else
@@ -145,14 +162,14 @@ static int s_not_builtin (weir__stage *stage, weir_element_kind want, const char
     return WEIR_EUNKNOWN;
 }
 
-//  The element of STAGE, the I-th of COUNT: a builtin of the kind its
-//  place wants, a plugin, or callbacks added in code; then the properties
-//  every stage of its kind takes.  The engine's own calls come first,
-//  reading the properties last.
-static int s_resolve (weir__stage *stage, size_t i, size_t count, weir__err *err)
+//  The element of STAGE, in a straight LINE or not: a builtin of the kind
+//  its place wants, a plugin, or callbacks added in code; then the
+//  properties every stage of its kind takes.  The engine's own calls come
+//  first, reading the properties last.
+static int s_resolve (weir__stage *stage, int line, weir__err *err)
 {
     const char *place;
-    weir_element_kind want = s_wanted (i, count, &place);
+    weir_element_kind want = s_wanted (stage, line, &place);
     static const weir_property_info none[] = {{NULL, NULL, NULL}};
     const weir_property_info *known = NULL;
     int (*check) (weir__props *, const char *, weir__err *) = NULL;
@@ -161,7 +178,7 @@ static int s_resolve (weir__stage *stage, size_t i, size_t count, weir__err *err
         //  Added in code as callbacks
         if (want != WEIR_ELEMENT_PROCESSOR)
             return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
-                                      "'%s' is a processor, but the %s element must be a %s", stage->name,
+                                      "'%s' is a processor, but %s must be a %s", stage->name,
                                       place, weir__stage_kind_name (want));
     }
     else {
@@ -234,10 +251,11 @@ int weir__build_resolve (weir__stages *stages, weir__err *err)
         err->offset = stages->count ? stages->items[0]->name_offset : 0;
         return err->code;
     }
-    int rc = 0;
+    int rc = weir__graph_resolve (stages, err);
+    int line = !rc && weir__graph_is_line (stages);
     for (size_t i = 0; i < stages->count && !rc; i++)
-        rc = s_resolve (stages->items[i], i, stages->count, err);
-    return rc;
+        rc = s_resolve (stages->items[i], line, err);
+    return rc ? rc : weir__graph_check (stages, err);
 }
 
 static int s_prop_cmp (const void *a, const void *b)
@@ -248,7 +266,7 @@ static int s_prop_cmp (const void *a, const void *b)
 
 char *weir__build_shape (const weir__stages *stages)
 {
-    size_t size = 64;
+    size_t size = 64 + weir__graph_shape (stages, NULL, 0);
     for (size_t i = 0; i < stages->count; i++) {
         const weir__stage *stage = stages->items[i];
         size += strlen (stage->name) + 8;
@@ -288,5 +306,6 @@ char *weir__build_shape (const weir__stages *stages)
         }
         free (sorted);
     }
+    weir__graph_shape (stages, out + used, size - used);
     return out;
 }

@@ -163,8 +163,9 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
     weir__err ignored;
     weir__err_init (&ignored);
     s_diff d = {"", -1, -1};
-    int found = 0;
+    int found = 0, parsed = 0;
     if (weir__parse (text, &spec, &ignored) == 0) {
+        parsed = 1;
         s_element *a = calloc (spec.count + 1, sizeof *a), *b = calloc (stages->count + 1, sizeof *b);
         if (a && b) {
             for (size_t i = 0; i < spec.count; i++)
@@ -188,6 +189,11 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
                                      epoch, dir);
     if (found)
         used += (size_t) snprintf (msg + used, sizeof msg - used, ": %s", d.what);
+    else if (parsed)
+        //  The old text parsed, and every element is the same: the links
+        //  differ (pipeline/graph.h)
+        used += (size_t) snprintf (msg + used, sizeof msg - used,
+                                   ": the same elements, linked otherwise (a branch starts or ends elsewhere)");
     //  Carets only into a text the offsets point into
     used = s_show (msg, sizeof msg, used, "was:", text, len, found ? d.was_at : -1);
     if (now)

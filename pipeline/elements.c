@@ -13,6 +13,7 @@ const weir_property_info weir__common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
+    {"name", "", "names the element, so that other branches refer to it as NAME. (graphs)"},
     {NULL, NULL, NULL},
 };
 
@@ -43,6 +44,7 @@ const weir_property_info weir__reader_common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
+    {"name", "", "names the element, so that other branches refer to it as NAME. (graphs)"},
     {"passes", "1", "read the input this many times; each pass ends an epoch"},
     S_LINGER,
     S_ON_ERROR,
@@ -54,6 +56,7 @@ const weir_property_info weir__processor_common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
+    {"name", "", "names the element, so that other branches refer to it as NAME. (graphs)"},
     S_LINGER,
     S_ON_ERROR,
     S_DEAD_LETTER,
@@ -74,23 +77,34 @@ static const weir_processor s_identity = {
     .process = s_identity_process,
 };
 
+//  tee is identity that fans out (weir__element.fans_out): the path sends
+//  each batch it forwards down every branch, the buffer shared
+static const weir_processor s_tee = {
+    WEIR_PROCESSOR_INIT,
+    .name = "tee",
+    .description = "sends every record down every branch that starts from it (NAME. in the description); "
+                   "the slowest branch paces them all",
+    .process = s_identity_process,
+};
+
 static const weir_property_info s_no_props[] = {{NULL, NULL, NULL}};
 
 static const weir__element s_elements[] = {
-    {"range", WEIR_ELEMENT_READER, &weir__reader_range, NULL, NULL, 0, NULL},
-    {"lines", WEIR_ELEMENT_READER, &weir__reader_lines, NULL, NULL, 0, NULL},
-    {"msgpack", WEIR_ELEMENT_READER, &weir__reader_msgpack, NULL, NULL, 0, NULL},
-    {"leveldb", WEIR_ELEMENT_READER, &weir__reader_leveldb, NULL, NULL, 0, NULL},
-    {"libsvm", WEIR_ELEMENT_READER, &weir__reader_libsvm, NULL, NULL, 0, NULL},
-    {"json", WEIR_ELEMENT_READER, &weir__reader_json, NULL, NULL, 0, NULL},
-    {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1, NULL},
-    {"filter", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_filter, 0, weir__filter_check},
-    {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0, NULL},
-    {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0, NULL},
-    {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0, NULL},
-    {"leveldb", WEIR_ELEMENT_WRITER, NULL, &weir__writer_leveldb, NULL, 0, NULL},
-    {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0, NULL},
-    {"json", WEIR_ELEMENT_WRITER, NULL, &weir__writer_json, NULL, 0, NULL},
+    {"range", WEIR_ELEMENT_READER, &weir__reader_range, NULL, NULL, 0, NULL, 0},
+    {"lines", WEIR_ELEMENT_READER, &weir__reader_lines, NULL, NULL, 0, NULL, 0},
+    {"msgpack", WEIR_ELEMENT_READER, &weir__reader_msgpack, NULL, NULL, 0, NULL, 0},
+    {"leveldb", WEIR_ELEMENT_READER, &weir__reader_leveldb, NULL, NULL, 0, NULL, 0},
+    {"libsvm", WEIR_ELEMENT_READER, &weir__reader_libsvm, NULL, NULL, 0, NULL, 0},
+    {"json", WEIR_ELEMENT_READER, &weir__reader_json, NULL, NULL, 0, NULL, 0},
+    {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1, NULL, 0},
+    {"filter", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_filter, 0, weir__filter_check, 0},
+    {"tee", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_tee, 1, NULL, 1},
+    {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0, NULL, 0},
+    {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0, NULL, 0},
+    {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0, NULL, 0},
+    {"leveldb", WEIR_ELEMENT_WRITER, NULL, &weir__writer_leveldb, NULL, 0, NULL, 0},
+    {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0, NULL, 0},
+    {"json", WEIR_ELEMENT_WRITER, NULL, &weir__writer_json, NULL, 0, NULL, 0},
 };
 
 #define S_COUNT (sizeof s_elements / sizeof s_elements[0])

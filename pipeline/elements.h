@@ -23,6 +23,7 @@ typedef struct weir__element {
     //  Checks what the properties say beyond their names (filter's
     //  expression) when the description is checked; may be NULL
     int (*check) (weir__props *props, const char *element, weir__err *err);
+    int fans_out;  //  may feed several stages, each every record (tee)
 } weir__element;
 
 /*  The builtin element NAME of KIND (or of any kind when KIND < 0), or
@@ -37,7 +38,7 @@ const char *weir__element_suggest (const char *name, int kind);
 /*  Names of the builtins of KIND, comma-separated, for error messages.  */
 const char *weir__element_names (weir_element_kind kind);
 
-/*  threads, capacity, batch; those plus passes, on-error and dead-letter
+/*  threads, capacity, batch, name; those plus passes, on-error and dead-letter
     for readers; plus on-error and dead-letter for processors.  */
 extern const weir_property_info weir__common_props[];
 extern const weir_property_info weir__reader_common_props[];

@@ -95,7 +95,7 @@ static int s_check_output (const weir__stage *stage, const weir__prop *prop, con
 
 int weir__guard_check (const weir__stages *stages, const weir__options *options, weir__err *err)
 {
-    const weir__stage *reader = stages->items[0], *writer = stages->items[stages->count - 1];
+    const weir__stage *reader = weir__stages_reader (stages);
     const weir__shards *shards = weir__input_shards_const (reader->input);
     //  The outputs: the writer's file, and the dead letters
     const weir__prop **outputs = calloc (stages->count, sizeof *outputs);
@@ -104,7 +104,7 @@ int weir__guard_check (const weir__stages *stages, const weir__options *options,
     for (size_t i = 0; outputs && of && i < stages->count; i++) {
         const weir__stage *stage = stages->items[i];
         const weir__prop *prop = weir__stage_prop (stage, stage->output ? "path" : "dead-letter");
-        if (prop && (!stage->output || stage == writer)) {
+        if (prop) {
             of[n] = stage;
             outputs[n++] = prop;
         }

@@ -3,6 +3,7 @@
 #include "pipeline/parse.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,17 @@ void weir__spec_init (weir__spec *self)
 {
     self->items = NULL;
     self->count = 0;
+    self->links = NULL;
+    self->nlinks = 0;
+    self->starts_with_element = 0;
+    self->last = SIZE_MAX;
+}
+
+static void s_end_release (weir__spec_end *end)
+{
+    free (end->ref);
+    free (end->port);
+    end->ref = end->port = NULL;
 }
 
 void weir__spec_release (weir__spec *self)
@@ -20,8 +32,44 @@ void weir__spec_release (weir__spec *self)
         free (self->items[i].name);
         weir__props_release (&self->items[i].props);
     }
+    for (size_t i = 0; i < self->nlinks; i++) {
+        s_end_release (&self->links[i].from);
+        s_end_release (&self->links[i].to);
+    }
     free (self->items);
+    free (self->links);
     weir__spec_init (self);
+}
+
+static int s_name_char (char c, int first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'
+           || (!first && ((c >= '0' && c <= '9') || c == '-'));
+}
+
+//  The length of the name at S (0: none)
+static size_t s_name_len (const char *s)
+{
+    size_t n = 0;
+    while (s_name_char (s[n], n == 0))
+        n++;
+    return n;
+}
+
+int weir__parse_is_name (const char *name)
+{
+    size_t n = s_name_len (name);
+    return n > 0 && name[n] == '\0';
+}
+
+int weir__parse_is_ref (const char *word)
+{
+    size_t n = s_name_len (word);
+    if (n == 0 || word[n] != '.')
+        return 0;
+    const char *port = word + n + 1;
+    size_t m = s_name_len (port);
+    return port[m] == '\0' && strcmp (port, "so") != 0;
 }
 
 static int s_blank (char c)
@@ -91,11 +139,28 @@ typedef struct {
     weir__spec *spec;
     size_t first;     //  the elements SPEC had before this description
     weir__buf word;   //  the word just read
-    int open;         //  an element has its name and may take properties
+    int open;         //  0: nothing to link from; 1: an element has its name
+                      //  and may take properties; 2: a reference was placed
+    int pending;      //  a '!' waits for what it links to
+    int placed;       //  items placed from this text
+    weir__spec_end prev;  //  the item before, when open (a reference's names borrowed)
+    long lone;        //  a reference that starts a branch and is not yet followed by '!', or -1
     long bang;        //  offset of the last '!'
     long glued;       //  that '!' stuck to a property's value and to what follows
     int after_value;  //  the last word was key=value
 } s_parser;
+
+//  A reference that starts a branch and goes nowhere
+static int s_lone (const s_parser *p, weir__err *err)
+{
+    const char *ref = p->text + p->lone;
+    int n = 0;
+    while (ref[n] && !s_blank (ref[n]) && ref[n] != '!')
+        n++;
+    return weir__err_at (err, WEIR_ESYNTAX, p->lone,
+                         "the branch that '%.*s' starts goes nowhere: follow it with '!' and an element",
+                         n, ref);
+}
 
 //  The end of the text: wrong where an element is still wanted
 static int s_end (const s_parser *p, weir__err *err)
@@ -104,6 +169,73 @@ static int s_end (const s_parser *p, weir__err *err)
         return weir__err_at (err, WEIR_ESYNTAX, (long) p->pos, "empty pipeline description");
     if (!p->open)
         return weir__err_at (err, WEIR_ESYNTAX, (long) p->pos, "expected an element after '!'");
+    if (p->lone >= 0)
+        return s_lone (p, err);
+    return 0;
+}
+
+static int s_copy_end (weir__spec_end *to, const weir__spec_end *from)
+{
+    *to = *from;
+    to->ref = to->port = NULL;
+    if ((from->ref && !(to->ref = strdup (from->ref))) || (from->port && !(to->port = strdup (from->port)))) {
+        s_end_release (to);
+        return -1;
+    }
+    return 0;
+}
+
+//  Item END was placed: linked from the one before when a '!' was
+//  pending, else the start of a branch.  END's names are copied.
+static int s_place (s_parser *p, const weir__spec_end *end, weir__err *err)
+{
+    if (p->placed++ == 0)
+        p->spec->starts_with_element = end->ref == NULL;
+    p->spec->last = end->ref ? SIZE_MAX : end->element;
+    if (p->pending) {
+        weir__spec *spec = p->spec;
+        weir__spec_link *links = realloc (spec->links, (spec->nlinks + 1) * sizeof *links);
+        if (!links)
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        spec->links = links;
+        weir__spec_link *link = &links[spec->nlinks];
+        memset (link, 0, sizeof *link);
+        if (s_copy_end (&link->from, &p->prev) || s_copy_end (&link->to, end)) {
+            s_end_release (&link->from);
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        }
+        link->bang = p->bang;
+        spec->nlinks++;
+    }
+    p->pending = 0;
+    return 0;
+}
+
+//  The word just read, at offset AT, is a reference NAME. or NAME.PORT
+static int s_reference (s_parser *p, long at, weir__err *err)
+{
+    if (p->lone >= 0 && !p->pending)
+        return s_lone (p, err);
+    char *word = p->word.data;
+    //  'path=/tmp/a!b.txt': the '!' was meant as part of the value
+    if (p->pending && p->glued >= 0)
+        return weir__err_at (err, WEIR_ESYNTAX, p->glued,
+                             "expected an element after '!', not '%s'; '!' separates elements: if it is part "
+                             "of a value, quote the value, as in path='/tmp/a!b.txt'",
+                             word);
+    char *dot = strchr (word, '.');
+    weir__spec_end end = {SIZE_MAX, word, dot[1] ? dot + 1 : NULL, at};
+    *dot = '\0';
+    //  Not after '!': it starts a branch from that element's output
+    p->lone = p->pending ? -1 : at;
+    int rc = s_place (p, &end, err);
+    if (rc)
+        return rc;
+    s_end_release (&p->prev);
+    if (s_copy_end (&p->prev, &end))
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    p->open = 2;
+    p->after_value = 0;
     return 0;
 }
 
@@ -115,6 +247,8 @@ static int s_bang (s_parser *p, weir__err *err)
     if (!p->open)
         return weir__err_at (err, WEIR_ESYNTAX, (long) pos, "expected an element before '!'");
     p->open = 0;
+    p->pending = 1;
+    p->lone = -1;
     //  'path=/tmp/a!b.txt' splits there: the user may have meant the '!'
     //  as part of the value
     p->glued =
@@ -134,9 +268,14 @@ static int s_element_name (s_parser *p, long at, long eq, weir__err *err)
                              p->word.data);
     if (!p->word.data[0])
         return weir__err_at (err, WEIR_ESYNTAX, at, "empty element name");
+    if (p->lone >= 0)
+        return s_lone (p, err);
     int rc = s_new_element (p->spec, p->word.data, at, err);
-    if (rc)
+    weir__spec_end end = {p->spec->count - 1, NULL, NULL, -1};
+    if (rc || (rc = s_place (p, &end, err)))
         return rc;
+    s_end_release (&p->prev);
+    p->prev = end;
     p->spec->items[p->spec->count - 1].glued = p->glued;
     p->open = 1;
     p->after_value = 0;
@@ -189,7 +328,10 @@ static int s_next_word (s_parser *p, weir__err *err)
     int rc = s_word (p->text, &p->pos, &p->word, &eq, &eq_offset, err);
     if (rc)
         return rc;
-    return p->open ? s_property (p, at, eq, eq_offset, err) : s_element_name (p, at, eq, err);
+    //  Quoted, a word is never a reference: its length says so
+    if (p->word.len - 1 == p->pos - (size_t) at && weir__parse_is_ref (p->word.data))
+        return s_reference (p, at, err);
+    return p->open == 1 ? s_property (p, at, eq, eq_offset, err) : s_element_name (p, at, eq, err);
 }
 
 int weir__parse (const char *text, weir__spec *spec, weir__err *err)
@@ -197,7 +339,7 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
     if (strlen (text) > WEIR__MAX_DESCRIPTION)
         return weir__err_at (err, WEIR_ESYNTAX, WEIR__MAX_DESCRIPTION,
                              "the description is longer than %d bytes", WEIR__MAX_DESCRIPTION);
-    s_parser p = {.text = text, .spec = spec, .first = spec->count, .bang = -1, .glued = -1};
+    s_parser p = {.text = text, .spec = spec, .first = spec->count, .lone = -1, .bang = -1, .glued = -1};
     weir__buf_init (&p.word);
     int rc;
     for (;;) {
@@ -211,6 +353,7 @@ int weir__parse (const char *text, weir__spec *spec, weir__err *err)
         if (rc)
             break;
     }
+    s_end_release (&p.prev);
     weir__buf_release (&p.word);
     return rc;
 }

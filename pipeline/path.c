@@ -24,7 +24,10 @@ int weir__path_send (weir__worker *w)
         return 0;
     uint32_t count = b->count;
     uint64_t wait = 0;
-    int rc = weir__queue_send_batch (stage->out, w->index, b, &wait);
+    //  A stage that packs its own batches feeds one stage
+    //  (pipeline/graph.h): only forwarding fans out
+    weir__edge *e = &stage->outs[0];
+    int rc = weir__queue_send_batch (e->queue, e->base + w->index, b, &wait);
     s_wait (w, wait);
     if (rc == WEIR_ENOMEM) {
         weir__err err;
@@ -35,13 +38,18 @@ int weir__path_send (weir__worker *w)
         return WEIR__SINK_ABORT;
     w->sink.first_ns = 0;
     atomic_fetch_add_explicit (&stage->counts.out, count, memory_order_relaxed);
+    atomic_fetch_add_explicit (&e->records, count, memory_order_relaxed);
     return 0;
 }
 
 int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag)
 {
     uint64_t wait = 0;
-    int rc = weir__queue_send_marker (w->stage->out, w->index, kind, flag, &wait);
+    int rc = 0;
+    for (size_t i = 0; i < w->stage->nouts && !rc; i++) {
+        weir__edge *e = &w->stage->outs[i];
+        rc = weir__queue_send_marker (e->queue, e->base + w->index, kind, flag, &wait);
+    }
     s_wait (w, wait);
     if (rc == WEIR_ENOMEM) {
         weir__err err;
@@ -56,7 +64,7 @@ int weir__path_recv (weir__worker *w, weir__batch_header *hdr, const char **payl
     weir__stage *stage = w->stage;
     uint64_t wait = 0;
     int rc;
-    if (w->sink.batch.count > 0 && stage->out) {
+    if (w->sink.batch.count > 0 && stage->nouts) {
         //  A partial batch waits for more records only linger= ms from its
         //  first record: a trickle must not be held back until a batch fills
         uint64_t age = w->sink.first_ns ? weir__now_ns () - w->sink.first_ns : 0;
@@ -92,7 +100,16 @@ int weir__path_forward (weir__worker *w, uint32_t count)
 {
     weir__stage *stage = w->stage;
     uint64_t wait = 0;
-    int rc = weir__queue_forward (stage->in, w->index, stage->out, w->index, &wait);
+    int rc = 0;
+    //  Down every branch but the first a copy that shares the buffer, then
+    //  the batch itself down the first
+    for (size_t i = stage->nouts; i-- > 0 && !rc;) {
+        weir__edge *e = &stage->outs[i];
+        rc = i ? weir__queue_forward_copy (stage->in, w->index, e->queue, e->base + w->index, &wait)
+               : weir__queue_forward (stage->in, w->index, e->queue, e->base + w->index, &wait);
+        if (!rc)
+            atomic_fetch_add_explicit (&e->records, count, memory_order_relaxed);
+    }
     s_wait (w, wait);
     if (rc)
         return -1;
@@ -116,7 +133,7 @@ int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__
     w->last_epoch = w->inputs_done && weir__controller_last_pass (stage->run->controller);
     if (end (w))
         return -1;
-    if (stage->out
+    if (stage->nouts
         && (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) w->inputs_done)))
         return -1;
     return weir__controller_arrive (stage->run->controller, 0, NULL) == WEIR__ABORT ? -1 : 0;

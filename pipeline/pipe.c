@@ -11,6 +11,7 @@
 
 #include "pipeline/build.h"
 #include "pipeline/controller.h"
+#include "pipeline/graph.h"
 #include "pipeline/job.h"
 #include "pipeline/options.h"
 #include "pipeline/ranks.h"
@@ -28,6 +29,8 @@ struct weir_pipe {
     void *progress_arg;
     unsigned progress_ms;
     atomic_int ran;  //  S_NEW, S_RUNNING inside weir_pipe_run, then S_RAN
+    int checked;     //  resolved: 1, refused: -1 (with check_rc), not yet: 0
+    int check_rc;
 };
 
 enum { S_NEW, S_RUNNING, S_RAN };
@@ -82,8 +85,8 @@ static int s_late (weir_pipe *self, const char *message)
 int weir_pipe_parse (weir_pipe *self, const char *description)
 {
     assert (self && description);
-    if (self->ran)
-        return s_late (self, "the pipe already ran");
+    if (self->ran || self->checked)
+        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
     char *copy = strdup (description);
     if (!copy)
         return s_refuse (self, WEIR_ENOMEM, "out of memory");
@@ -98,8 +101,8 @@ int weir_pipe_parse (weir_pipe *self, const char *description)
 int weir_pipe_add (weir_pipe *self, const char *element, const char *const *props)
 {
     assert (self && element);
-    if (self->ran)
-        return s_late (self, "the pipe already ran");
+    if (self->ran || self->checked)
+        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
     weir__err err;
     weir__err_init (&err);
     int rc = weir__build_add (&self->stages, element, props, &err);
@@ -110,12 +113,91 @@ int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *
                              const char *const *props)
 {
     assert (self && proc);
-    if (self->ran)
-        return s_late (self, "the pipe already ran");
+    if (self->ran || self->checked)
+        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
     weir__err err;
     weir__err_init (&err);
     int rc = weir__build_add_processor (&self->stages, proc, user, props, &err);
     return rc ? weir__job_refuse (&self->job, &err) : 0;
+}
+
+int weir_pipe_branch (weir_pipe *self, const char *from)
+{
+    assert (self);
+    if (self->ran || self->checked)
+        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
+    weir__err err;
+    weir__err_init (&err);
+    int rc = weir__graph_branch (&self->stages, from, &err);
+    return rc ? weir__job_refuse (&self->job, &err) : 0;
+}
+
+int weir_pipe_link (weir_pipe *self, const char *from, const char *to)
+{
+    assert (self && from && to);
+    if (self->ran || self->checked)
+        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
+    weir__err err;
+    weir__err_init (&err);
+    int rc = weir__graph_link (&self->stages, from, to, &err);
+    return rc ? weir__job_refuse (&self->job, &err) : 0;
+}
+
+//  Resolved once, by weir_pipe_check or the run
+static int s_resolve (weir_pipe *self)
+{
+    if (self->checked)
+        return self->checked < 0 ? self->check_rc : 0;
+    weir__err err;
+    weir__err_init (&err);
+    int rc = weir__build_resolve (&self->stages, &err);
+    self->checked = rc ? -1 : 1;
+    self->check_rc = rc ? weir__job_refuse (&self->job, &err) : 0;
+    return self->check_rc;
+}
+
+int weir_pipe_check (weir_pipe *self)
+{
+    assert (self);
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
+    return s_resolve (self);
+}
+
+int weir_pipe_stage_property (const weir_pipe *self, size_t stage, size_t index, const char **key,
+                              const char **value)
+{
+    if (stage >= self->stages.count || index >= self->stages.items[stage]->props.count)
+        return WEIR_EINVAL;
+    const weir__prop *p = &self->stages.items[stage]->props.items[index];
+    *key = p->key;
+    *value = p->value;
+    return 0;
+}
+
+size_t weir_pipe_link_count (const weir_pipe *self)
+{
+    size_t n = 0;
+    for (size_t i = 0; self->checked > 0 && i < self->stages.count; i++)
+        n += self->stages.items[i]->nouts;
+    return n;
+}
+
+int weir_pipe_link_info (const weir_pipe *self, size_t link, size_t *from, size_t *to, uint64_t *records)
+{
+    for (size_t i = 0; self->checked > 0 && i < self->stages.count; i++) {
+        const weir__stage *stage = self->stages.items[i];
+        if (link >= stage->nouts) {
+            link -= stage->nouts;
+            continue;
+        }
+        weir__edge *e = &stage->outs[link];
+        *from = i;
+        *to = e->to->index;
+        *records = atomic_load_explicit (&e->records, memory_order_relaxed);
+        return 0;
+    }
+    return WEIR_EINVAL;
 }
 
 int weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records)
@@ -232,8 +314,9 @@ static int s_run (weir_pipe *self)
 {
     weir__err err;
     weir__err_init (&err);
-    if (weir__build_resolve (&self->stages, &err))
-        return weir__job_refuse (&self->job, &err);
+    int rc = s_resolve (self);
+    if (rc)
+        return rc;
     //  The shape keeps a writer's path as written, "{rank}" included, so
     //  that a job may resume with another number of ranks
     char *shape = weir__build_shape (&self->stages);
@@ -265,7 +348,7 @@ static int s_run (weir_pipe *self)
         .tick_arg = self,
         .tick_ms = self->progress_ms,
     };
-    int rc = weir__runtime_run (&run);
+    rc = weir__runtime_run (&run);
     free (shape);
     if (self->progress)
         self->progress (self, self->progress_arg, 1);

@@ -330,7 +330,7 @@ static int s_merge (weir__ranks *self, weir__snapshot *s, int r, const char *par
     if (!rc && !offsets)
         rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
     if (!rc)
-        rc = weir__resume_offsets (from, self->stages->items[0]->name, s->shards, offsets, err);
+        rc = weir__resume_offsets (from, weir__stages_reader (self->stages)->name, s->shards, offsets, err);
     for (size_t k = (size_t) r; k < n && !rc; k += (size_t) self->size)
         self->offsets[k] = offsets[k];
     free (offsets);

@@ -192,7 +192,7 @@ int weir__recovery_fresh (const weir__recovery *self)
 
 int weir__recovery_replaces (const weir__recovery *self)
 {
-    return !self->of.options->checkpoint_dir && !weir__input_live (self->of.stages->items[0]->input);
+    return !self->of.options->checkpoint_dir && !weir__input_live (weir__stages_reader (self->of.stages)->input);
 }
 
 uint64_t weir__recovery_first_epoch (const weir__recovery *self)
@@ -326,7 +326,7 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         items[i].writer_state = stage->output ? weir__output_committed (stage->output) : NULL;
         items[i].dead_state = stage->rejects ? weir__rejects_committed (stage->rejects) : NULL;
     }
-    weir__input *input = stages->items[0]->input;
+    weir__input *input = weir__stages_reader (stages)->input;
     weir__snapshot s = {
         .epoch = epoch,
         .finished = finished,
@@ -364,7 +364,7 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
     if (rc)
         return rc;
     if (self->fresh) {
-        const weir__stage *reader = self->of.stages->items[0];
+        const weir__stage *reader = weir__stages_reader (self->of.stages);
         const char *stream = weir__input_stream (reader->input);
         if (stream && self->rank == 0)
             weir__job_log (self->of.job, WEIR_LOG_WARNING,
@@ -415,7 +415,7 @@ int weir__recovery_commit (void *arg, const weir__boundary *b)
         WEIR_KILL_POINT ("writers-synced");
         //  The next epoch reads the input again, from the start
         if (b->new_pass)
-            weir__input_rewind (self->of.stages->items[0]->input);
+            weir__input_rewind (weir__stages_reader (self->of.stages)->input);
         rc = weir__ranks_reduce (self->of.ranks, self->workspace, b->epoch, &err);
     }
     if (!rc && self->of.options->checkpoint_dir)

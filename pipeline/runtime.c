@@ -119,7 +119,7 @@ static const struct {
 //  checkpoint directory or any output is touched.
 static int s_open_reader (const weir__run *run, weir__err *err)
 {
-    weir__stage *reader = run->stages->items[0];
+    weir__stage *reader = weir__stages_reader (run->stages);
     int rc = weir__input_open (reader->input, reader->name, reader->name_offset, &reader->props,
                                reader->threads, err);
     return rc ? rc : weir__guard_check (run->stages, run->options, err);
@@ -145,24 +145,39 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
     //  that many files
     const weir__stage *most = stages->items[0];
     size_t sockets = 16;
-    for (size_t i = 1; i < stages->count; i++) {
-        sockets += weir__queue_sockets (stages->items[i - 1]->threads, stages->items[i]->threads);
-        most = stages->items[i]->threads > most->threads ? stages->items[i] : most;
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__stage *stage = stages->items[i];
+        stage->producers = 0;
+        most = stage->threads > most->threads ? stage : most;
     }
+    //  A stage's input is one queue, fed by every link into it: each
+    //  producing stage's threads have their own numbers in it
+    for (size_t i = 0; i < stages->count; i++)
+        for (size_t k = 0; k < stages->items[i]->nouts; k++) {
+            weir__edge *e = &stages->items[i]->outs[k];
+            e->base = e->to->producers;
+            e->to->producers += stages->items[i]->threads;
+        }
+    for (size_t i = 0; i < stages->count; i++)
+        if (stages->items[i]->nins)
+            sockets += weir__queue_sockets (stages->items[i]->producers, stages->items[i]->threads);
     char hint[300];
     snprintf (hint, sizeof hint, "give '%s' fewer than threads=%u, or raise the limit", most->name,
               most->threads);
     if (rc || (rc = weir__queue_descriptors (sockets, hint, err))
         || !(wakeable->ctx = weir__queue_ctx_new (sockets, err)))
         return rc ? rc : err->code;
-    for (size_t i = 1; i < stages->count; i++) {
-        weir__stage *stage = stages->items[i], *before = stages->items[i - 1];
-        stage->in = weir__queue_new (wakeable->ctx, before->threads, stage->threads, stage->capacity, err);
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__stage *stage = stages->items[i];
+        if (!stage->nins)
+            continue;
+        stage->in = weir__queue_new (wakeable->ctx, stage->producers, stage->threads, stage->capacity, err);
         if (!stage->in)
             return err->code;
-        stage->producers = before->threads;
-        before->out = stage->in;
     }
+    for (size_t i = 0; i < stages->count; i++)
+        for (size_t k = 0; k < stages->items[i]->nouts; k++)
+            stages->items[i]->outs[k].queue = stages->items[i]->outs[k].to->in;
     return 0;
 }
 
@@ -236,7 +251,7 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
 {
     weir__job *job = run->job;
     weir__stages *stages = run->stages;
-    weir__input *input = stages->items[0]->input;
+    weir__input *input = weir__stages_reader (stages)->input;
     if (weir__ranks_size (run->ranks) > 1)
         weir__controller_set_agree (run->controller, weir__ranks_agree, run->ranks);
     //  An input without an end needs epochs that end: by time, unless told
@@ -248,7 +263,7 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
         threads += stages->items[i]->threads;
     weir__controller_start (run->controller, weir__recovery_first_epoch (recovery),
                             weir__recovery_pass (recovery), weir__input_passes (input), threads,
-                            stages->items[0]->threads);
+                            weir__stages_reader (stages)->threads);
     weir__job_clock_start (job);
     if (s_nothing_to_do (run, recovery)) {
         weir__job_clock_stop (job);
@@ -280,7 +295,8 @@ static void s_teardown (const weir__run *run, s_wakeable *wakeable)
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
         stage->run = NULL;
-        stage->out = NULL;
+        for (size_t k = 0; k < stage->nouts; k++)
+            stage->outs[k].queue = NULL;
         weir__stage_workers_release (stage);
         weir__queue_destroy (&stage->in);
     }

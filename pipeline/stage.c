@@ -13,6 +13,9 @@ void weir__stages_init (weir__stages *self)
 {
     self->items = NULL;
     self->count = 0;
+    self->links = NULL;
+    self->nlinks = 0;
+    self->tail = SIZE_MAX;
 }
 
 static void s_stage_destroy (weir__stage **self_p)
@@ -26,6 +29,8 @@ static void s_stage_destroy (weir__stage **self_p)
     weir__stage_workers_release (self);
     free (self->workers);
     free (self->name);
+    free (self->label);
+    free (self->outs);
     weir__props_release (&self->props);
     weir__metrics_release (&self->metrics);
     //  Last: a plugin's code and its table go away with them
@@ -38,8 +43,24 @@ void weir__stages_release (weir__stages *self)
 {
     for (size_t i = 0; i < self->count; i++)
         s_stage_destroy (&self->items[i]);
+    for (size_t i = 0; i < self->nlinks; i++) {
+        weir__link *l = &self->links[i];
+        free (l->from_name);
+        free (l->from_port);
+        free (l->to_name);
+        free (l->to_port);
+    }
     free (self->items);
+    free (self->links);
     weir__stages_init (self);
+}
+
+weir__stage *weir__stages_reader (const weir__stages *self)
+{
+    for (size_t i = 0; i < self->count; i++)
+        if (self->items[i]->kind == WEIR_ELEMENT_READER)
+            return self->items[i];
+    return self->items[0];
 }
 
 weir__stage *weir__stages_append (weir__stages *self, const char *name, long offset)
@@ -55,6 +76,7 @@ weir__stage *weir__stages_append (weir__stages *self, const char *name, long off
     }
     stage->index = self->count;
     stage->name_offset = offset;
+    stage->label_offset = -1;
     stage->glued = -1;
     weir__props_init (&stage->props);
     weir__metrics_init (&stage->metrics);
@@ -156,10 +178,16 @@ static double s_busy (const weir__stage *self)
     return (double) busy / 1e9;
 }
 
+const char *weir__stage_title (const weir__stage *self)
+{
+    return self->label ? self->label : self->name;
+}
+
 void weir__stage_stats (const weir__stage *self, weir_stage_stats *stats)
 {
     weir__counts *c = (weir__counts *) &self->counts;
     stats->name = self->name;
+    stats->label = self->label;
     stats->kind = self->kind;
     stats->threads = self->threads;
     stats->input_total = 0;
@@ -185,5 +213,6 @@ void weir__stage_stats (const weir__stage *self, weir_stage_stats *stats)
         + stats->job_records_rejected;
     stats->busy_seconds = s_busy (self);
     stats->queue_fill = self->in ? weir__queue_fill (self->in) : 0;
-    stats->queue_capacity = self->in ? weir__queue_capacity (self->in) : 0;
+    //  Before the run, the bound the queue will have
+    stats->queue_capacity = self->in ? weir__queue_capacity (self->in) : self->nins ? self->capacity : 0;
 }

@@ -67,6 +67,18 @@ typedef struct weir__shared {
     weir__workspace *workspace;
 } weir__shared;
 
+/*  A link from a stage's output to another stage's input.  The stage
+    whose output it is owns it (weir__stage.outs).  */
+typedef struct weir__edge {
+    weir__stage *to;
+    long offset;  //  where the description makes it (its '!' or reference), or -1
+    //  Where it runs (the runtime): TO's input queue, fed by every edge
+    //  into TO, and this stage's first producer number in it
+    weir__queue *queue;
+    unsigned base;
+    _Atomic uint64_t records;  //  sent along it
+} weir__edge;
+
 /*  A stage's records: counted by its threads as they go (any thread
     reads them), those of the runs before (from the checkpoint resumed),
     and, in a job of several ranks, every rank's once the run ended.  */
@@ -78,8 +90,10 @@ typedef struct weir__counts {
 } weir__counts;
 
 struct weir__stage {
-    size_t index;      //  in the pipe, from 0 (the reader)
+    size_t index;      //  in the pipe, from 0, in the order of the description
     char *name;        //  the element, as written
+    char *label;       //  its name= (pipeline/graph.h), or NULL
+    long label_offset;
     long name_offset;  //  in the description, -1 when added in code
     long glued;        //  the '!' before it stuck to a value (parse.h), or -1
     weir_element_kind kind;
@@ -92,26 +106,50 @@ struct weir__stage {
     weir__output *output;
     weir__callbacks *callbacks;
     weir__rejects *rejects;  //  readers and processors
+    int fans_out;            //  may have several outputs, each sent every record (tee)
+
+    //  Its place in the graph (pipeline/graph.h): the stages it feeds and
+    //  how many links feed it
+    weir__edge *outs;
+    size_t nouts, nins;
 
     //  Where it runs (the runtime)
     const weir__shared *run;
-    weir__queue *in;        //  feeds this stage; NULL for the reader
-    weir__queue *out;       //  the next stage's in; NULL for the writer
-    unsigned producers;     //  threads of the stage before
+    weir__queue *in;        //  feeds this stage, from every link into it; NULL for a reader
+    unsigned producers;     //  threads of the stages that feed it, one per link
     weir__worker *workers;  //  [threads]
 
     weir__metrics metrics;  //  what its processor publishes
     weir__counts counts;
 };
 
-/*  The stages of a pipe, in order.  */
+/*  A link as the description or the code gave it: each end a stage by
+    its index, or by its name= (a reference, resolved once every stage is
+    known), with the port a reference named.  */
+typedef struct weir__link {
+    size_t from, to;  //  SIZE_MAX: by name
+    char *from_name, *from_port, *to_name, *to_port;
+    long from_offset, to_offset, bang;  //  the references, the '!'; -1 when unknown
+} weir__link;
+
+/*  The stages of a pipe, in the order they were given, and the links
+    between them.  */
 typedef struct weir__stages {
     weir__stage **items;
     size_t count;
+    weir__link *links;
+    size_t nlinks;
+    //  The stage the next one added in code is linked from (the end of
+    //  the branch being written), or SIZE_MAX
+    size_t tail;
 } weir__stages;
 
 void weir__stages_init (weir__stages *self);
 void weir__stages_release (weir__stages *self);
+
+/*  The reader of resolved stages: the one nothing feeds
+    (pipeline/graph.h).  */
+weir__stage *weir__stages_reader (const weir__stages *self);
 
 /*  Append a stage for element NAME (OFFSET in the description, or -1).
     NULL when out of memory.  */
@@ -129,6 +167,10 @@ void weir__stage_workers_release (weir__stage *self);
 /*  A reader worker W counts how far it went in its shard since it last
     did.  The worker's own thread.  */
 void weir__stage_input_count (weir__worker *w);
+
+/*  How the stage is named in messages and statistics: its name=, or
+    its element.  */
+const char *weir__stage_title (const weir__stage *self);
 
 /*  "reader", "processor" or "writer".  */
 const char *weir__stage_kind_name (weir_element_kind kind);

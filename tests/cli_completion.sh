@@ -31,7 +31,7 @@ expect () {
 
 W=$WEIR
 # Subcommands, and not the hidden one
-expect "checkpoints elements help plugin run" "$W " "$W" ""
+expect "checkpoints elements graph help plugin run" "$W " "$W" ""
 expect "checkpoints" "$W ch" "$W" "ch"
 expect "" "$W comp" "$W" "comp"
 # Options of each subcommand, and their arguments
@@ -59,9 +59,9 @@ unset WEIR_PLUGIN_PATH
 expect "capacity= count=" "$W run range c" "$W" run range c
 expect "passes= path=" "$W run lines p" "$W" run lines p
 expect "path=" "$W run range count=1 ! lines p" "$W" run range count = 1 ! lines p
-expect "! batch= capacity= threads=" "$W run range count=1 ! null " "$W" run range count = 1 ! null ""
+expect "! batch= capacity= name= threads=" "$W run range count=1 ! null " "$W" run range count = 1 ! null ""
 # ... but none given already
-expect "! batch= capacity= dead-letter= linger= on-error= passes= start= threads=" "$W run range count=3 " "$W" run range count = 3 ""
+expect "! batch= capacity= dead-letter= linger= name= on-error= passes= start= threads=" "$W run range count=3 " "$W" run range count = 3 ""
 # A path after path=
 expect "$T/outdir/" "$W run range count=1 ! lines path=$T/out" "$W" run range count = 1 ! lines path = "$T/out"
 # A quoted description: readline replaces the text after the quote

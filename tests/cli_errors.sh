@@ -76,7 +76,7 @@ for h in --help -h help; do
     expect_exit 0 "" -- "$WEIR" $h
     grep -q "^Commands:" "$T/out" && grep -q "^  checkpoints " "$T/out" && ok || fail "weir $h is no overview: $(cat "$T/out")"
 done
-expect_exit 2 "weir help: unknown command 'fly' \(commands: run, elements, plugin, checkpoints, help\)" -- "$WEIR" help fly
+expect_exit 2 "weir help: unknown command 'fly' \(commands: run, elements, graph, plugin, checkpoints, help\)" -- "$WEIR" help fly
 expect_exit 2 "weir elements: unknown element 'fly' \(readers: range" -- "$WEIR" elements fly
 expect_exit 0 "" -- "$WEIR" elements range
 grep -q "^  count  *required " "$T/out" && grep -q "^  start  *0 " "$T/out" && grep -q "^  threads  *1 " "$T/out" \

@@ -280,6 +280,8 @@ typedef struct weir_stage_stats {
     uint64_t total_records_in;
     uint64_t total_records_out;
     uint64_t total_records_rejected;
+    /*  Its name= in a graph (what NAME. refers to), or NULL.  */
+    const char *label;
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
@@ -287,7 +289,7 @@ typedef struct weir_stage_stats {
 #define WEIR_STAGE_STATS_INIT                                                                                \
     {                                                                                                        \
         sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
-            0, 0                                                                                             \
+            0, 0, NULL                                                                                       \
     }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
@@ -450,6 +452,43 @@ WEIR_EXPORT const char *weir_plugin_path (const weir_plugin *self);
 
 /*  The folder searched after $WEIR_PLUGIN_PATH.  */
 WEIR_EXPORT const char *weir_plugin_dir (void);
+
+/*  ---------------------------------------------------------------------
+    Graphs.  A description may be a graph of branches (see weir_pipe_parse
+    and the README): name=NAME names an element, NAME. refers to it.  In
+    code, each stage added goes on from the one added before it, as in a
+    line; these start a branch elsewhere and join branches.  */
+
+/*  The next stage added goes on from the stage named FROM ("NAME" or
+    "NAME."), as "NAME. ! ..." does in a description: a tee's next branch.
+    FROM NULL: the next stage starts a branch of its own.  WEIR_EINVAL for
+    a FROM that cannot be a name; a name no stage has is refused when the
+    pipe is checked or run.  */
+WEIR_EXPORT int weir_pipe_branch (weir_pipe *self, const char *from);
+
+/*  A link from the stage named FROM to the stage named TO (a merge: "...
+    ! TO." in a description).  WEIR_EINVAL as above.  */
+WEIR_EXPORT int weir_pipe_link (weir_pipe *self, const char *from, const char *to);
+
+/*  Resolve the pipe without running it: every element found, every
+    property and link checked, with the error and its offset as
+    weir_pipe_run would give them.  Then weir_pipe_stats says each stage's
+    kind, and the links are known; nothing more may be added, and the pipe
+    may still run.  0 or the error.  */
+WEIR_EXPORT int weir_pipe_check (weir_pipe *self);
+
+/*  The links of a checked (or run) pipe, in the order of the stages they
+    leave: LINK goes from stage *FROM to stage *TO, and *RECORDS crossed it
+    so far (safe while the pipe runs).  WEIR_EINVAL for no such link.  */
+WEIR_EXPORT size_t weir_pipe_link_count (const weir_pipe *self);
+
+/*  Property INDEX of stage STAGE as it was given (name= included), into
+    *KEY and *VALUE, valid as long as the pipe.  WEIR_EINVAL past the
+    last.  */
+WEIR_EXPORT int weir_pipe_stage_property (const weir_pipe *self, size_t stage, size_t index, const char **key,
+                                          const char **value);
+WEIR_EXPORT int weir_pipe_link_info (const weir_pipe *self, size_t link, size_t *from, size_t *to,
+                                     uint64_t *records);
 
 /*  ---------------------------------------------------------------------
     Memory.  */

@@ -1,0 +1,365 @@
+/*  pipeline/graph.c - links between stages, resolved and checked.  */
+#include "config.h"
+#include "pipeline/graph.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/suggest.h"
+
+static char *s_dup (const char *text)
+{
+    return text ? strdup (text) : NULL;
+}
+
+//  Append a link; its names are copied.  0 or WEIR_ENOMEM.
+static int s_append (weir__stages *self, const weir__link *link, weir__err *err)
+{
+    weir__link *links = realloc (self->links, (self->nlinks + 1) * sizeof *links);
+    if (!links)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    self->links = links;
+    weir__link *l = &links[self->nlinks];
+    *l = *link;
+    l->from_name = s_dup (link->from_name);
+    l->from_port = s_dup (link->from_port);
+    l->to_name = s_dup (link->to_name);
+    l->to_port = s_dup (link->to_port);
+    if ((link->from_name && !l->from_name) || (link->from_port && !l->from_port)
+        || (link->to_name && !l->to_name) || (link->to_port && !l->to_port)) {
+        free (l->from_name);
+        free (l->from_port);
+        free (l->to_name);
+        free (l->to_port);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    self->nlinks++;
+    return 0;
+}
+
+int weir__graph_add_spec (weir__stages *stages, size_t first, const weir__spec *spec, weir__err *err)
+{
+    int rc = 0;
+    if (spec->starts_with_element && stages->tail != SIZE_MAX && spec->count > 0) {
+        weir__link l = {stages->tail, first, NULL, NULL, NULL, NULL, -1, -1, -1};
+        rc = s_append (stages, &l, err);
+    }
+    for (size_t i = 0; i < spec->nlinks && !rc; i++) {
+        const weir__spec_link *s = &spec->links[i];
+        weir__link l = {
+            s->from.ref ? SIZE_MAX : first + s->from.element,
+            s->to.ref ? SIZE_MAX : first + s->to.element,
+            s->from.ref,
+            s->from.port,
+            s->to.ref,
+            s->to.port,
+            s->from.offset,
+            s->to.offset,
+            s->bang,
+        };
+        rc = s_append (stages, &l, err);
+    }
+    stages->tail = spec->last == SIZE_MAX ? SIZE_MAX : first + spec->last;
+    return rc;
+}
+
+int weir__graph_add_next (weir__stages *stages, weir__err *err)
+{
+    size_t now = stages->count - 1;
+    int rc = 0;
+    if (stages->tail != SIZE_MAX) {
+        weir__link l = {stages->tail, now, NULL, NULL, NULL, NULL, -1, -1, -1};
+        rc = s_append (stages, &l, err);
+    }
+    else if (stages->nlinks && stages->links[stages->nlinks - 1].to == SIZE_MAX - 1) {
+        //  weir__graph_branch left a link waiting for this stage
+        stages->links[stages->nlinks - 1].to = now;
+    }
+    stages->tail = now;
+    return rc;
+}
+
+//  NAME, NAME. or NAME.PORT into its name and port (either may be empty)
+static int s_split (const char *text, char **name, char **port)
+{
+    const char *dot = strchr (text, '.');
+    size_t n = dot ? (size_t) (dot - text) : strlen (text);
+    *name = strndup (text, n);
+    *port = dot && dot[1] ? strdup (dot + 1) : NULL;
+    return !*name || (dot && dot[1] && !*port) ? -1 : 0;
+}
+
+//  A name or reference given in code: NAME, NAME. or NAME.PORT
+static int s_code_ref (const char *text, const char *what, weir__err *err)
+{
+    if (!weir__parse_is_name (text) && !weir__parse_is_ref (text))
+        return weir__err_set (err, WEIR_EINVAL,
+                              "%s '%.100s' is not the name of an element (a letter or '_' then letters, "
+                              "digits, '_' or '-'), with '.PORT' or not",
+                              what, text);
+    return 0;
+}
+
+int weir__graph_branch (weir__stages *stages, const char *from, weir__err *err)
+{
+    stages->tail = SIZE_MAX;
+    if (!from)
+        return 0;
+    int rc = s_code_ref (from, "branch from", err);
+    if (rc)
+        return rc;
+    weir__link l = {SIZE_MAX, SIZE_MAX - 1, NULL, NULL, NULL, NULL, -1, -1, -1};
+    if (s_split (from, &l.from_name, &l.from_port))
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    else
+        rc = s_append (stages, &l, err);
+    free (l.from_name);
+    free (l.from_port);
+    return rc;
+}
+
+int weir__graph_link (weir__stages *stages, const char *from, const char *to, weir__err *err)
+{
+    int rc = s_code_ref (from, "link from", err);
+    if (rc || (rc = s_code_ref (to, "link to", err)))
+        return rc;
+    weir__link l = {SIZE_MAX, SIZE_MAX, NULL, NULL, NULL, NULL, -1, -1, -1};
+    if (s_split (from, &l.from_name, &l.from_port) || s_split (to, &l.to_name, &l.to_port))
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    else
+        rc = s_append (stages, &l, err);
+    free (l.from_name);
+    free (l.from_port);
+    free (l.to_name);
+    free (l.to_port);
+    return rc;
+}
+
+//  Every stage's name=, checked and unique
+static int s_labels (weir__stages *stages, weir__err *err)
+{
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__stage *stage = stages->items[i];
+        weir__prop *p = weir__stage_prop (stage, "name");
+        free (stage->label);
+        stage->label = NULL;
+        if (!p)
+            continue;
+        atomic_store (&p->used, 1);
+        if (!weir__parse_is_name (p->value))
+            return weir__stage_error (stage, err, WEIR_ESYNTAX, p->value_offset,
+                                      "%s: name='%s' cannot name an element: a name is a letter or '_' then "
+                                      "letters, digits, '_' or '-'",
+                                      stage->name, p->value);
+        for (size_t k = 0; k < i; k++)
+            if (stages->items[k]->label && strcmp (stages->items[k]->label, p->value) == 0)
+                return weir__stage_error (stage, err, WEIR_ESTRUCTURE, p->value_offset,
+                                          "name '%s' is given twice: to '%s' (stage %zu) and to '%s' (stage %zu)",
+                                          p->value, stages->items[k]->name, k + 1, stage->name, i + 1);
+        if (!(stage->label = strdup (p->value)))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        stage->label_offset = p->value_offset;
+    }
+    return 0;
+}
+
+//  The stage named NAME, referred to at OFFSET, into *INDEX
+static int s_find (const weir__stages *stages, const char *name, long offset, size_t *index, weir__err *err)
+{
+    const char *best = NULL;
+    size_t distance = 0;
+    for (size_t i = 0; i < stages->count; i++) {
+        const char *label = stages->items[i]->label;
+        if (!label)
+            continue;
+        if (strcmp (label, name) == 0) {
+            *index = i;
+            return 0;
+        }
+        weir__suggest_consider (name, label, &best, &distance);
+    }
+    char hint[200] = "";
+    if (best)
+        snprintf (hint, sizeof hint, ": did you mean '%s.'?", best);
+    else
+        snprintf (hint, sizeof hint, ": give it to an element as name=%.100s", name);
+    weir__err_set (err, WEIR_ESTRUCTURE, "'%s.' refers to no element: no element has name=%s%s", name, name,
+                   hint);
+    err->offset = offset;
+    return err->code;
+}
+
+//  The offset of link L for messages: its '!', else where it is written
+static long s_where (const weir__link *l)
+{
+    return l->bang >= 0 ? l->bang : l->to_offset >= 0 ? l->to_offset : l->from_offset;
+}
+
+//  Link L's ends, resolved; ports are refused: no element has named
+//  outputs yet, and an element has one input
+static int s_ends (const weir__stages *stages, const weir__link *l, size_t *from, size_t *to, weir__err *err)
+{
+    int rc = 0;
+    if (l->to == SIZE_MAX - 1) {
+        weir__err_set (err, WEIR_ESTRUCTURE, "the branch from '%s.' has no element: add one after it", l->from_name);
+        err->offset = l->from_offset;
+        return err->code;
+    }
+    *from = l->from;
+    *to = l->to;
+    if ((l->from == SIZE_MAX && (rc = s_find (stages, l->from_name, l->from_offset, from, err)))
+        || (l->to == SIZE_MAX && (rc = s_find (stages, l->to_name, l->to_offset, to, err))))
+        return rc;
+    if (l->from_port) {
+        const weir__stage *s = stages->items[*from];
+        weir__err_set (err, WEIR_ESTRUCTURE,
+                       "'%s.%s': '%s' (%s) has no output named '%s'; its branches start from '%s.'", l->from_name,
+                       l->from_port, l->from_name, s->name, l->from_port, l->from_name);
+        err->offset = l->from_offset;
+        return err->code;
+    }
+    if (l->to_port) {
+        weir__err_set (err, WEIR_ESTRUCTURE,
+                       "'%s.%s': an element has one input, and ports name outputs; end the branch in '%s.'",
+                       l->to_name, l->to_port, l->to_name);
+        err->offset = l->to_offset;
+        return err->code;
+    }
+    if (*from == *to) {
+        weir__err_set (err, WEIR_ESTRUCTURE, "a cycle: '%s' feeds itself; records flow one way, from readers "
+                       "to writers", weir__stage_title (stages->items[*from]));
+        err->offset = s_where (l);
+        return err->code;
+    }
+    return 0;
+}
+
+//  Depth-first from stage I: 1 on the way, 2 done.  A stage met again on
+//  the way closes a cycle, said from there round to it.
+static int s_visit (const weir__stages *stages, size_t i, unsigned char *mark, size_t *path, size_t depth,
+                    weir__err *err)
+{
+    mark[i] = 1;
+    path[depth] = i;
+    const weir__stage *stage = stages->items[i];
+    for (size_t e = 0; e < stage->nouts; e++) {
+        size_t j = stage->outs[e].to->index;
+        if (mark[j] == 1) {
+            char text[400];
+            size_t used = 0, start = depth;
+            while (path[start] != j)
+                start--;
+            for (size_t k = start; k <= depth && used < sizeof text; k++)
+                used += (size_t) snprintf (text + used, sizeof text - used, "%s -> ",
+                                           weir__stage_title (stages->items[path[k]]));
+            if (used < sizeof text)
+                snprintf (text + used, sizeof text - used, "%s", weir__stage_title (stages->items[j]));
+            weir__err_set (err, WEIR_ESTRUCTURE, "a cycle: %s; records flow one way, from readers to writers",
+                           text);
+            err->offset = stage->outs[e].offset;
+            return err->code;
+        }
+        int rc = mark[j] ? 0 : s_visit (stages, j, mark, path, depth + 1, err);
+        if (rc)
+            return rc;
+    }
+    mark[i] = 2;
+    return 0;
+}
+
+static int s_acyclic (const weir__stages *stages, weir__err *err)
+{
+    unsigned char *mark = calloc (stages->count, 1);
+    size_t *path = calloc (stages->count, sizeof *path);
+    int rc = !mark || !path ? weir__err_set (err, WEIR_ENOMEM, "out of memory") : 0;
+    for (size_t i = 0; i < stages->count && !rc; i++)
+        if (!mark[i])
+            rc = s_visit (stages, i, mark, path, 0, err);
+    free (mark);
+    free (path);
+    return rc;
+}
+
+int weir__graph_resolve (weir__stages *stages, weir__err *err)
+{
+    int rc = s_labels (stages, err);
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__stage *stage = stages->items[i];
+        free (stage->outs);
+        stage->outs = NULL;
+        stage->nouts = stage->nins = 0;
+    }
+    for (size_t k = 0; k < stages->nlinks && !rc; k++) {
+        const weir__link *l = &stages->links[k];
+        size_t from, to;
+        if ((rc = s_ends (stages, l, &from, &to, err)))
+            break;
+        weir__stage *a = stages->items[from], *b = stages->items[to];
+        weir__edge *outs = realloc (a->outs, (a->nouts + 1) * sizeof *outs);
+        if (!outs)
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        a->outs = outs;
+        memset (&outs[a->nouts], 0, sizeof outs[0]);
+        outs[a->nouts].to = b;
+        outs[a->nouts].offset = s_where (l);
+        a->nouts++;
+        b->nins++;
+    }
+    return rc ? rc : s_acyclic (stages, err);
+}
+
+int weir__graph_check (const weir__stages *stages, weir__err *err)
+{
+    const weir__stage *reader = NULL;
+    for (size_t i = 0; i < stages->count; i++) {
+        const weir__stage *stage = stages->items[i];
+        if (stage->nouts > 1 && !stage->fans_out) {
+            const char *title = weir__stage_title (stage);
+            return weir__stage_error (
+                stage, err, WEIR_ESTRUCTURE, stage->outs[1].offset,
+                "'%s' sends its records on to one element, and %zu branches start from it; to send every "
+                "record down each, put a tee after it: '%s ! tee name=t  t. ! ...  t. ! ...'",
+                title, stage->nouts, stage->name);
+        }
+        if (stage->kind != WEIR_ELEMENT_READER)
+            continue;
+        if (reader)
+            return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
+                                      "a graph of this weir has one reader, and '%s' (stage %zu) is a second "
+                                      "after '%s' (stage %zu): merging readers is not built yet; run a job per "
+                                      "reader",
+                                      stage->name, i + 1, reader->name, reader->index + 1);
+        reader = stage;
+    }
+    return 0;
+}
+
+int weir__graph_is_line (const weir__stages *stages)
+{
+    for (size_t i = 0; i < stages->count; i++) {
+        const weir__stage *stage = stages->items[i];
+        size_t want = i + 1 < stages->count;
+        if (stage->nouts != want || (want && stage->outs[0].to != stages->items[i + 1]))
+            return 0;
+    }
+    return 1;
+}
+
+size_t weir__graph_shape (const weir__stages *stages, char *out, size_t size)
+{
+    size_t used = 0;
+    if (size)
+        out[0] = '\0';
+    if (weir__graph_is_line (stages))
+        return 0;
+    used += (size_t) snprintf (out, size, " ; links");
+    for (size_t i = 0; i < stages->count; i++) {
+        const weir__stage *stage = stages->items[i];
+        for (size_t e = 0; e < stage->nouts; e++)
+            used += (size_t) snprintf (used < size ? out + used : NULL, used < size ? size - used : 0, " %zu>%zu",
+                                       i, stage->outs[e].to->index);
+    }
+    return used;
+}
