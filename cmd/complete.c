@@ -426,7 +426,7 @@ static void s_candidates (s_list *out, const s_list *words, const char **token)
         s_value (out, scan.pending, "", cur);
     else if (cur[0] == '-' && !scan.options_done)
         s_options_of (out, c, cur);
-    else if (c == &cmd_run_command)
+    else if (c == &cmd_run_command || c == &cmd_graph_command)
         s_run_description (out, words, scan.operands ? scan.operands : words->count - 1, token);
     else if (!scan.operands)
         s_first_operand (out, c, cur);

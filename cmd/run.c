@@ -123,7 +123,13 @@ const cmd_command cmd_run_command = {
     .description =
         "Run a pipe: the first element reads records, the last writes them, those between process them.  "
         "Each element takes key=value properties; quote a value with '...' or \"...\" to put blanks or '!' "
-        "in it.  The description may be one argument or several (they are joined with blanks).",
+        "in it.  The description may be one argument or several (they are joined with blanks).\n\n"
+        "A description may be a graph: name=NAME names an element and NAME. refers to it; after '!' it ends "
+        "the branch in that element (a merge), elsewhere it starts a new branch from it.  tee sends every "
+        "record down each branch that starts from it; nothing feeds a reader, a writer feeds nothing.  "
+        "Every output of a graph commits in the one checkpoint.  'weir graph' prints a description as DOT.\n\n"
+        "  weir run 'json path=app.jsonl ! tee name=t  t. ! msgpack path=all.mp  "
+        "t. ! filter '\\''.level == \"error\"'\\'' ! json path=errors.jsonl'",
     .options = s_options_table,
     .notes = "Without --resume or --resume-from, a directory that holds checkpoints is refused.  Only "
              "threads=, capacity=, batch= and linger= (and the order of properties) may change on resume; "

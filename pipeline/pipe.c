@@ -82,11 +82,18 @@ static int s_late (weir_pipe *self, const char *message)
     return s_refuse (self, WEIR_ESTATE, message);
 }
 
+//  Refuse a call that would change a pipe already checked or run.  A
+//  checked pipe may still run: its error is not replaced.
+static int s_checked (weir_pipe *self)
+{
+    return self->ran ? s_late (self, "the pipe already ran") : WEIR_ESTATE;
+}
+
 int weir_pipe_parse (weir_pipe *self, const char *description)
 {
     assert (self && description);
     if (self->ran || self->checked)
-        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
+        return s_checked (self);
     char *copy = strdup (description);
     if (!copy)
         return s_refuse (self, WEIR_ENOMEM, "out of memory");
@@ -102,7 +109,7 @@ int weir_pipe_add (weir_pipe *self, const char *element, const char *const *prop
 {
     assert (self && element);
     if (self->ran || self->checked)
-        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
+        return s_checked (self);
     weir__err err;
     weir__err_init (&err);
     int rc = weir__build_add (&self->stages, element, props, &err);
@@ -114,7 +121,7 @@ int weir_pipe_add_processor (weir_pipe *self, const weir_processor *proc, void *
 {
     assert (self && proc);
     if (self->ran || self->checked)
-        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
+        return s_checked (self);
     weir__err err;
     weir__err_init (&err);
     int rc = weir__build_add_processor (&self->stages, proc, user, props, &err);
@@ -125,7 +132,7 @@ int weir_pipe_branch (weir_pipe *self, const char *from)
 {
     assert (self);
     if (self->ran || self->checked)
-        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
+        return s_checked (self);
     weir__err err;
     weir__err_init (&err);
     int rc = weir__graph_branch (&self->stages, from, &err);
@@ -136,7 +143,7 @@ int weir_pipe_link (weir_pipe *self, const char *from, const char *to)
 {
     assert (self && from && to);
     if (self->ran || self->checked)
-        return s_late (self, self->ran ? "the pipe already ran" : "the pipe was checked");
+        return s_checked (self);
     weir__err err;
     weir__err_init (&err);
     int rc = weir__graph_link (&self->stages, from, to, &err);

@@ -659,6 +659,65 @@ START_TEST (test_stop_from_another_thread)
 }
 END_TEST
 
+//  A graph built in code: range ! tee name=t, t. ! probe ! null, and
+//  t. ! null, then the probe's branch merged with a second tee branch
+//  into one identity: the links and every count as the description would
+//  give them
+START_TEST (test_graph_in_code)
+{
+    s_probe p;
+    memset (&p, 0, sizeof p);
+    p.fanout = 1;
+    const char *rp[] = {"count=1000", "batch=64", NULL};
+    const char *tp[] = {"name=t", NULL};
+    const char *mp[] = {"name=m", NULL};
+    weir_pipe *pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "tee", tp), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_proc, &p, NULL), 0);  //  2: t. ! probe
+    ck_assert_int_eq (weir_pipe_add (pipe, "identity", mp), 0);                //  3: probe ! m
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);                  //  4: m ! null
+    ck_assert_int_eq (weir_pipe_branch (pipe, "t."), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);  //  5: t. ! null
+    ck_assert_int_eq (weir_pipe_link (pipe, "t", "m"), 0);     //  t. ! m.
+    ck_assert_int_eq (weir_pipe_check (pipe), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), WEIR_ESTATE);
+    ck_assert_uint_eq (weir_pipe_link_count (pipe), 6);
+    size_t from, to;
+    uint64_t records;
+    size_t want[6][2] = {{0, 1}, {1, 2}, {1, 5}, {1, 3}, {2, 3}, {3, 4}};
+    for (size_t k = 0; k < 6; k++) {
+        ck_assert_int_eq (weir_pipe_link_info (pipe, k, &from, &to, &records), 0);
+        ck_assert_uint_eq (from, want[k][0]);
+        ck_assert_uint_eq (to, want[k][1]);
+    }
+    ck_assert_int_eq (weir_pipe_link_info (pipe, 6, &from, &to, &records), WEIR_EINVAL);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    ck_assert_uint_eq (p.processed, 1000);
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 3, &st), 0);
+    ck_assert_str_eq (st.label, "m");
+    ck_assert_uint_eq (st.records_in, 2000);  //  the probe's 1000 and the tee's
+    ck_assert_int_eq (weir_pipe_stats (pipe, 5, &st), 0);
+    ck_assert_uint_eq (st.records_out, 1000);
+    ck_assert_int_eq (weir_pipe_link_info (pipe, 2, &from, &to, &records), 0);
+    ck_assert_uint_eq (records, 1000);
+    weir_pipe_destroy (&pipe);
+
+    //  A name no stage has is refused when checked, with the pipe's error
+    pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_link (pipe, "t.", "no such"), WEIR_EINVAL);
+    ck_assert_int_eq (weir_pipe_branch (pipe, "nowhere"), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_check (pipe), WEIR_ESTRUCTURE);
+    ck_assert_ptr_nonnull (strstr (weir_pipe_error (pipe), "'nowhere.' refers to no element"));
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_ESTRUCTURE);
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
 START_TEST (test_elements_are_documented)
 {
     int readers = 0, writers = 0, processors = 0, filter_expr = 0;
@@ -709,6 +768,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_callback_errors_stop_the_job);
     tcase_add_test (tc, test_stop_ends_cleanly);
     tcase_add_test (tc, test_fanout_and_filter);
+    tcase_add_test (tc, test_graph_in_code);
     tcase_add_test (tc, test_emit_packed_checks_the_record);
     tcase_add_test (tc, test_plugin_functions_return_codes);
     tcase_add_test (tc, test_processor_table_is_checked);

@@ -473,8 +473,9 @@ WEIR_EXPORT int weir_pipe_link (weir_pipe *self, const char *from, const char *t
 /*  Resolve the pipe without running it: every element found, every
     property and link checked, with the error and its offset as
     weir_pipe_run would give them.  Then weir_pipe_stats says each stage's
-    kind, and the links are known; nothing more may be added, and the pipe
-    may still run.  0 or the error.  */
+    kind, and the links are known; nothing more may be added (WEIR_ESTATE,
+    the pipe's error left as it was), and the pipe may still run.  0 or
+    the error.  */
 WEIR_EXPORT int weir_pipe_check (weir_pipe *self);
 
 /*  The links of a checked (or run) pipe, in the order of the stages they
