@@ -141,30 +141,26 @@ int cmd_stats_write (weir_pipe *pipe, const char *path, int rc, int exit_code);
 /*  Bytes as a JSON string, quoted and escaped (cmd/json.c).  */
 void cmd_json_string (FILE *out, const char *text);
 
-/*  weir run -f PATH ('-': standard input): *LINES the file as written,
-    *TEXT the description the engine reads (comments and line breaks
-    blanked, every byte where it was).  0, or -1 after saying why.  */
-int cmd_jobfile_read (const char *path, char **text, char **lines);
+/*  The description of weir COMMAND: with FILE (-f; '-' for standard
+    input), *LINES the file as written and *TEXT the description the
+    engine reads (comments and line breaks blanked, every byte where it
+    was); else the ARGC arguments ARGV joined with blanks (the shell may
+    have split the description) and *LINES NULL.  0, or the exit code
+    after saying why: CMD_EXIT_USAGE for a file that cannot be read,
+    CMD_EXIT_FAILURE when out of memory.  */
+int cmd_description_read (const char *command, const char *file, int argc, char **argv, char **text,
+                          char **lines);
 
-/*  The line of LINES (read from PATH) that OFFSET is in, with its number
-    and column, and a caret under it, on stderr.  */
-void cmd_jobfile_caret (const char *path, const char *lines, long offset);
-
-/*  The ARGC arguments ARGV joined with blanks: the shell may have split
-    the description.  NULL when out of memory.  */
-char *cmd_description_join (int argc, char **argv);
-
-/*  TEXT, the description, on stderr with a caret under byte OFFSET
-    (nothing when OFFSET < 0).  */
-void cmd_description_caret (const char *text, long offset);
+/*  A mistake at OFFSET of the description (TEXT, read from FILE when
+    LINES is not NULL) on stderr: the description, or the file's line with
+    its number and column, and a caret under it.  Nothing when OFFSET < 0.  */
+void cmd_description_caret (const char *file, const char *text, const char *lines, long offset);
 
 /*  The records of the stages of KIND summed into *SUM (records_*,
     job_records_*, total_records_*): what the readers read, what the
     writers wrote.  0, or -1 when the pipe has no such stage.  */
 int cmd_stats_kind (weir_pipe *pipe, weir_element_kind kind, weir_stage_stats *sum);
 
-/*  "NAME (element)" for a stage named with name=, else its element, into
-    OUT.  */
-void cmd_stage_title (const weir_stage_stats *st, char *out, size_t size);
+
 
 #endif

@@ -133,13 +133,12 @@ static int s_graph (int argc, char **argv)
                  file ? "a description in a file (-f) and one in the arguments: give one" : "no pipeline description");
         return CMD_EXIT_USAGE;
     }
-    char *text = NULL, *lines = NULL;
-    if (file && cmd_jobfile_read (file, &text, &lines))
-        return CMD_EXIT_USAGE;
-    if (!file)
-        text = cmd_description_join (argc - optind, argv + optind);
+    char *text, *lines;
+    int code = cmd_description_read ("graph", file, argc - optind, argv + optind, &text, &lines);
+    if (code)
+        return code;
     weir_pipe *pipe = NULL;
-    if (!text || weir_pipe_new (&pipe)) {
+    if (weir_pipe_new (&pipe)) {
         cmd_error ("graph", "out of memory");
         free (text);
         free (lines);
@@ -148,15 +147,12 @@ static int s_graph (int argc, char **argv)
     int rc = weir_pipe_parse (pipe, text);
     if (!rc)
         rc = weir_pipe_check (pipe);
-    int code = CMD_EXIT_OK;
     uint64_t *records = NULL;
     size_t links = weir_pipe_link_count (pipe);
     if (rc) {
         cmd_error ("graph", "%s", weir_pipe_error (pipe));
-        if (weir_is_usage_error (rc) && lines)
-            cmd_jobfile_caret (file, lines, weir_pipe_error_offset (pipe));
-        else if (weir_is_usage_error (rc))
-            cmd_description_caret (text, weir_pipe_error_offset (pipe));
+        if (weir_is_usage_error (rc))
+            cmd_description_caret (file, text, lines, weir_pipe_error_offset (pipe));
         code = weir_is_usage_error (rc) ? CMD_EXIT_USAGE : CMD_EXIT_FAILURE;
     }
     else if (stats && (!(records = calloc (links + 1, sizeof *records)) || s_stats_records (stats, records, links)))

@@ -39,20 +39,21 @@ static void s_blank_out (char *text)
         else if (*p == '#' && (p == text || s_blank (p[-1]) || p[-1] == '!'))
             while (*p && *p != '\n')
                 *p++ = ' ';
-        if (*p == '\n' || *p == '\r' || *p == '\t' || *p == '\f' || *p == '\v')
+        if (s_blank (*p))
             *p = ' ';
         if (!*p)
             break;
     }
 }
 
-int cmd_jobfile_read (const char *path, char **text, char **lines)
+//  FILE's description for weir COMMAND: see cmd_description_read
+static int s_read (const char *command, const char *path, char **text, char **lines)
 {
     *text = *lines = NULL;
     int stdin_ = strcmp (path, "-") == 0;
     FILE *f = stdin_ ? stdin : fopen (path, "rb");
     if (!f) {
-        cmd_error ("run", "cannot open the description '%s': %s", path, strerror (errno));
+        cmd_error (command, "cannot open the description '%s': %s", path, strerror (errno));
         return -1;
     }
     char *buf = malloc (S_MAX + 1);
@@ -62,13 +63,13 @@ int cmd_jobfile_read (const char *path, char **text, char **lines)
         fclose (f);
     if (!buf || failed || n > S_MAX || memchr (buf, '\0', n)) {
         if (!buf)
-            cmd_error ("run", "out of memory");
+            cmd_error (command, "out of memory");
         else if (failed)
-            cmd_error ("run", "cannot read the description '%s'", path);
+            cmd_error (command, "cannot read the description '%s'", path);
         else if (n > S_MAX)
-            cmd_error ("run", "the description '%s' is larger than %d bytes", path, S_MAX);
+            cmd_error (command, "the description '%s' is larger than %d bytes", path, S_MAX);
         else
-            cmd_error ("run", "the description '%s' holds a NUL byte at byte %zu: it is no text",
+            cmd_error (command, "the description '%s' holds a NUL byte at byte %zu: it is no text",
                        stdin_ ? "(standard input)" : path, (size_t) ((char *) memchr (buf, '\0', n) - buf));
         free (buf);
         return -1;
@@ -76,7 +77,7 @@ int cmd_jobfile_read (const char *path, char **text, char **lines)
     buf[n] = '\0';
     *lines = buf;
     if (!(*text = strdup (buf))) {
-        cmd_error ("run", "out of memory");
+        cmd_error (command, "out of memory");
         free (buf);
         *lines = NULL;
         return -1;
@@ -85,7 +86,9 @@ int cmd_jobfile_read (const char *path, char **text, char **lines)
     return 0;
 }
 
-void cmd_jobfile_caret (const char *path, const char *lines, long offset)
+//  The line of LINES (read from PATH) that OFFSET is in, with its number
+//  and column, and a caret under it
+static void s_file_caret (const char *path, const char *lines, long offset)
 {
     size_t len = strlen (lines);
     if (offset < 0)
@@ -113,7 +116,9 @@ void cmd_jobfile_caret (const char *path, const char *lines, long offset)
     fprintf (stderr, "\n  %*s^\n", (int) column, "");
 }
 
-char *cmd_description_join (int argc, char **argv)
+//  The arguments joined with blanks: the shell may have split the
+//  description.  NULL when out of memory.
+static char *s_join (int argc, char **argv)
 {
     size_t size = 1;
     for (int i = 0; i < argc; i++)
@@ -132,8 +137,12 @@ char *cmd_description_join (int argc, char **argv)
     return text;
 }
 
-void cmd_description_caret (const char *text, long offset)
+void cmd_description_caret (const char *file, const char *text, const char *lines, long offset)
 {
+    if (lines) {
+        s_file_caret (file, lines, offset);
+        return;
+    }
     if (offset < 0 || !text)
         return;
     if ((size_t) offset > strlen (text))
@@ -142,4 +151,17 @@ void cmd_description_caret (const char *text, long offset)
     for (const char *p = text; *p; p++)
         fputc (*p == '\n' || *p == '\t' ? ' ' : *p, stderr);
     fprintf (stderr, "\n  %*s^\n", (int) offset, "");
+}
+
+int cmd_description_read (const char *command, const char *file, int argc, char **argv, char **text,
+                          char **lines)
+{
+    *text = *lines = NULL;
+    if (file)
+        return s_read (command, file, text, lines) ? CMD_EXIT_USAGE : 0;
+    if (!(*text = s_join (argc, argv))) {
+        cmd_error (command, "out of memory");
+        return CMD_EXIT_FAILURE;
+    }
+    return 0;
 }

@@ -400,10 +400,8 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, const s_options 
         cmd_error ("run", "warning: %s", weir_pipe_warning (pipe, i));
     if (rc) {
         cmd_error ("run", "%s", weir_pipe_error (pipe));
-        if (weir_is_usage_error (rc) && lines)
-            cmd_jobfile_caret (o->file, lines, weir_pipe_error_offset (pipe));
-        else if (weir_is_usage_error (rc))
-            cmd_description_caret (text, weir_pipe_error_offset (pipe));
+        if (weir_is_usage_error (rc))
+            cmd_description_caret (o->file, text, lines, weir_pipe_error_offset (pipe));
         exit_code = weir_is_usage_error (rc) ? CMD_EXIT_USAGE : CMD_EXIT_FAILURE;
     }
     weir_stage_stats first = WEIR_STAGE_STATS_INIT;
@@ -555,15 +553,13 @@ static int s_run (int argc, char **argv)
         free (o.load);
         return code;
     }
-    char *text = NULL, *lines = NULL;
-    if (o.file && cmd_jobfile_read (o.file, &text, &lines)) {
+    char *text, *lines;
+    if ((code = cmd_description_read ("run", o.file, argc - optind, argv + optind, &text, &lines))) {
         free (o.load);
-        return CMD_EXIT_USAGE;
+        return code;
     }
-    if (!o.file)
-        text = cmd_description_join (argc - optind, argv + optind);
     weir_pipe *pipe = NULL;
-    if (!text || weir_pipe_new (&pipe)) {
+    if (weir_pipe_new (&pipe)) {
         cmd_error ("run", "out of memory");
         free (text);
         free (lines);

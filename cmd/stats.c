@@ -56,14 +56,6 @@ int cmd_stats_kind (weir_pipe *pipe, weir_element_kind kind, weir_stage_stats *s
     return found;
 }
 
-void cmd_stage_title (const weir_stage_stats *st, char *out, size_t size)
-{
-    if (st->label)
-        snprintf (out, size, "%s (%s)", st->label, st->name);
-    else
-        snprintf (out, size, "%s", st->name);
-}
-
 static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
 {
     size_t n = weir_pipe_stage_count (pipe);
