@@ -9,11 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#define S_NAME                                                                                               \
+    {                                                                                                        \
+        "name", "", "names the element, so that other branches refer to it as NAME. (graphs)"                \
+    }
+
 const weir_property_info weir__common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
-    {"name", "", "names the element, so that other branches refer to it as NAME. (graphs)"},
+    S_NAME,
     {NULL, NULL, NULL},
 };
 
@@ -44,7 +49,7 @@ const weir_property_info weir__reader_common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
-    {"name", "", "names the element, so that other branches refer to it as NAME. (graphs)"},
+    S_NAME,
     {"passes", "1", "read the input this many times; each pass ends an epoch"},
     S_LINGER,
     S_ON_ERROR,
@@ -56,7 +61,7 @@ const weir_property_info weir__processor_common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
-    {"name", "", "names the element, so that other branches refer to it as NAME. (graphs)"},
+    S_NAME,
     S_LINGER,
     S_ON_ERROR,
     S_DEAD_LETTER,

@@ -9,6 +9,9 @@
 
 #include "lib/suggest.h"
 
+//  The end of a link weir__graph_branch made: the next stage added
+#define S_NEXT (SIZE_MAX - 1)
+
 static char *s_dup (const char *text)
 {
     return text ? strdup (text) : NULL;
@@ -39,13 +42,23 @@ static int s_append (weir__stages *self, const weir__link *link, weir__err *err)
     return 0;
 }
 
+//  Stage TO, the first of what is added now, goes on from where the
+//  stages before it ended: the tail, or the branch weir__graph_branch
+//  started
+static int s_go_on (weir__stages *stages, size_t to, weir__err *err)
+{
+    if (stages->tail != SIZE_MAX) {
+        weir__link l = {stages->tail, to, NULL, NULL, NULL, NULL, -1, -1, -1};
+        return s_append (stages, &l, err);
+    }
+    if (stages->nlinks && stages->links[stages->nlinks - 1].to == S_NEXT)
+        stages->links[stages->nlinks - 1].to = to;
+    return 0;
+}
+
 int weir__graph_add_spec (weir__stages *stages, size_t first, const weir__spec *spec, weir__err *err)
 {
-    int rc = 0;
-    if (spec->starts_with_element && stages->tail != SIZE_MAX && spec->count > 0) {
-        weir__link l = {stages->tail, first, NULL, NULL, NULL, NULL, -1, -1, -1};
-        rc = s_append (stages, &l, err);
-    }
+    int rc = spec->starts_with_element && spec->count > 0 ? s_go_on (stages, first, err) : 0;
     for (size_t i = 0; i < spec->nlinks && !rc; i++) {
         const weir__spec_link *s = &spec->links[i];
         weir__link l = {
@@ -68,15 +81,7 @@ int weir__graph_add_spec (weir__stages *stages, size_t first, const weir__spec *
 int weir__graph_add_next (weir__stages *stages, weir__err *err)
 {
     size_t now = stages->count - 1;
-    int rc = 0;
-    if (stages->tail != SIZE_MAX) {
-        weir__link l = {stages->tail, now, NULL, NULL, NULL, NULL, -1, -1, -1};
-        rc = s_append (stages, &l, err);
-    }
-    else if (stages->nlinks && stages->links[stages->nlinks - 1].to == SIZE_MAX - 1) {
-        //  weir__graph_branch left a link waiting for this stage
-        stages->links[stages->nlinks - 1].to = now;
-    }
+    int rc = s_go_on (stages, now, err);
     stages->tail = now;
     return rc;
 }
@@ -110,7 +115,7 @@ int weir__graph_branch (weir__stages *stages, const char *from, weir__err *err)
     int rc = s_code_ref (from, "branch from", err);
     if (rc)
         return rc;
-    weir__link l = {SIZE_MAX, SIZE_MAX - 1, NULL, NULL, NULL, NULL, -1, -1, -1};
+    weir__link l = {SIZE_MAX, S_NEXT, NULL, NULL, NULL, NULL, -1, -1, -1};
     if (s_split (from, &l.from_name, &l.from_port))
         rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
     else
@@ -202,7 +207,7 @@ static long s_where (const weir__link *l)
 static int s_ends (const weir__stages *stages, const weir__link *l, size_t *from, size_t *to, weir__err *err)
 {
     int rc = 0;
-    if (l->to == SIZE_MAX - 1) {
+    if (l->to == S_NEXT) {
         weir__err_set (err, WEIR_ESTRUCTURE, "the branch from '%s.' has no element: add one after it", l->from_name);
         err->offset = l->from_offset;
         return err->code;
