@@ -133,7 +133,12 @@ int weir__ckpt_get_u64 (const weir__ckpt *self, char section, const char *name, 
 {
     size_t len;
     const char *text = weir__ckpt_get (self, section, name, &len);
-    if (!text || len == 0 || len > 20)
+    return text ? weir__ckpt_parse_u64 (text, len, value) : -1;
+}
+
+int weir__ckpt_parse_u64 (const char *text, size_t len, uint64_t *value)
+{
+    if (len == 0 || len > 20)
         return -1;
     uint64_t v = 0;
     for (size_t i = 0; i < len; i++) {

@@ -44,6 +44,10 @@ const void *weir__ckpt_get (const weir__ckpt *self, char section, const char *na
     missing or not one.  */
 int weir__ckpt_get_u64 (const weir__ckpt *self, char section, const char *name, uint64_t *value);
 
+/*  The decimal integer of an item's value, TEXT of LEN bytes, as
+    weir__ckpt_get_u64 reads it: 0 and *VALUE, or -1.  */
+int weir__ckpt_parse_u64 (const char *text, size_t len, uint64_t *value);
+
 /*  Every item of every section, into one malloc'ed buffer, to hand the
     checkpoint to another process (the other ranks of a job); and back.
     0 or WEIR_ENOMEM; unpack says WEIR_ECORRUPT for bytes that are not a

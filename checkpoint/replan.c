@@ -41,20 +41,6 @@ typedef struct {
     weir__err *err;
 } s_state;
 
-static int s_decimal (const char *text, size_t len, uint64_t *value)
-{
-    uint64_t v = 0;
-    if (len == 0 || len > 20)
-        return -1;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t) (text[i] - '0');
-    }
-    *value = v;
-    return 0;
-}
-
 //  Shard item NAME (checkpoint/keys.h: "PATH@START-END" or "#START-END")
 //  with VALUE, its offset.
 static int s_parse (const char *name, const char *value, size_t len, s_old *o)
@@ -65,7 +51,7 @@ static int s_parse (const char *name, const char *value, size_t len, s_old *o)
     const char *range = at ? at + 1 : name + 1;
     int n = 0;
     if (sscanf (range, "%" SCNu64 "-%" SCNu64 "%n", &o->start, &o->end, &n) != 2 || range[n] != '\0'
-        || s_decimal (value, len, &o->offset))
+        || weir__ckpt_parse_u64 (value, len, &o->offset))
         return -1;
     o->path = NULL;
     o->used = 0;

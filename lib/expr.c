@@ -80,24 +80,36 @@ static int s_keyword (s_parser *ps, const char *word)
     return 1;
 }
 
+//  Room in *ITEMS (of *CAP items of SIZE bytes) for item COUNT, the
+//  array doubled when full: 0, or -1 (out of memory, said)
+static int s_room (s_parser *ps, void **items, size_t *cap, size_t count, size_t size)
+{
+    if (count < *cap)
+        return 0;
+    size_t more_cap = *cap ? *cap * 2 : 8;
+    void *more = realloc (*items, more_cap * size);
+    if (!more) {
+        weir__err_set (ps->err, WEIR_ENOMEM, "out of memory");
+        return -1;
+    }
+    *items = more;
+    *cap = more_cap;
+    return 0;
+}
+
 //  A new node, or -1 (out of memory)
 static int s_node_new (s_parser *ps, s_kind kind)
 {
     weir__expr *e = ps->e;
-    if (e->count == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 8;
-        s_node *more = realloc (e->nodes, cap * sizeof *more);
-        if (!more) {
-            weir__err_set (ps->err, WEIR_ENOMEM, "out of memory");
-            return -1;
-        }
-        e->nodes = more;
-        e->cap = cap;
-    }
+    if (s_room (ps, (void **) &e->nodes, &e->cap, e->count, sizeof *e->nodes))
+        return -1;
     memset (&e->nodes[e->count], 0, sizeof e->nodes[e->count]);
     e->nodes[e->count].kind = kind;
     return (int) e->count++;
 }
+
+//  What a malformed key is told
+#define S_KEY_CHARS "a key is letters, digits, '_' and '-'; quote others, as in .\"a b\""
 
 //  The path at the parser's place into X
 static int s_path (s_parser *ps, s_operand *x)
@@ -109,21 +121,13 @@ static int s_path (s_parser *ps, s_operand *x)
     if (*ps->p == '.' && !weir__step_starts (ps->p)) {
         ps->p++;  //  '.': the whole record
         if (s_word_char (*ps->p) || *ps->p == '.' || *ps->p == '[')
-            return s_fail (ps, at, "malformed path: %s", "a key is letters, digits, '_' and '-'; quote others, as in .\"a b\"");
+            return s_fail (ps, at, "malformed path: %s", S_KEY_CHARS);
         s_blanks (ps);
         return 0;
     }
     while (weir__step_starts (ps->p)) {
-        if (e->nsteps == e->steps_cap) {
-            size_t cap = e->steps_cap ? e->steps_cap * 2 : 8;
-            weir__step *more = realloc (e->steps, cap * sizeof *more);
-            if (!more) {
-                weir__err_set (ps->err, WEIR_ENOMEM, "out of memory");
-                return -1;
-            }
-            e->steps = more;
-            e->steps_cap = cap;
-        }
+        if (s_room (ps, (void **) &e->steps, &e->steps_cap, e->nsteps, sizeof *e->steps))
+            return -1;
         const char *step = ps->p;
         if (weir__step_read (&ps->p, &e->steps[e->nsteps]))
             return s_fail (ps, step, "malformed path step: %s",
@@ -132,8 +136,7 @@ static int s_path (s_parser *ps, s_operand *x)
         x->count++;
     }
     if (*ps->p == '.' || *ps->p == '[' || s_word_char (*ps->p))
-        return s_fail (ps, ps->p, "malformed path: %s",
-                       "a key is letters, digits, '_' and '-'; quote others, as in .\"a b\"");
+        return s_fail (ps, ps->p, "malformed path: %s", S_KEY_CHARS);
     s_blanks (ps);
     return 0;
 }
@@ -527,7 +530,7 @@ static int s_eval (const weir__expr *self, int i, const msgpack_object *rec, wei
         const msgpack_object *a = s_value (self, &n->x, rec);
         if (!a)
             return 0;
-        const msgpack_object *b = n->y.is_path ? s_value (self, &n->y, rec) : &n->y.value;
+        const msgpack_object *b = s_value (self, &n->y, rec);
         return b && s_compare (a, b, n->op, scratch);
     }
     case S_MATCH: {

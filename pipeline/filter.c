@@ -26,10 +26,8 @@ int weir__filter_check (weir__props *props, const char *element, weir__err *err)
     weir__expr *e;
     int rc = weir__expr_new (p->value, &e, err);
     if (rc == WEIR_ESYNTAX) {
-        char was[sizeof err->msg];
-        snprintf (was, sizeof was, "%s", err->msg);
         long at = err->offset;
-        weir__err_set (err, rc, "%s: %s", element, was);
+        weir__err_prefix (err, "%s: ", element);
         err->offset = p->value_offset < 0 ? -1 : p->value_offset + (p->quoted ? 1 : 0) + at;
     }
     weir__expr_destroy (&e);
@@ -65,15 +63,31 @@ static int s_thread_open (weir_stage *st, void *state, void **tstate)
     return 0;
 }
 
-static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+//  The mismatches not yet added to the metric, added: a metric is shared
+//  by the stage's threads and found by name, too dear for every record
+static void s_say (weir_stage *st, s_thread *t)
 {
-    s_thread *t = tstate;
-    int keep = weir__expr_eval (t->expr, rec, &t->scratch);
     if (t->scratch.mismatch != t->said) {
         weir_metric_add (st, "mismatched", (double) (t->scratch.mismatch - t->said));
         t->said = t->scratch.mismatch;
     }
+}
+
+static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_thread *t = tstate;
+    int keep = weir__expr_eval (t->expr, rec, &t->scratch);
+    //  Every thousand, so that the progress line sees them grow
+    if (t->scratch.mismatch - t->said >= 1000)
+        s_say (st, t);
     return keep ? weir_emit (st, rec) : 0;
+}
+
+static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
+{
+    (void) epoch;
+    s_say (st, tstate);
+    return 0;
 }
 
 static void s_thread_close (weir_stage *st, void *tstate)
@@ -98,6 +112,7 @@ const weir_processor weir__processor_filter = {
     .open = s_open,
     .thread_open = s_thread_open,
     .process = s_process,
+    .epoch_end = s_epoch_end,
     .thread_close = s_thread_close,
     .close = s_close,
     .props = s_props,
