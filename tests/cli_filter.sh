@@ -42,7 +42,7 @@ want=$(jq -c 'select((.status | type) == "string")' "$T/ev.jsonl" | grep -c '')
 got=$(jq '.stages[1].metrics.mismatched' "$T/stats.json")
 [ "$got" = "$want" ] && ok || fail "mismatched: $got, wanted $want"
 
-# The expression as expr=, and in a description read back from a checkpoint
+# The expression as expr=
 "$WEIR" run -q "json path=$T/ev.jsonl ! filter expr='.service == \"web\"' ! json path=$T/web.jsonl" \
     || fail "expr="
 [ "$(grep -c '' "$T/web.jsonl")" -eq 1000 ] && ok || fail "expr=: $(grep -c '' "$T/web.jsonl") records"

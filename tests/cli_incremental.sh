@@ -58,28 +58,28 @@ grep -q "^  $L/a.log: .* 0 $(wc -c < "$L/a.log") [0-9a-f]*$" "$T/epoch5" && ok \
 
 # --- What cannot go on is refused, saying why and what to do -------------
 next="A new file is read in full under a name the job has not read"
+# refused PATTERN: the resume exits 1 saying PATTERN, and the output is
+# day one's, untouched: refused before any output moved
+seq 5001 5300 > "$T/b.day1"
+refused () {
+    expect_exit 1 "$1" -- "$WEIR" run --checkpoint "$T/ck" --resume "$DESC"
+    exact "refused: $1" "$T/a.day1" "$T/b.day1"
+}
 fresh
 head -5 "$L/a.log" > "$T/x" && cat "$T/x" > "$L/a.log"
-expect_exit 1 "lines: '$L/a.log' shrank from 3893 to 10 bytes since checkpoint 1 read it; resuming would lose or repeat records. $next" \
-    -- "$WEIR" run --checkpoint "$T/ck" --resume "$DESC"
+refused "lines: '$L/a.log' shrank from 3893 to 10 bytes since checkpoint 1 read it; resuming would lose or repeat records. $next"
 fresh
 : > "$L/b.log"
-expect_exit 1 "'$L/b.log' shrank to 0 bytes since checkpoint 1 read it" \
-    -- "$WEIR" run --checkpoint "$T/ck" --resume "$DESC"
+refused "'$L/b.log' shrank to 0 bytes since checkpoint 1 read it"
 fresh
 { echo first; seq 2 1200; } > "$T/x" && cat "$T/x" > "$L/a.log"
-expect_exit 1 "'$L/a.log' was written again since checkpoint 1 read it: its first 64 bytes changed" \
-    -- "$WEIR" run --checkpoint "$T/ck" --resume "$DESC"
+refused "'$L/a.log' was written again since checkpoint 1 read it: its first 64 bytes changed"
 fresh
 { seq 1 999; echo last; seq 1 100; } > "$T/x" && cat "$T/x" > "$L/a.log"
-expect_exit 1 "'$L/a.log' was written again since checkpoint 1 read it: the bytes before byte 3893, where it ended then, changed" \
-    -- "$WEIR" run --checkpoint "$T/ck" --resume "$DESC"
+refused "'$L/a.log' was written again since checkpoint 1 read it: the bytes before byte 3893, where it ended then, changed"
 fresh
 { cat "$L/a.log"; echo more; } > "$T/x" && mv "$T/x" "$L/a.log"
-expect_exit 1 "'$L/a.log' is another file than the one checkpoint 1 read \(inode [0-9]+, was [0-9]+\): it was replaced" \
-    -- "$WEIR" run --checkpoint "$T/ck" --resume "$DESC"
-# Refused before any output moved
-exact "refused resumes" "$T/a.day1" "$L/b.log"
+refused "'$L/a.log' is another file than the one checkpoint 1 read \(inode [0-9]+, was [0-9]+\): it was replaced"
 # The way out the message gives: the new file under a new name
 mv "$L/a.log" "$L/a2.log"
 expect_exit 0 "" -- "$WEIR" run -q --checkpoint "$T/ck" --resume "$DESC"
