@@ -12,11 +12,41 @@
 
 #include "checkpoint/keys.h"
 
-//  Copy the file SRC to DST; tables, which LevelDB never changes, are
-//  linked instead when they can be.
-static int s_copy_file (const char *src, const char *dst, int immutable)
+//  The number of the manifest DIR's CURRENT names, or 0 when unknown.
+static unsigned long long s_manifest (const char *dir)
 {
-    if (immutable && link (src, dst) == 0)
+    char path[4200], text[64] = "";
+    snprintf (path, sizeof path, "%s/CURRENT", dir);
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read (fd, text, sizeof text - 1) : -1;
+    if (fd >= 0)
+        close (fd);
+    unsigned long long number = 0;
+    if (n <= 0 || sscanf (text, "MANIFEST-%llu", &number) != 1)
+        return 0;
+    return number;
+}
+
+//  Whether NAME is a table the copy may share with the store: one made
+//  before the manifest of FIRST_NEW, the number the job's LevelDB took
+//  when it opened.  The copy's LevelDB, opening, writes new tables under
+//  numbers its manifest has not given yet, all above FIRST_NEW, and
+//  truncates a file of that name: had the copy linked a table the job
+//  wrote since (a number past what the copied manifest says), the
+//  truncation would empty the job's own table.  Those are copied.
+static int s_shareable (const char *name, unsigned long long first_new)
+{
+    size_t len = strlen (name);
+    char *end;
+    unsigned long long number = strtoull (name, &end, 10);
+    return len > 4 && !strcmp (name + len - 4, ".ldb") && end == name + len - 4 && number < first_new;
+}
+
+//  Copy the file SRC to DST; tables, which LevelDB never changes, are
+//  linked instead when SHARE says they can be.
+static int s_copy_file (const char *src, const char *dst, int share)
+{
+    if (share && link (src, dst) == 0)
         return 0;
     int in = open (src, O_RDONLY | O_CLOEXEC);
     if (in < 0)
@@ -44,19 +74,20 @@ char *weir__copy_new (const char *dir, weir__err *err)
         return NULL;
     }
     snprintf (copy, 4200, "%s/weir-checkpoints-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    //  Read before anything is copied: see s_shareable
+    unsigned long long first_new = s_manifest (dir);
     DIR *d = mkdtemp (copy) ? opendir (dir) : NULL;
     int rc = d ? 0 : -1;
     struct dirent *e;
     char src[4200], dst[4200];
     while (!rc && (e = readdir (d))) {
         const char *n = e->d_name;
-        size_t len = strlen (n);
         if (!strcmp (n, ".") || !strcmp (n, "..") || !strcmp (n, "LOCK") || !strncmp (n, "LOG", 3)
             || !strcmp (n, WEIR__STORE_PID_FILE) || !strcmp (n, WEIR__STORE_LATEST_FILE))
             continue;
         snprintf (src, sizeof src, "%s/%s", dir, n);
         snprintf (dst, sizeof dst, "%s/%s", copy, n);
-        rc = s_copy_file (src, dst, len > 4 && !strcmp (n + len - 4, ".ldb"));
+        rc = s_copy_file (src, dst, s_shareable (n, first_new));
     }
     if (d)
         closedir (d);

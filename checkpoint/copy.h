@@ -4,7 +4,10 @@
     LevelDB has no read-only open: opening a store rewrites it (and fails
     while a job holds it), so inspecting one opens a copy instead.  Its
     tables, which LevelDB never changes, are hard links where the file
-    system allows; the rest is copied.  The copy lives under $TMPDIR (or
+    system allows, but only those older than the job's manifest: the
+    copy's LevelDB writes tables of its own, under numbers the job may
+    have used since, and a shared one would be emptied.  The rest is
+    copied.  The copy lives under $TMPDIR (or
     /tmp) and is the caller's until weir__copy_destroy removes it.  */
 #ifndef WEIR_COPY_H_INCLUDED
 #define WEIR_COPY_H_INCLUDED

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <leveldb/c.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "checkpoint/copy.h"
 #include "checkpoint/store.h"
 #include "lib/hash.h"
 #include "tests/testutil.h"
@@ -232,6 +234,50 @@ START_TEST (test_hash_sees_every_byte)
 }
 END_TEST
 
+//  A copy to read a store a job holds shares only the tables older than
+//  the job's manifest: the copy's LevelDB writes its own under numbers
+//  above its manifest's, which a table the job wrote since may have, and
+//  a shared one would be emptied under the job (seen: a resume after
+//  kills that cannot read checkpoint N, "Invalid argument").
+START_TEST (test_copy_shares_only_old_tables)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200];
+    snprintf (path, sizeof path, "%s/CURRENT", dir);
+    testutil_write (path, "MANIFEST-000005\n", 16);
+    snprintf (path, sizeof path, "%s/MANIFEST-000005", dir);
+    testutil_write (path, "m", 1);
+    snprintf (path, sizeof path, "%s/000003.ldb", dir);
+    testutil_write (path, "old table", 9);
+    snprintf (path, sizeof path, "%s/000009.ldb", dir);
+    testutil_write (path, "new table", 9);
+    weir__err err;
+    weir__err_init (&err);
+    char *copy = weir__copy_new (dir, &err);
+    ck_assert_msg (copy != NULL, "%s", err.msg);
+    struct stat a, b;
+    snprintf (path, sizeof path, "%s/000003.ldb", dir);
+    ck_assert_int_eq (stat (path, &a), 0);
+    snprintf (path, sizeof path, "%s/000003.ldb", copy);
+    ck_assert_int_eq (stat (path, &b), 0);
+    ck_assert_msg (a.st_ino == b.st_ino, "a table older than the manifest is not shared");
+    snprintf (path, sizeof path, "%s/000009.ldb", dir);
+    ck_assert_int_eq (stat (path, &a), 0);
+    snprintf (path, sizeof path, "%s/000009.ldb", copy);
+    ck_assert_int_eq (stat (path, &b), 0);
+    ck_assert_msg (a.st_ino != b.st_ino, "a table newer than the manifest is shared");
+    ck_assert_int_eq (b.st_size, 9);
+    //  What the copy's LevelDB would do to its own 000009.ldb leaves the
+    //  store's whole
+    ck_assert_int_eq (truncate (path, 0), 0);
+    snprintf (path, sizeof path, "%s/000009.ldb", dir);
+    ck_assert_int_eq (stat (path, &a), 0);
+    ck_assert_int_eq (a.st_size, 9);
+    weir__copy_destroy (&copy);
+    testutil_rmdir (dir);
+}
+END_TEST
+
 Suite *check_suite (void)
 {
     Suite *s = suite_create ("store");
@@ -242,6 +288,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_missing_or_altered_keys_are_refused);
     tcase_add_test (tc, test_flipped_bytes_on_disk_are_refused);
     tcase_add_test (tc, test_hash_sees_every_byte);
+    tcase_add_test (tc, test_copy_shares_only_old_tables);
     suite_add_tcase (s, tc);
     return s;
 }
