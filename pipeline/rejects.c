@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
+#include "lib/jsontext.h"
 #include "pipeline/deadletter.h"
 #include "writers/writer.h"
 
@@ -112,10 +114,20 @@ int weir__rejects_input (weir__rejects *self, weir__job *job, uint64_t epoch, co
 int weir__rejects_record (weir__rejects *self, weir__job *job, uint64_t epoch, const msgpack_object *record,
                           const char *reason, weir__err *err)
 {
-    if (!self->skip)
-        return weir__err_set (err, WEIR_EPROCESSOR,
-                              "%s: a bad record: %s (epoch %" PRIu64 "; on-error=skip would skip it)",
-                              self->element, reason, epoch);
+    if (!self->skip) {
+        //  The record itself, as JSON, so that the message names it: a
+        //  processor knows no file or offset
+        weir__buf text;
+        weir__buf_init (&text);
+        int shown = weir__jsontext_append (&text, record) == 0;
+        int cut = shown && text.len > 160;
+        weir__err_set (err, WEIR_EPROCESSOR,
+                       "%s: a bad record%s%.*s%s: %s (epoch %" PRIu64 "; on-error=skip would skip it)",
+                       self->element, shown ? " " : "", shown ? (int) (cut ? 160 : text.len) : 0,
+                       shown ? text.data : "", cut ? "..." : "", reason, epoch);
+        weir__buf_release (&text);
+        return err->code;
+    }
     s_count (self, job, "a record it rejected", reason);
     return self->dead ? weir__deadletter_record (self->dead, epoch, record, reason, err) : 0;
 }

@@ -110,7 +110,7 @@ dead "$T/cut.dead" | grep -q '"reason":"truncated record (the file ends inside i
     || { fail "a cut msgpack file: the dead letter"; dead "$T/cut.dead" >&2; }
 
 # --- processors: weir_reject -------------------------------------------
-expect_exit 1 "probe.so: a bad record: 0 is divisible by 7 \\(epoch 1; on-error=skip would skip it\\)" -- \
+expect_exit 1 "probe.so: a bad record 0: 0 is divisible by 7 \\(epoch 1; on-error=skip would skip it\\)" -- \
     "$WEIR" run "range count=100 ! $PROBE log=$T/log reject=7 ! lines path=$T/out"
 expect_exit 0 "100 records read, 85 written, 15 bad skipped" -- \
     "$WEIR" run "range count=100 ! $PROBE log=$T/log reject=7 dead-letter=$T/proc.dead ! lines path=$T/proc.out"
