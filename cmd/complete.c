@@ -7,6 +7,7 @@
     folders and files itself.  Hidden: it is for the script.  */
 #include "cmd.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,7 +204,10 @@ static void s_props (s_list *out, const weir_property_info *p, const char *cur, 
             seen |= strncmp (given->items[i], p->name, len) == 0 && given->items[i][len] == '=';
         char candidate[128];
         snprintf (candidate, sizeof candidate, "%s=", p->name);
-        if (!seen)
+        //  A name in capitals stands for names the user makes up (route's
+        //  BRANCH=): nothing to offer
+        int placeholder = isupper ((unsigned char) p->name[0]);
+        if (!seen && !placeholder)
             s_offer (out, cur, candidate);
     }
 }

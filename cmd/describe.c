@@ -57,6 +57,14 @@ static int s_plugin (int argc, char **argv)
     printf ("callbacks:  %s%s%s process%s%s%s\n", table->open ? " open" : "", table->init ? " init" : "",
             table->thread_open ? " thread_open" : "", table->epoch_end ? " epoch_end" : "",
             table->thread_close ? " thread_close" : "", table->close ? " close" : "");
+    //  Named outputs: each a branch the description starts with NAME.PORT
+    if (table->ports && table->ports[0]) {
+        printf ("outputs:    ");
+        for (size_t i = 0; table->ports[i]; i++)
+            printf (" %s%s", table->ports[i], table->ports[i + 1] ? "," : "\n");
+    }
+    else
+        printf ("outputs:     one (weir_emit)\n");
     if (!table->props)
         printf ("properties:  not declared (see its documentation)\n");
     else if (!table->props->name)

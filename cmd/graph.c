@@ -167,7 +167,9 @@ static int s_graph (int argc, char **argv)
         for (size_t k = 0; weir_pipe_link_info (pipe, k, &from, &to, &crossed) == 0; k++) {
             weir_stage_stats st = WEIR_STAGE_STATS_INIT;
             weir_pipe_stats (pipe, to, &st);
-            printf ("  s%zu -> s%zu [label=\"capacity=%u", from, to, st.queue_capacity);
+            const char *port = weir_pipe_link_port (pipe, k);
+            printf ("  s%zu -> s%zu [label=\"%s%scapacity=%u", from, to, port ? port : "", port ? "\\n" : "",
+                    st.queue_capacity);
             if (records)
                 printf ("\\n%" PRIu64 " records", records[k]);
             printf ("\"];\n");

@@ -127,9 +127,14 @@ const cmd_command cmd_run_command = {
         "A description may be a graph: name=NAME names an element and NAME. refers to it; after '!' it ends "
         "the branch in that element (a merge), elsewhere it starts a new branch from it.  tee sends every "
         "record down each branch that starts from it; nothing feeds a reader, a writer feeds nothing.  "
-        "Every output of a graph commits in the one checkpoint.  'weir graph' prints a description as DOT.\n\n"
+        "route sends each record down the branch of the first condition true of it: BRANCH='CONDITION' "
+        "names a branch, a named output from which NAME.BRANCH starts it, and default=BRANCH takes what no "
+        "condition is true of (plugins may have named outputs too).  Every output of a graph commits in the "
+        "one checkpoint.  'weir graph' prints a description as DOT.\n\n"
         "  weir run 'json path=app.jsonl ! tee name=t  t. ! msgpack path=all.mp  "
-        "t. ! filter '\\''.level == \"error\"'\\'' ! json path=errors.jsonl'",
+        "t. ! filter '\\''.level == \"error\"'\\'' ! json path=errors.jsonl'\n"
+        "  weir run 'json path=app.jsonl ! route name=r errors='\\''.level == \"error\"'\\'' default=rest  "
+        "r.errors ! json path=errors.jsonl  r.rest ! json path=rest.jsonl'",
     .options = s_options_table,
     .notes = "Without --resume or --resume-from, a directory that holds checkpoints is refused.  Only "
              "threads=, capacity=, batch= and linger= (and the order of properties) may change on resume; "

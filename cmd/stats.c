@@ -117,9 +117,14 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
     fprintf (out, "\n  ],\n  \"links\": [");
     size_t from, to;
     uint64_t records;
-    for (size_t k = 0; weir_pipe_link_info (pipe, k, &from, &to, &records) == 0; k++)
-        fprintf (out, "%s\n    {\"from\": %zu, \"to\": %zu, \"records\": %llu}", k ? "," : "", from, to,
-                 (unsigned long long) records);
+    for (size_t k = 0; weir_pipe_link_info (pipe, k, &from, &to, &records) == 0; k++) {
+        fprintf (out, "%s\n    {\"from\": %zu, \"to\": %zu, ", k ? "," : "", from, to);
+        //  A port is a name of the description's: letters, digits, _ and -
+        const char *port = weir_pipe_link_port (pipe, k);
+        if (port)
+            fprintf (out, "\"port\": \"%s\", ", port);
+        fprintf (out, "\"records\": %llu}", (unsigned long long) records);
+    }
     fprintf (out, "\n  ]\n}\n");
 }
 

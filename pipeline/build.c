@@ -162,6 +162,26 @@ static int s_not_builtin (weir__stage *stage, weir_element_kind want, const char
     return WEIR_EUNKNOWN;
 }
 
+//  The named outputs of STAGE, a processor: those its properties name
+//  (PORTS, a builtin's), or those its callback table declares
+static int s_ports (weir__stage *stage, int (*ports) (const weir__props *, const weir_property_info *,
+                                                      const char **, size_t *),
+                    weir__err *err)
+{
+    const char *names[WEIR__MAX_PORTS];
+    size_t count = 0;
+    if (ports)
+        ports (&stage->props, weir_kind_properties (WEIR_ELEMENT_PROCESSOR), names, &count);
+    else if (stage->callbacks) {
+        const weir_processor *table = weir__callbacks_table (stage->callbacks);
+        while (table->ports && table->ports[count] && count < WEIR__MAX_PORTS) {
+            names[count] = table->ports[count];
+            count++;
+        }
+    }
+    return weir__stage_set_ports (stage, names, count) ? weir__err_set (err, WEIR_ENOMEM, "out of memory") : 0;
+}
+
 //  The element of STAGE, in a straight LINE or not: a builtin of the kind
 //  its place wants, a plugin, or callbacks added in code; then the
 //  properties every stage of its kind takes.  The engine's own calls come
@@ -172,7 +192,8 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
     weir_element_kind want = s_wanted (stage, line, &place);
     static const weir_property_info none[] = {{NULL, NULL, NULL}};
     const weir_property_info *known = NULL;
-    int (*check) (weir__props *, const char *, weir__err *) = NULL;
+    int (*check) (weir__props *, const char *, const weir_property_info *, weir__err *) = NULL;
+    int (*ports) (const weir__props *, const weir_property_info *, const char **, size_t *) = NULL;
     int rc = 0;
     if (stage->callbacks) {
         //  Added in code as callbacks
@@ -192,6 +213,12 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
         rc = e ? s_builtin (stage, e, err) : s_not_builtin (stage, want, place, err);
         if (!rc && e && e->check)
             check = e->check;
+        //  An element whose outputs its properties name takes properties
+        //  of any name, and its check says which are wrong
+        if (!rc && e && e->ports) {
+            ports = e->ports;
+            known = NULL;
+        }
     }
     if (rc && stage->glued >= 0 && (rc == WEIR_EUNKNOWN || rc == WEIR_ESTRUCTURE)) {
         //  The element came from a '!' inside a value
@@ -233,8 +260,13 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
                                   &batch, err))
         || (want != WEIR_ELEMENT_WRITER
             && (rc = weir__props_int (&stage->props, stage->name, "linger", 5, 0, 60000, &linger, err)))
-        || (check && (rc = check (&stage->props, stage->name, err))))
+        || (check && (rc = check (&stage->props, stage->name, weir_kind_properties (want), err)))
+        || (rc = s_ports (stage, ports, err))) {
+        //  What the element's check cannot place is about the element
+        if (err->offset < 0)
+            err->offset = stage->name_offset;
         return rc;
+    }
     stage->threads = (unsigned) threads;
     stage->capacity = (unsigned) capacity;
     stage->batch = (unsigned) batch;

@@ -4,6 +4,7 @@
 
 #include "lib/suggest.h"
 #include "pipeline/filter.h"
+#include "pipeline/route.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -95,21 +96,23 @@ static const weir_processor s_tee = {
 static const weir_property_info s_no_props[] = {{NULL, NULL, NULL}};
 
 static const weir__element s_elements[] = {
-    {"range", WEIR_ELEMENT_READER, &weir__reader_range, NULL, NULL, 0, NULL, 0},
-    {"lines", WEIR_ELEMENT_READER, &weir__reader_lines, NULL, NULL, 0, NULL, 0},
-    {"msgpack", WEIR_ELEMENT_READER, &weir__reader_msgpack, NULL, NULL, 0, NULL, 0},
-    {"leveldb", WEIR_ELEMENT_READER, &weir__reader_leveldb, NULL, NULL, 0, NULL, 0},
-    {"libsvm", WEIR_ELEMENT_READER, &weir__reader_libsvm, NULL, NULL, 0, NULL, 0},
-    {"json", WEIR_ELEMENT_READER, &weir__reader_json, NULL, NULL, 0, NULL, 0},
-    {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1, NULL, 0},
-    {"filter", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_filter, 0, weir__filter_check, 0},
-    {"tee", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_tee, 1, NULL, 1},
-    {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0, NULL, 0},
-    {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0, NULL, 0},
-    {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0, NULL, 0},
-    {"leveldb", WEIR_ELEMENT_WRITER, NULL, &weir__writer_leveldb, NULL, 0, NULL, 0},
-    {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0, NULL, 0},
-    {"json", WEIR_ELEMENT_WRITER, NULL, &weir__writer_json, NULL, 0, NULL, 0},
+    {"range", WEIR_ELEMENT_READER, &weir__reader_range, NULL, NULL, 0, NULL, 0, NULL},
+    {"lines", WEIR_ELEMENT_READER, &weir__reader_lines, NULL, NULL, 0, NULL, 0, NULL},
+    {"msgpack", WEIR_ELEMENT_READER, &weir__reader_msgpack, NULL, NULL, 0, NULL, 0, NULL},
+    {"leveldb", WEIR_ELEMENT_READER, &weir__reader_leveldb, NULL, NULL, 0, NULL, 0, NULL},
+    {"libsvm", WEIR_ELEMENT_READER, &weir__reader_libsvm, NULL, NULL, 0, NULL, 0, NULL},
+    {"json", WEIR_ELEMENT_READER, &weir__reader_json, NULL, NULL, 0, NULL, 0, NULL},
+    {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1, NULL, 0, NULL},
+    {"filter", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_filter, 0, weir__filter_check, 0, NULL},
+    {"tee", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_tee, 1, NULL, 1, NULL},
+    {"route", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_route, 0, weir__route_check, 0,
+     weir__route_ports},
+    {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0, NULL, 0, NULL},
+    {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0, NULL, 0, NULL},
+    {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0, NULL, 0, NULL},
+    {"leveldb", WEIR_ELEMENT_WRITER, NULL, &weir__writer_leveldb, NULL, 0, NULL, 0, NULL},
+    {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0, NULL, 0, NULL},
+    {"json", WEIR_ELEMENT_WRITER, NULL, &weir__writer_json, NULL, 0, NULL, 0, NULL},
 };
 
 #define S_COUNT (sizeof s_elements / sizeof s_elements[0])

@@ -21,9 +21,15 @@ typedef struct weir__element {
     const weir_processor *processor;
     int passthrough;  //  forwards batches untouched (identity)
     //  Checks what the properties say beyond their names (filter's
-    //  expression) when the description is checked; may be NULL
-    int (*check) (weir__props *props, const char *element, weir__err *err);
+    //  expression) when the description is checked, COMMON being those
+    //  of every element of its kind; may be NULL
+    int (*check) (weir__props *props, const char *element, const weir_property_info *common, weir__err *err);
     int fans_out;  //  may feed several stages, each every record (tee)
+    //  Named outputs that follow from the checked properties (route's
+    //  branches): their names, borrowed from PROPS, into NAMES (room for
+    //  WEIR__MAX_PORTS); NULL for an element of one output.  Such an
+    //  element takes properties of any name: check says which are wrong
+    int (*ports) (const weir__props *props, const weir_property_info *common, const char **names, size_t *count);
 } weir__element;
 
 /*  The builtin element NAME of KIND (or of any kind when KIND < 0), or

@@ -16,21 +16,28 @@ static const weir_property_info s_props[] = {
     {NULL, NULL, NULL},
 };
 
-int weir__filter_check (weir__props *props, const char *element, weir__err *err)
+int weir__filter_check (weir__props *props, const char *element, const weir_property_info *common, weir__err *err)
 {
+    (void) common;
     const weir__prop *p = weir__props_find (props, "expr");
     if (!p)
         return weir__err_set (err, WEIR_EPROPERTY,
                               "%s: a condition is required, as in %s '.level == \"error\"' (or expr=...)", element,
                               element);
     weir__expr *e;
-    int rc = weir__expr_new (p->value, &e, err);
+    int rc = weir__filter_parse (p, element, &e, err);
+    weir__expr_destroy (&e);
+    return rc;
+}
+
+int weir__filter_parse (const weir__prop *p, const char *element, weir__expr **out, weir__err *err)
+{
+    int rc = weir__expr_new (p->value, out, err);
     if (rc == WEIR_ESYNTAX) {
         long at = err->offset;
         weir__err_prefix (err, "%s: ", element);
         err->offset = p->value_offset < 0 ? -1 : p->value_offset + (p->quoted ? 1 : 0) + at;
     }
-    weir__expr_destroy (&e);
     return rc;
 }
 

@@ -202,8 +202,9 @@ static long s_where (const weir__link *l)
     return l->bang >= 0 ? l->bang : l->to_offset >= 0 ? l->to_offset : l->from_offset;
 }
 
-//  Link L's ends, resolved; ports are refused: no element has named
-//  outputs yet, and an element has one input
+//  Link L's ends, resolved; a port of its output is checked once the
+//  stage's element is known (weir__graph_check), one of its input is
+//  refused: an element has one input
 static int s_ends (const weir__stages *stages, const weir__link *l, size_t *from, size_t *to, weir__err *err)
 {
     int rc = 0;
@@ -217,14 +218,6 @@ static int s_ends (const weir__stages *stages, const weir__link *l, size_t *from
     if ((l->from == SIZE_MAX && (rc = s_find (stages, l->from_name, l->from_offset, from, err)))
         || (l->to == SIZE_MAX && (rc = s_find (stages, l->to_name, l->to_offset, to, err))))
         return rc;
-    if (l->from_port) {
-        const weir__stage *s = stages->items[*from];
-        weir__err_set (err, WEIR_ESTRUCTURE,
-                       "'%s.%s': '%s' (%s) has no output named '%s'; its branches start from '%s.'", l->from_name,
-                       l->from_port, l->from_name, s->name, l->from_port, l->from_name);
-        err->offset = l->from_offset;
-        return err->code;
-    }
     if (l->to_port) {
         weir__err_set (err, WEIR_ESTRUCTURE,
                        "'%s.%s': an element has one input, and ports name outputs; end the branch in '%s.'",
@@ -309,18 +302,107 @@ int weir__graph_resolve (weir__stages *stages, weir__err *err)
         memset (&outs[a->nouts], 0, sizeof outs[0]);
         outs[a->nouts].to = b;
         outs[a->nouts].offset = s_where (l);
+        outs[a->nouts].port = l->from_port;
         a->nouts++;
         b->nins++;
     }
     return rc ? rc : s_acyclic (stages, err);
 }
 
+//  The ports of STAGE, comma-separated, into OUT
+static void s_port_list (const weir__stage *stage, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t p = 0; p < stage->nports && used < size; p++)
+        used += (size_t) snprintf (out + used, size - used, "%s%s.%s", p ? ", " : "", weir__stage_title (stage),
+                                   stage->ports[p]);
+}
+
+//  Edge E of STAGE names no port its element has
+static int s_no_such_port (const weir__stage *stage, const weir__edge *e, weir__err *err)
+{
+    const char *title = weir__stage_title (stage);
+    if (!stage->nports)
+        return weir__stage_error (stage, err, WEIR_ESTRUCTURE, e->offset,
+                                  "'%s.%s': '%s' (%s) has no output named '%s'; its branches start from '%s.'",
+                                  title, e->port, title, stage->name, e->port, title);
+    const char *best = NULL;
+    size_t distance = 0;
+    for (size_t p = 0; p < stage->nports; p++)
+        weir__suggest_consider (e->port, stage->ports[p], &best, &distance);
+    char list[600], hint[200] = "";
+    s_port_list (stage, list, sizeof list);
+    if (best)
+        snprintf (hint, sizeof hint, "did you mean '%s.%s'? ", title, best);
+    return weir__stage_error (stage, err, WEIR_ESTRUCTURE, e->offset,
+                              "'%s.%s': '%s' (%s) has no output named '%s'; %sits outputs: %s", title, e->port,
+                              title, stage->name, e->port, hint, list);
+}
+
+//  A stage with named outputs: each of its links starts from one of its
+//  ports (given by name), each port has exactly one, and its links go in
+//  port order.  A stage without: no link names a port.
+static int s_check_ports (weir__stage *stage, weir__err *err)
+{
+    const char *title = weir__stage_title (stage);
+    for (size_t k = 0; k < stage->nouts; k++) {
+        weir__edge *e = &stage->outs[k];
+        e->port_index = 0;
+        if (!e->port && stage->nports) {
+            char list[600];
+            s_port_list (stage, list, sizeof list);
+            return weir__stage_error (stage, err, WEIR_ESTRUCTURE, e->offset,
+                                      "'%s' (%s) sends to named outputs, and this link names none: start "
+                                      "each branch from one, as in '%s.%s ! ...' (its outputs: %s)",
+                                      title, stage->name, title, stage->ports[0], list);
+        }
+        if (!e->port)
+            continue;
+        size_t p = 0;
+        while (p < stage->nports && strcmp (stage->ports[p], e->port))
+            p++;
+        if (p == stage->nports)
+            return s_no_such_port (stage, e, err);
+        for (size_t j = 0; j < k; j++)
+            if (stage->outs[j].port_index == p)
+                return weir__stage_error (
+                    stage, err, WEIR_ESTRUCTURE, e->offset,
+                    "'%s.%s' starts 2 branches, and an output feeds one; to send its records down each, "
+                    "put a tee after it: '%s.%s ! tee name=t  t. ! ...  t. ! ...'",
+                    title, e->port, title, e->port);
+        e->port_index = (unsigned) p;
+    }
+    if (stage->nports && stage->nouts < stage->nports)
+        for (size_t p = 0; p < stage->nports; p++) {
+            size_t k = 0;
+            while (k < stage->nouts && stage->outs[k].port_index != p)
+                k++;
+            if (k == stage->nouts)
+                return weir__stage_error (stage, err, WEIR_ESTRUCTURE, stage->label_offset,
+                                          "'%s.%s' goes nowhere: '%s' (%s) sends records there; link it, as in "
+                                          "'%s.%s ! null' to drop them",
+                                          title, stage->ports[p], title, stage->name, title, stage->ports[p]);
+        }
+    //  In port order, so that a worker's batch for port i goes down outs[i]
+    for (size_t a = 1; a < stage->nouts; a++)
+        for (size_t b = a; b > 0 && stage->outs[b - 1].port_index > stage->outs[b].port_index; b--) {
+            weir__edge t = stage->outs[b];
+            stage->outs[b] = stage->outs[b - 1];
+            stage->outs[b - 1] = t;
+        }
+    return 0;
+}
+
 int weir__graph_check (const weir__stages *stages, weir__err *err)
 {
     const weir__stage *reader = NULL;
     for (size_t i = 0; i < stages->count; i++) {
-        const weir__stage *stage = stages->items[i];
-        if (stage->nouts > 1 && !stage->fans_out) {
+        weir__stage *stage = stages->items[i];
+        int rc = s_check_ports (stage, err);
+        if (rc)
+            return rc;
+        if (stage->nouts > 1 && !stage->fans_out && !stage->nports) {
             const char *title = weir__stage_title (stage);
             return weir__stage_error (
                 stage, err, WEIR_ESTRUCTURE, stage->outs[1].offset,
@@ -346,7 +428,7 @@ int weir__graph_is_line (const weir__stages *stages)
     for (size_t i = 0; i < stages->count; i++) {
         const weir__stage *stage = stages->items[i];
         size_t want = i + 1 < stages->count;
-        if (stage->nouts != want || (want && stage->outs[0].to != stages->items[i + 1]))
+        if (stage->nouts != want || (want && (stage->outs[0].to != stages->items[i + 1] || stage->outs[0].port)))
             return 0;
     }
     return 1;
@@ -363,8 +445,9 @@ size_t weir__graph_shape (const weir__stages *stages, char *out, size_t size)
     for (size_t i = 0; i < stages->count; i++) {
         const weir__stage *stage = stages->items[i];
         for (size_t e = 0; e < stage->nouts; e++)
-            used += (size_t) snprintf (used < size ? out + used : NULL, used < size ? size - used : 0, " %zu>%zu",
-                                       i, stage->outs[e].to->index);
+            used += (size_t) snprintf (used < size ? out + used : NULL, used < size ? size - used : 0,
+                                       " %zu%s%s>%zu", i, stage->outs[e].port ? "." : "",
+                                       stage->outs[e].port ? stage->outs[e].port : "", stage->outs[e].to->index);
     }
     return used;
 }

@@ -5,11 +5,13 @@
     language, which may come before the element it names).  Resolving
     turns them into each stage's outputs (weir__stage.outs) and a count of
     its inputs, and refuses what cannot run, with a caret under the
-    culprit: an unknown or repeated name, a port no element has, a cycle.
+    culprit: an unknown or repeated name, a port of an input, a cycle.
     What a stage is then follows from its place: nothing feeds a reader, a
     writer feeds nothing, a processor sits between.  Once every stage has
     its element, the graph is checked again: only a stage that fans out
-    (tee) may feed several, and a graph has one reader for now.
+    (tee) or has named outputs (route's branches, a plugin's ports) may
+    feed several, a port no element has is refused, and so is one that
+    is linked twice or not at all; a graph has one reader for now.
 
     A straight line (each stage linked to the next, and nothing else) is
     what every pipe was before graphs: its shape (pipeline/build.h) is
@@ -45,7 +47,9 @@ int weir__graph_link (weir__stages *stages, const char *from, const char *to, we
 int weir__graph_resolve (weir__stages *stages, weir__err *err);
 
 /*  What can only be checked once every stage has its element: a stage
-    that feeds several must fan out; one reader.  */
+    that feeds several must fan out or have named outputs (ports), each
+    port of which starts exactly one link, those links put in port order;
+    one reader.  */
 int weir__graph_check (const weir__stages *stages, weir__err *err);
 
 /*  Whether the stages are a straight line: each linked to the next and

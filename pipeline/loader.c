@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pipeline/parse.h"
+
 #define S_SYMBOL "weir_plugin_processor"
 
 struct weir_plugin {
@@ -55,6 +57,19 @@ int weir__processor_check (const weir_processor *table, const char *who, weir_pr
     out->size = sizeof *out;
     if (!out->process)
         return weir__err_set (err, WEIR_EPLUGIN, "%s has no process callback", who);
+    //  Ports are names a description writes after NAME.
+    for (size_t i = 0; out->ports && out->ports[i]; i++) {
+        if (i == WEIR__MAX_PORTS)
+            return weir__err_set (err, WEIR_EPLUGIN, "%s declares more than %d ports", who, WEIR__MAX_PORTS);
+        if (!weir__parse_is_name (out->ports[i]))
+            return weir__err_set (err, WEIR_EPLUGIN,
+                                  "%s: its port '%.100s' cannot be written after NAME.: a port is a letter or "
+                                  "'_' then letters, digits, '_' or '-'",
+                                  who, out->ports[i]);
+        for (size_t k = 0; k < i; k++)
+            if (strcmp (out->ports[k], out->ports[i]) == 0)
+                return weir__err_set (err, WEIR_EPLUGIN, "%s declares port '%.100s' twice", who, out->ports[i]);
+    }
     return 0;
 }
 

@@ -60,6 +60,9 @@ void weir__spec_release (weir__spec *self);
 /*  What a description may hold at most: far beyond any real pipe.  */
 #define WEIR__MAX_DESCRIPTION (1 << 20)
 #define WEIR__MAX_PROPERTIES 1000
+/*  Named outputs of one element at most (route's branches, a plugin's
+    ports).  */
+#define WEIR__MAX_PORTS 64
 
 /*  Whether WORD (a whole word, unquoted) is a reference: NAME. or
     NAME.PORT, each a letter or '_' then letters, digits, '_' or '-'.  A

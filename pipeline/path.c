@@ -16,17 +16,34 @@ static void s_wait (weir__worker *w, uint64_t wait)
         atomic_fetch_add_explicit (&w->wait_ns, wait, memory_order_relaxed);
 }
 
-int weir__path_send (weir__worker *w)
+//  The batch of port PORT of W's stage (port 0's is the sink's)
+static weir__batch *s_batch (weir__worker *w, unsigned port)
+{
+    return port ? &w->port_batches[port - 1] : &w->sink.batch;
+}
+
+//  Whether W holds records not yet sent, in any port's batch
+static int s_held (weir__worker *w)
+{
+    size_t ports = w->stage->nports ? w->stage->nports : 1;
+    for (unsigned p = 0; p < ports; p++)
+        if (s_batch (w, p)->count)
+            return 1;
+    return 0;
+}
+
+int weir__path_send_port (weir__worker *w, unsigned port)
 {
     weir__stage *stage = w->stage;
-    weir__batch *b = &w->sink.batch;
+    weir__batch *b = s_batch (w, port);
     if (b->count == 0)
         return 0;
     uint32_t count = b->count;
     uint64_t wait = 0;
-    //  A stage that packs its own batches feeds one stage
-    //  (pipeline/graph.h): only forwarding fans out
-    weir__edge *e = &stage->outs[0];
+    //  A stage that packs its own batches feeds one stage per output
+    //  (pipeline/graph.h): its links are in port order; only forwarding
+    //  fans out
+    weir__edge *e = &stage->outs[port];
     int rc = weir__queue_send_batch (e->queue, e->base + w->index, b, &wait);
     s_wait (w, wait);
     if (rc == WEIR_ENOMEM) {
@@ -36,9 +53,20 @@ int weir__path_send (weir__worker *w)
     }
     if (rc)
         return WEIR__SINK_ABORT;
-    w->sink.first_ns = 0;
+    //  linger= counts from the oldest record still held
+    if (!s_held (w))
+        w->sink.first_ns = 0;
     atomic_fetch_add_explicit (&stage->counts.out, count, memory_order_relaxed);
     atomic_fetch_add_explicit (&e->records, count, memory_order_relaxed);
+    return 0;
+}
+
+int weir__path_send (weir__worker *w)
+{
+    size_t ports = w->stage->nports ? w->stage->nports : 1;
+    for (unsigned p = 0; p < ports; p++)
+        if (weir__path_send_port (w, p))
+            return WEIR__SINK_ABORT;
     return 0;
 }
 
@@ -64,7 +92,7 @@ int weir__path_recv (weir__worker *w, weir__batch_header *hdr, const char **payl
     weir__stage *stage = w->stage;
     uint64_t wait = 0;
     int rc;
-    if (w->sink.batch.count > 0 && stage->nouts) {
+    if (stage->nouts && s_held (w)) {
         //  A partial batch waits for more records only linger= ms from its
         //  first record: a trickle must not be held back until a batch fills
         uint64_t age = w->sink.first_ns ? weir__now_ns () - w->sink.first_ns : 0;

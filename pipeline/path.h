@@ -19,9 +19,14 @@
 #include "lib/batch.h"
 #include "pipeline/stage.h"
 
-/*  Send the worker's outgoing batch on if it holds records.  0, or
-    WEIR__SINK_ABORT when the job is being torn down (or failed here).  */
+/*  Send the worker's outgoing batches on, those that hold records: the
+    sink's, and with named outputs every port's.  0, or WEIR__SINK_ABORT
+    when the job is being torn down (or failed here).  */
 int weir__path_send (weir__worker *w);
+
+/*  The same for port PORT's batch alone, down the stage's link from that
+    port (port 0 and the sink's batch for a stage without ports).  */
+int weir__path_send_port (weir__worker *w, unsigned port);
 
 /*  A marker of KIND (WEIR__BATCH_EOS, WEIR__BATCH_BARRIER) carrying FLAG
     to every consumer thread downstream, behind everything this worker sent

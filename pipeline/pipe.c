@@ -207,6 +207,17 @@ int weir_pipe_link_info (const weir_pipe *self, size_t link, size_t *from, size_
     return WEIR_EINVAL;
 }
 
+const char *weir_pipe_link_port (const weir_pipe *self, size_t link)
+{
+    for (size_t i = 0; self->checked > 0 && i < self->stages.count; i++) {
+        const weir__stage *stage = self->stages.items[i];
+        if (link < stage->nouts)
+            return stage->outs[link].port;
+        link -= stage->nouts;
+    }
+    return NULL;
+}
+
 int weir_pipe_set_epoch_records (weir_pipe *self, uint64_t records)
 {
     if (self->ran)

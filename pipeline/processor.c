@@ -33,25 +33,29 @@ const char *weir_prop (weir_stage *st, const char *key, const char *fallback)
     return fallback;
 }
 
-//  The record just packed is added: count it, and send the batch on when
-//  it is full.
-static int s_added (weir__worker *w)
+//  The record just packed into B, the batch of port PORT, is added: count
+//  it, and send the batch on when it is full.
+static int s_added_to (weir__worker *w, weir__batch *b, unsigned port)
 {
-    weir__batch *b = &w->sink.batch;
     if (b->oom) {
         weir__err err;
         weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", w->stage->name);
         weir__job_fail (w->stage->run->job, &err);
         return WEIR_ENOMEM;
     }
-    //  linger= counts from a batch's first record
-    if (++b->count == 1)
+    //  linger= counts from the first record held in any batch
+    if (++b->count == 1 && !w->sink.first_ns)
         w->sink.first_ns = weir__now_ns ();
     //  A batch that cannot be sent: the job is being torn down, or failed
-    if (b->count >= w->sink.limit && weir__path_send (w))
+    if (b->count >= w->sink.limit && weir__path_send_port (w, port))
         return WEIR_EABORTED;
     w->packed_from = b->len;
     return 0;
+}
+
+static int s_added (weir__worker *w)
+{
+    return s_added_to (w, &w->sink.batch, 0);
 }
 
 int weir_emit (weir_stage *st, const msgpack_object *rec)
@@ -59,6 +63,21 @@ int weir_emit (weir_stage *st, const msgpack_object *rec)
     assert (st && rec);
     weir__pack_object (&st->sink.batch, rec);
     return s_added (st);
+}
+
+int weir_emit_to (weir_stage *st, unsigned port, const msgpack_object *rec)
+{
+    assert (st && rec);
+    size_t ports = st->stage->nports;
+    if (port == 0 || port < ports) {
+        weir__batch *b = port ? &st->port_batches[port - 1] : &st->sink.batch;
+        weir__pack_object (b, rec);
+        return s_added_to (st, b, port);
+    }
+    weir_fail (st, "weir_emit_to: port %u, and the processor has %zu (ports are numbered from 0 in the "
+                   "order its table's 'ports' gives them)",
+               port, ports ? ports : 1);
+    return WEIR_EINVAL;
 }
 
 msgpack_packer *weir_packer (weir_stage *st)

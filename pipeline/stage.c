@@ -31,6 +31,7 @@ static void s_stage_destroy (weir__stage **self_p)
     free (self->name);
     free (self->label);
     free (self->outs);
+    weir__stage_set_ports (self, NULL, 0);
     weir__props_release (&self->props);
     weir__metrics_release (&self->metrics);
     //  Last: a plugin's code and its table go away with them
@@ -61,6 +62,23 @@ weir__stage *weir__stages_reader (const weir__stages *self)
         if (self->items[i]->kind == WEIR_ELEMENT_READER)
             return self->items[i];
     return self->items[0];
+}
+
+int weir__stage_set_ports (weir__stage *self, const char *const *names, size_t count)
+{
+    for (size_t i = 0; i < self->nports; i++)
+        free (self->ports[i]);
+    free (self->ports);
+    self->ports = NULL;
+    self->nports = 0;
+    if (!count)
+        return 0;
+    if (!(self->ports = calloc (count, sizeof *self->ports)))
+        return WEIR_ENOMEM;
+    for (; self->nports < count; self->nports++)
+        if (!(self->ports[self->nports] = strdup (names[self->nports])))
+            return WEIR_ENOMEM;
+    return 0;
 }
 
 weir__stage *weir__stages_append (weir__stages *self, const char *name, long offset)
@@ -104,6 +122,13 @@ int weir__stage_workers_new (weir__stage *self, const weir__sink *sink, weir__er
         //  Room for a batch of small records; grows for larger ones
         if (weir__batch_init (&w->sink.batch, WEIR__BATCH_HEADER + (size_t) self->batch * 16))
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        if (self->nports > 1) {
+            if (!(w->port_batches = calloc (self->nports - 1, sizeof *w->port_batches)))
+                return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            for (size_t p = 0; p + 1 < self->nports; p++)
+                if (weir__batch_init (&w->port_batches[p], WEIR__BATCH_HEADER + (size_t) self->batch * 16))
+                    return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        }
         if (weir__records_init (&w->decoder))
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
         w->decoder_ready = 1;
@@ -116,6 +141,10 @@ void weir__stage_workers_release (weir__stage *self)
     for (unsigned t = 0; self->workers && t < self->threads; t++) {
         weir__worker *w = &self->workers[t];
         weir__batch_release (&w->sink.batch);
+        for (size_t p = 0; w->port_batches && p + 1 < self->nports; p++)
+            weir__batch_release (&w->port_batches[p]);
+        free (w->port_batches);
+        w->port_batches = NULL;
         if (w->decoder_ready)
             weir__records_release (&w->decoder);
         w->decoder_ready = 0;

@@ -45,6 +45,9 @@ struct weir_stage {
     pthread_t thread;
     int started;         //  the thread was created (to be joined)
     weir__sink sink;     //  the outgoing batch (sink.batch), for every kind
+    //  A stage with named outputs (weir__stage.ports): the batches of
+    //  ports 1 on (port 0's is sink.batch)
+    weir__batch *port_batches;
     size_t shard;        //  a reader's shard in hand, or SIZE_MAX
     uint64_t seen;       //  its offset when last counted into the input's progress
     size_t packed_from;  //  where the record being packed began
@@ -72,6 +75,11 @@ typedef struct weir__shared {
 typedef struct weir__edge {
     weir__stage *to;
     long offset;  //  where the description makes it (its '!' or reference), or -1
+    //  The output it starts from: the port a reference named ("r.errors"),
+    //  borrowed from the link, or NULL; and its index in the stage's
+    //  ports once checked (0 for a stage without ports)
+    const char *port;
+    unsigned port_index;
     //  Where it runs (the runtime): TO's input queue, fed by every edge
     //  into TO, and this stage's first producer number in it
     weir__queue *queue;
@@ -107,6 +115,11 @@ struct weir__stage {
     weir__callbacks *callbacks;
     weir__rejects *rejects;  //  readers and processors
     int fans_out;            //  may have several outputs, each sent every record (tee)
+    //  Named outputs (route's branches, a plugin's ports), or none: a
+    //  processor's records then go to its one output.  A stage with
+    //  ports has one link from each, in port order (outs[i] is port i)
+    char **ports;
+    size_t nports;
 
     //  Its place in the graph (pipeline/graph.h): the stages it feeds and
     //  how many links feed it
@@ -154,6 +167,10 @@ weir__stage *weir__stages_reader (const weir__stages *self);
 /*  Append a stage for element NAME (OFFSET in the description, or -1).
     NULL when out of memory.  */
 weir__stage *weir__stages_append (weir__stages *self, const char *name, long offset);
+
+/*  The stage's named outputs: a copy of the COUNT NAMES (none: one
+    output without a name).  0 or WEIR_ENOMEM.  */
+int weir__stage_set_ports (weir__stage *self, const char *const *names, size_t count);
 
 /*  The stage's workers, with their outgoing batches and decoders; a
     reader's sinks are copies of SINK's callbacks, with the stage's

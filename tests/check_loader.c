@@ -127,6 +127,13 @@ START_TEST (test_table_sizes)
     ck_assert_ptr_eq (out.process, s_process);
     ck_assert_ptr_eq (out.close, s_close);
     ck_assert_uint_eq (out.size, sizeof out);
+    //  The revision before ports: whatever follows it in memory, no ports
+    static const char *const ports[] = {"a", NULL};
+    table.size = offsetof (weir_processor, ports);
+    table.ports = ports;
+    ck_assert_int_eq (weir__processor_check (&table, "t", &out, &err), 0);
+    ck_assert_ptr_null (out.ports);
+    table.ports = NULL;
     //  Too small for any revision of the table
     table.size = 8;
     ck_assert_int_eq (weir__processor_check (&table, "t", &out, &err), WEIR_EPLUGIN);
@@ -197,6 +204,22 @@ START_TEST (test_frozen_plugins_load_and_run)
     weir_pipe *pipe = s_run_frozen ("first_api", "min=600", "1000", 400);
     weir_pipe_destroy (&pipe);
     pipe = s_run_frozen ("small_table", "", "1000", 1000);
+    weir_pipe_destroy (&pipe);
+    //  Named outputs: each port a branch of its own
+    ck_assert_msg (weir_plugin_new (s_frozen ("ports_table"), &plugin, &error) == 0, "ports_table: %s", error);
+    ck_assert_str_eq (weir_plugin_table (plugin)->ports[1], "odd");
+    weir_plugin_destroy (&plugin);
+    char text[4400];
+    snprintf (text, sizeof text, "range count=1001 ! %s name=p  p.odd ! null  p.even ! null",
+              s_frozen ("ports_table"));
+    ck_assert_int_eq (weir_pipe_new (&pipe), 0);
+    ck_assert_int_eq (weir_pipe_parse (pipe, text), 0);
+    ck_assert_msg (weir_pipe_run (pipe) == 0, "ports_table: %s", weir_pipe_error (pipe));
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), 0);
+    ck_assert_uint_eq (st.records_in, 500);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 3, &st), 0);
+    ck_assert_uint_eq (st.records_in, 501);
     weir_pipe_destroy (&pipe);
     //  1000 records and ["end", 3] after three epochs
     pipe = s_run_frozen ("full_table", "threads=3 scale=2", "1000", 1001);

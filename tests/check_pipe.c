@@ -718,6 +718,101 @@ START_TEST (test_graph_in_code)
 }
 END_TEST
 
+//  A processor with named outputs: even numbers to 'even', odd ones to
+//  'odd' (port 1), and with WEIR_USER set a record to a port it lacks
+static const char *const s_split_ports[] = {"even", "odd", NULL};
+
+static int s_split_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    (void) tstate;
+    if (weir_user (st) && rec->via.u64 == 7)
+        return weir_emit_to (st, 2, rec);
+    return rec->via.u64 % 2 ? weir_emit_to (st, 1, rec) : weir_emit (st, rec);
+}
+
+static const weir_processor s_split = {
+    WEIR_PROCESSOR_INIT, .name = "split", .process = s_split_process, .ports = s_split_ports};
+
+//  range count=1001 ! split name=s  s.odd ! null  s.even ! null, in code
+static weir_pipe *s_split_pipe (void *user, const char *first, const char *second)
+{
+    const char *rp[] = {"count=1001", "batch=64", "threads=2", NULL};
+    const char *sp[] = {"name=s", "threads=2", NULL};
+    weir_pipe *pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_split, user, sp), 0);
+    ck_assert_int_eq (weir_pipe_branch (pipe, first), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);  //  2
+    if (second) {
+        ck_assert_int_eq (weir_pipe_branch (pipe, second), 0);
+        ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);  //  3
+    }
+    return pipe;
+}
+
+START_TEST (test_ports_in_code)
+{
+    weir_pipe *pipe = s_split_pipe (NULL, "s.odd", "s.even");
+    ck_assert_int_eq (weir_pipe_check (pipe), 0);
+    //  Links from ports go in port order, whatever order they were given
+    size_t from, to;
+    uint64_t records;
+    ck_assert_int_eq (weir_pipe_link_info (pipe, 1, &from, &to, &records), 0);
+    ck_assert_uint_eq (to, 3);
+    ck_assert_str_eq (weir_pipe_link_port (pipe, 1), "even");
+    ck_assert_str_eq (weir_pipe_link_port (pipe, 2), "odd");
+    ck_assert_ptr_null (weir_pipe_link_port (pipe, 0));
+    ck_assert_ptr_null (weir_pipe_link_port (pipe, 3));
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 3, &st), 0);
+    ck_assert_uint_eq (st.records_in, 501);  //  0, 2, ... 1000
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), 0);
+    ck_assert_uint_eq (st.records_in, 500);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 1, &st), 0);
+    ck_assert_uint_eq (st.records_out, 1001);
+    ck_assert_int_eq (weir_pipe_link_info (pipe, 2, &from, &to, &records), 0);
+    ck_assert_uint_eq (records, 500);
+    weir_pipe_destroy (&pipe);
+
+    //  A port nobody links loses what is sent there: refused, named
+    pipe = s_split_pipe (NULL, "s.even", NULL);
+    ck_assert_int_eq (weir_pipe_check (pipe), WEIR_ESTRUCTURE);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "'s.odd' goes nowhere"), "%s", weir_pipe_error (pipe));
+    weir_pipe_destroy (&pipe);
+    //  A link that names no port, and a port the processor lacks
+    pipe = s_split_pipe (NULL, "s.", "s.odd");
+    ck_assert_int_eq (weir_pipe_check (pipe), WEIR_ESTRUCTURE);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "sends to named outputs, and this link names none"), "%s",
+                   weir_pipe_error (pipe));
+    weir_pipe_destroy (&pipe);
+    pipe = s_split_pipe (NULL, "s.evn", "s.odd");
+    ck_assert_int_eq (weir_pipe_check (pipe), WEIR_ESTRUCTURE);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "did you mean 's.even'?"), "%s", weir_pipe_error (pipe));
+    weir_pipe_destroy (&pipe);
+    //  weir_emit_to a port the processor does not have fails the job
+    int flag = 1;
+    pipe = s_split_pipe (&flag, "s.odd", "s.even");
+    ck_assert_int_eq (weir_pipe_run (pipe), WEIR_EPROCESSOR);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "weir_emit_to: port 2, and the processor has 2"), "%s",
+                   weir_pipe_error (pipe));
+    weir_pipe_destroy (&pipe);
+    //  Port names are checked with the table
+    static const char *const bad[] = {"ok", "not ok", NULL};
+    static const char *const twice[] = {"a", "a", NULL};
+    weir_processor t = s_split;
+    t.ports = bad;
+    pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &t, NULL, NULL), WEIR_EPROCESSOR);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "its port 'not ok' cannot be written after NAME."), "%s",
+                   weir_pipe_error (pipe));
+    t.ports = twice;
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &t, NULL, NULL), WEIR_EPROCESSOR);
+    ck_assert_msg (strstr (weir_pipe_error (pipe), "declares port 'a' twice"), "%s", weir_pipe_error (pipe));
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
 START_TEST (test_elements_are_documented)
 {
     int readers = 0, writers = 0, processors = 0, filter_expr = 0;
@@ -733,7 +828,7 @@ START_TEST (test_elements_are_documented)
                           && e->props[1].name == NULL;
     }
     ck_assert_int_eq (readers, 6);
-    ck_assert_int_eq (processors, 3);
+    ck_assert_int_eq (processors, 4);
     ck_assert (filter_expr);
     ck_assert_int_eq (writers, 6);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
@@ -769,6 +864,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_stop_ends_cleanly);
     tcase_add_test (tc, test_fanout_and_filter);
     tcase_add_test (tc, test_graph_in_code);
+    tcase_add_test (tc, test_ports_in_code);
     tcase_add_test (tc, test_emit_packed_checks_the_record);
     tcase_add_test (tc, test_plugin_functions_return_codes);
     tcase_add_test (tc, test_processor_table_is_checked);

@@ -49,6 +49,9 @@ expect "leveldb libsvm lines" "$W run l" "$W" run l
 expect "range" "$W run -q --progress-interval 100 r" "$W" run -q --progress-interval 100 r
 expect "identity" "$W run range count=1 ! id" "$W" run range count = 1 ! id
 expect "lines" "$W run range count=1 ! lin" "$W" run range count = 1 ! lin
+expect "route" "$W run range count=1 ! ro" "$W" run range count = 1 ! ro
+# route's branches are names the user makes up: its own properties only
+expect "dead-letter= default=" "$W run range count=1 ! route d" "$W" run range count = 1 ! route d
 # Plugins by name, from WEIR_PLUGIN_PATH
 : > "$T/myplugin.so"
 WEIR_PLUGIN_PATH=$T

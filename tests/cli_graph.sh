@@ -133,19 +133,7 @@ rm -rf "$T/ck" "$T/k1.out" "$T/k2.out"
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "{\"level\": \"%s\", \"n\": %d}\n", (i % 3 ? "info" : "error"), i }' \
     > "$T/big.jsonl"
 R="json path=$T/big.jsonl ! tee name=t  t. ! json path=$T/k1.out  t. ! filter '.level == \"error\"' THREADS ! json path=$T/k2.out"
-resume=""
-for round in 1 2 3; do
-    job=$(echo "$R" | sed "s/THREADS/threads=$((round % 2 + 1))/")
-    "$WEIR" run -q --checkpoint "$T/ck" $resume --epoch-records 5000 "$job" 2> /dev/null &
-    resume=--resume
-    pid=$!
-    wait_checkpointed "$T/ck" $pid
-    sleep 0.0$round
-    kill -9 $pid 2> /dev/null
-    wait $pid
-done
-"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 5000 "$(echo "$R" | sed 's/THREADS//')" \
-    || fail "the last resume after random kills"
+kill_rounds "$T/ck" 5000 "$R"
 norm "$T/k1.out" | sort > "$T/got"; jq -c . "$T/big.jsonl" | sort > "$T/want"
 same "$T/got" "$T/want" "random kills: output 1"
 norm "$T/k2.out" | sort > "$T/got"; jq -c 'select(.level == "error")' "$T/big.jsonl" | sort > "$T/want"

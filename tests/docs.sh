@@ -275,7 +275,8 @@ while read -r what a b c d; do
             # Property lines are indented by two; deeper ones wrap a description
             got=$(awk -v p="$c" '/^  [^ ]/ && $1 == p {print $2}' "$T/one")
             case $d in
-                [A-Z]*) want=required ;;
+                # A placeholder not marked (required): a value of one's own, no default
+                [A-Z]*) want="(none)" ;;
                 *) want=$d ;;
             esac
             [ -n "$got" ] && [ "$got" = "$want" ] && ok \

@@ -76,6 +76,27 @@ wait_checkpointed () {
     return 1
 }
 
+# kill_rounds CK EPOCH_RECORDS JOB: run JOB (a description in which
+# THREADS stands for a stage's threads=) with --checkpoint CK three times,
+# each killed with SIGKILL a little after its first checkpoint and
+# resumed with another thread count, then once more to its end without
+# THREADS.  What the outputs hold is the caller's to check.
+kill_rounds () {
+    resume=""
+    for round in 1 2 3; do
+        job=$(echo "$3" | sed "s/THREADS/threads=$((round % 2 + 1))/")
+        "$WEIR" run -q --checkpoint "$1" $resume --epoch-records "$2" "$job" 2> /dev/null &
+        resume=--resume
+        pid=$!
+        wait_checkpointed "$1" $pid
+        sleep 0.0$round
+        kill -9 $pid 2> /dev/null
+        wait $pid
+    done
+    "$WEIR" run -q --checkpoint "$1" --resume --epoch-records "$2" "$(echo "$3" | sed 's/THREADS//')" \
+        || fail "the last resume after random kills"
+}
+
 finish () {
     echo "$checks passed, $failures failed"
     [ "$failures" -eq 0 ]

@@ -80,6 +80,16 @@ typedef struct weir_processor {
         required, what it means), terminated by a NULL name; NULL when it
         does not say.  Data, not a callback: the engine only shows it.  */
     const weir_property_info *props;
+    /*  Appended: the processor's named outputs (ports), a NULL-terminated
+        list of names (a letter or '_', then letters, digits, '_' or '-'),
+        or NULL for one output without a name, as every processor had
+        before.  A description links each port to a branch of its own,
+        starting it with NAME.PORT (the stage's name=, a port of it):
+            ... ! split.so name=s  s.good ! json path=good.jsonl
+                                   s.bad ! json path=bad.jsonl
+        and every port must be linked (to null, to drop what it gets).
+        weir_emit() sends to the first port, weir_emit_to() to any.  */
+    const char *const *ports;
 } weir_processor;
 
 /*  The first two fields, for a designated initializer:
@@ -102,6 +112,11 @@ WEIR_EXPORT const char *weir_prop (weir_stage *st, const char *key, const char *
     or WEIR_EABORTED when the job is being torn down or failed: return
     the code from the callback then.  */
 WEIR_EXPORT int weir_emit (weir_stage *st, const msgpack_object *rec);
+
+/*  weir_emit() to the processor's port PORT: its index in the table's
+    'ports' (0 is the first, where weir_emit() sends).  A PORT the
+    processor does not have fails the job (WEIR_EINVAL).  */
+WEIR_EXPORT int weir_emit_to (weir_stage *st, unsigned port, const msgpack_object *rec);
 
 /*  The efficient way to emit a record you build: pack exactly one msgpack
     object with the returned packer, then call weir_emit_packed().  The

@@ -482,14 +482,20 @@ WEIR_EXPORT int weir_pipe_check (weir_pipe *self);
     leave: LINK goes from stage *FROM to stage *TO, and *RECORDS crossed it
     so far (safe while the pipe runs).  WEIR_EINVAL for no such link.  */
 WEIR_EXPORT size_t weir_pipe_link_count (const weir_pipe *self);
+WEIR_EXPORT int weir_pipe_link_info (const weir_pipe *self, size_t link, size_t *from, size_t *to,
+                                     uint64_t *records);
 
 /*  Property INDEX of stage STAGE as it was given (name= included), into
     *KEY and *VALUE, valid as long as the pipe.  WEIR_EINVAL past the
     last.  */
 WEIR_EXPORT int weir_pipe_stage_property (const weir_pipe *self, size_t stage, size_t index, const char **key,
                                           const char **value);
-WEIR_EXPORT int weir_pipe_link_info (const weir_pipe *self, size_t link, size_t *from, size_t *to,
-                                     uint64_t *records);
+
+/*  The named output (port) link LINK of a checked pipe starts from, as
+    "errors" for a branch started with r.errors (route's branches, a
+    plugin's ports), valid as long as the pipe; NULL for the one output of
+    a stage without ports, or for no such link.  */
+WEIR_EXPORT const char *weir_pipe_link_port (const weir_pipe *self, size_t link);
 
 /*  ---------------------------------------------------------------------
     Memory.  */

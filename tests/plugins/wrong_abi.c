@@ -8,7 +8,7 @@ static int process (weir_stage *st, void *tstate, const msgpack_object *rec)
 }
 
 static const weir_processor table = {
-    WEIR_PLUGIN_ABI + 1, sizeof (weir_processor), "future", "from the future", 0, 0, 0, process, 0, 0, 0, 0};
+    WEIR_PLUGIN_ABI + 1, sizeof (weir_processor), "future", "from the future", 0, 0, 0, process, 0, 0, 0, 0, 0};
 
 const weir_processor *weir_plugin_processor (void)
 {
