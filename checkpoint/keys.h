@@ -11,7 +11,10 @@
                again: init, where they may be declared, does not run then)
       offsets  one per shard of the input: "PATH@START-END" for a byte range
                of a file, "#START-END" for other inputs; the value is where
-               reading goes on, in decimal
+               reading goes on, in decimal.  In a graph of several readers
+               each reader's keys here and in files start with "INDEX|",
+               its stage's index (a graph of one reader has no prefix, as
+               every checkpoint before graphs)
       writers  "INDEX:ELEMENT" per writer stage; the value is the writer's
                committed state (a file's length); "INDEX:ELEMENT@SLOT" the
                same for the output of rank SLOT (from 1) of a job of several
@@ -70,12 +73,32 @@
 /*  Room for any item name these functions build from a path.  */
 #define WEIR__KEY_MAX 4400
 
-static inline void weir__key_shard (const weir__shard *shard, char *out, size_t size)
+/*  The key of SHARD of a reader whose keys start with PREFIX: "" for the
+    reader of a graph of one, "INDEX|" (its stage's index) for each reader
+    of a graph of several, so that their shards and files never meet.  */
+static inline void weir__key_shard (const char *prefix, const weir__shard *shard, char *out, size_t size)
 {
     if (shard->path)
-        snprintf (out, size, "%s@%" PRIu64 "-%" PRIu64, shard->path, shard->start, shard->end);
+        snprintf (out, size, "%s%s@%" PRIu64 "-%" PRIu64, prefix, shard->path, shard->start, shard->end);
     else
-        snprintf (out, size, "#%" PRIu64 "-%" PRIu64, shard->start, shard->end);
+        snprintf (out, size, "%s#%" PRIu64 "-%" PRIu64, prefix, shard->start, shard->end);
+}
+
+/*  The prefix of the keys of the reader of stage INDEX, in a graph of
+    SEVERAL readers or not, into OUT (room for WEIR__PREFIX_MAX).  */
+#define WEIR__PREFIX_MAX 24
+static inline void weir__key_reader_prefix (size_t index, int several, char *out, size_t size)
+{
+    if (several)
+        snprintf (out, size, "%zu|", index);
+    else if (size)
+        out[0] = '\0';
+}
+
+/*  The files item of PATH read by a reader whose keys start with PREFIX.  */
+static inline void weir__key_file (const char *prefix, const char *path, char *out, size_t size)
+{
+    snprintf (out, size, "%s%s", prefix, path);
 }
 
 static inline void weir__key_writer (size_t stage, const char *element, char *out, size_t size)

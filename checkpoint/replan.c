@@ -78,11 +78,15 @@ static int s_load (s_state *st)
     st->old = calloc (n ? n : 1, sizeof *st->old);
     if (!st->old)
         return weir__err_set (st->err, WEIR_ENOMEM, "out of memory");
+    size_t skip = strlen (st->how->prefix);
     for (size_t k = 0; k < n; k++) {
         const void *value;
         size_t len;
         const char *name = weir__ckpt_item (st->ck, WEIR__SECTION_OFFSETS, k, &value, &len);
-        int rc = s_parse (name, value, len, &st->old[st->nold]);
+        //  Another reader's, in a graph of several
+        if (strncmp (name, st->how->prefix, skip) != 0)
+            continue;
+        int rc = s_parse (name + skip, value, len, &st->old[st->nold]);
         if (rc == WEIR_ENOMEM)
             return weir__err_set (st->err, rc, "out of memory");
         if (rc)
@@ -162,7 +166,7 @@ static int s_exact (s_state *st, const weir__shard *shard)
     if (rc != 1)
         return rc;
     char key[WEIR__KEY_MAX];
-    weir__key_shard (shard, key, sizeof key);
+    weir__key_shard (st->how->prefix, shard, key, sizeof key);
     return weir__err_set (st->err, WEIR_ECORRUPT,
                           "%s: the input changed since checkpoint %" PRIu64
                           ": it has no place to go on from for '%s' (a range or a stream planned otherwise); "
@@ -268,7 +272,9 @@ static int s_file (s_state *st, const weir__shard *group, size_t count)
         return 0;
     }
     size_t len;
-    const char *text = weir__ckpt_get (st->ck, WEIR__SECTION_FILES, path, &len);
+    char key[WEIR__KEY_MAX];
+    weir__key_file (st->how->prefix, path, key, sizeof key);
+    const char *text = weir__ckpt_get (st->ck, WEIR__SECTION_FILES, key, &len);
     weir__identity was;
     int gone;
     if (!text) {
@@ -387,6 +393,8 @@ static int s_left (s_state *st)
 
 int weir__replan_files (const weir__ckpt *ck, weir__replan *how, weir__shards *shards, weir__err *err)
 {
+    if (!how->prefix)
+        how->prefix = "";
     s_state st = {.ck = ck, .how = how, .epoch = weir__ckpt_epoch (ck), .err = err};
     weir__shards_init (&st.out);
     st.out.follow = shards->follow;

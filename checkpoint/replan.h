@@ -35,6 +35,8 @@ typedef struct weir__replan {
     //  refused
     const char *element;
     unsigned passes;
+    //  The prefix of the reader's keys in the checkpoint (checkpoint/keys.h)
+    const char *prefix;
     //  Says what goes on but deserves a word
     void (*warn) (void *arg, const char *message);
     void *arg;

@@ -220,7 +220,7 @@ int weir__resume_offsets (const weir__resume *self, const char *element, const w
     char key[WEIR__KEY_MAX];
     for (size_t i = 0; i < shards->count; i++) {
         const weir__shard *shard = &shards->items[i];
-        weir__key_shard (shard, key, sizeof key);
+        weir__key_shard ("", shard, key, sizeof key);
         uint64_t offset;
         if (weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_OFFSETS, key, &offset) || offset < shard->start
             || offset > shard->end)
@@ -342,7 +342,7 @@ size_t weir__resume_follow_offsets (const weir__resume *self, const weir__shards
     char key[WEIR__KEY_MAX];
     size_t unknown = 0;
     for (size_t i = 0; i < shards->count; i++) {
-        weir__key_shard (&shards->items[i], key, sizeof key);
+        weir__key_shard ("", &shards->items[i], key, sizeof key);
         uint64_t offset;
         if (weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_OFFSETS, key, &offset) == 0)
             offsets[i] = offset;

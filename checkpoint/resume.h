@@ -53,7 +53,8 @@ void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in,
     or WEIR_ECORRUPT for a region the checkpoint cannot hold.  */
 int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err *err);
 
-/*  Where reading goes on in each of SHARDS, into OFFSETS.  WEIR_ECORRUPT,
+/*  Where reading goes on in each of SHARDS, into OFFSETS: the reader of a
+    graph of one reader (a job of several ranks has one).  WEIR_ECORRUPT,
     naming ELEMENT, when the shards planned now are not those checkpointed
     (the input changed: resuming would lose or repeat records).  */
 int weir__resume_offsets (const weir__resume *self, const char *element, const weir__shards *shards,

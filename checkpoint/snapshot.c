@@ -150,30 +150,41 @@ static int s_put_stage (weir__ckpt *ck, size_t i, const weir__snapshot_stage *st
 //  Each shard's offset; which file it is in (a regular file's shards
 //  share one item); and for a followed input the files it read to their
 //  end and left.
-static int s_put_offsets (weir__ckpt *ck, const weir__snapshot *s)
+static int s_put_input (weir__ckpt *ck, const weir__snapshot_input *in)
 {
     int rc = 0;
     char key[WEIR__KEY_MAX];
-    for (size_t i = 0; i < s->shards->count; i++) {
-        const weir__shard *shard = &s->shards->items[i];
-        weir__key_shard (shard, key, sizeof key);
-        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_OFFSETS, key, s->offsets[i]);
+    const weir__shards *shards = in->shards;
+    for (size_t i = 0; i < shards->count; i++) {
+        const weir__shard *shard = &shards->items[i];
+        weir__key_shard (in->prefix, shard, key, sizeof key);
+        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_OFFSETS, key, in->offsets[i]);
         //  Once per file: a batch reader's shards of one file are
         //  consecutive (readers/files.h)
-        const char *before = i ? s->shards->items[i - 1].path : NULL;
+        const char *before = i ? shards->items[i - 1].path : NULL;
         if (shard->id.known && shard->path
-            && (s->shards->follow || !before || strcmp (before, shard->path) != 0)) {
+            && (shards->follow || !before || strcmp (before, shard->path) != 0)) {
             char id[160];
             weir__identity_format (&shard->id, shard->gone, id, sizeof id);
-            rc |= weir__ckpt_put_text (ck, WEIR__SECTION_FILES, shard->path, id);
+            weir__key_file (in->prefix, shard->path, key, sizeof key);
+            rc |= weir__ckpt_put_text (ck, WEIR__SECTION_FILES, key, id);
         }
     }
-    for (size_t k = 0; s->shards->follow && k < s->shards->nread; k++) {
+    //  Only a graph of one reader follows its files (pipeline/input.h)
+    for (size_t k = 0; shards->follow && k < shards->nread; k++) {
         char id[128];
         weir__key_read (k, key, sizeof key);
-        weir__identity_format (&s->shards->read[k], 1, id, sizeof id);
+        weir__identity_format (&shards->read[k], 1, id, sizeof id);
         rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, key, id);
     }
+    return rc;
+}
+
+static int s_put_offsets (weir__ckpt *ck, const weir__snapshot *s)
+{
+    int rc = 0;
+    for (size_t i = 0; i < s->ninputs; i++)
+        rc |= s_put_input (ck, &s->inputs[i]);
     return rc;
 }
 

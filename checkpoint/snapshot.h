@@ -28,6 +28,12 @@ typedef struct weir__snapshot_stage {
     size_t nslots;
 } weir__snapshot_stage;
 
+typedef struct weir__snapshot_input {
+    const char *prefix;
+    const weir__shards *shards;
+    const uint64_t *offsets;
+} weir__snapshot_input;
+
 typedef struct weir__snapshot {
     uint64_t epoch;       //  the epoch that just ended (0: after init)
     int finished;         //  the job read all its input
@@ -37,8 +43,11 @@ typedef struct weir__snapshot {
     const char *shape;  //  what a resumed job must match
     const weir__snapshot_stage *stages;
     size_t nstages;
-    const weir__shards *shards;  //  the reader's, with
-    const uint64_t *offsets;     //  where reading goes on in each
+    //  Every reader's input: the shards, where reading goes on in each,
+    //  and the prefix of their keys (checkpoint/keys.h).  A job of several
+    //  ranks has one reader
+    const weir__snapshot_input *inputs;
+    size_t ninputs;
     weir__workspace *workspace;  //  NULL: no blobs (a rank's part of a checkpoint)
     unsigned ranks;              //  of the run that takes it (0 is taken as 1)
     uint64_t generation;         //  the runs of the job so far

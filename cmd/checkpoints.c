@@ -53,6 +53,52 @@ static const char *s_meta (const weir_checkpoint *ck, const char *name, char *bu
     return buf;
 }
 
+//  The records CK's job read: the records out of every reader, the stages
+//  no link of the shape leads to (a line's: the first), into OUT
+static const char *s_records_read (const weir_checkpoint *ck, char *out, size_t size)
+{
+    size_t len;
+    const char *v = weir_checkpoint_get (ck, WEIR_CHECKPOINT_META, WEIR_META_SHAPE, &len);
+    char *shape = v ? strndup (v, len) : NULL;
+    //  The links end the shape of a graph: " ; links 0>2 1>2 2.port>3"
+    const char *links = NULL;
+    for (const char *at = shape; at && (at = strstr (at, " ; links ")); at++)
+        links = at + 9;
+    //  A line's stages are each fed by the one before
+    unsigned char fed[1024];
+    memset (fed, !links, sizeof fed);
+    fed[0] = 0;
+    while (links && *links) {
+        char *end;
+        strtoul (links, &end, 10);
+        const char *arrow = strchr (end, '>');
+        if (!arrow)
+            break;
+        unsigned long to = strtoul (arrow + 1, &end, 10);
+        if (to < sizeof fed)
+            fed[to] = 1;
+        links = end + strspn (end, " ");
+    }
+    free (shape);
+    uint64_t total = 0;
+    int any = 0;
+    for (size_t i = 0; i < sizeof fed; i++) {
+        char key[64], buf[32];
+        snprintf (key, sizeof key, "%s%zu", WEIR_META_RECORDS_OUT, i);
+        if (!weir_checkpoint_get (ck, WEIR_CHECKPOINT_META, key, &len))
+            break;
+        if (!fed[i]) {
+            total += strtoull (s_meta (ck, key, buf, sizeof buf), NULL, 10);
+            any = 1;
+        }
+    }
+    if (any)
+        snprintf (out, size, "%llu", (unsigned long long) total);
+    else
+        snprintf (out, size, "-");
+    return out;
+}
+
 //  SECONDS since 1970 as RFC 3339, in UTC, into OUT.
 static void s_when (long long seconds, char *out, size_t size)
 {
@@ -75,8 +121,7 @@ static int s_list (const char *dir)
         weir_checkpoints_destroy (&all);
         return CMD_EXIT_FAILURE;
     }
-    char a[64], b[64], when[64], records[64];
-    snprintf (records, sizeof records, "%s0", WEIR_META_RECORDS_OUT);
+    char a[64], b[64], when[64];
     printf ("%-8s %-20s %14s %6s %14s\n", "epoch", "time", "records", "blobs", "blob bytes");
     for (size_t i = 0; i < count; i++) {
         weir_checkpoint *ck;
@@ -94,7 +139,7 @@ static int s_list (const char *dir)
         }
         s_when (strtoll (s_meta (ck, WEIR_META_TIME, a, sizeof a), NULL, 10), when, sizeof when);
         printf ("%-8llu %-20s %14s %6zu %14zu%s%s\n", (unsigned long long) epochs[i], when,
-                s_meta (ck, records, b, sizeof b), nblobs, bytes, i + 1 == count ? "  (latest)" : "",
+                s_records_read (ck, b, sizeof b), nblobs, bytes, i + 1 == count ? "  (latest)" : "",
                 strcmp (s_meta (ck, WEIR_META_FINISHED, a, sizeof a), "1") == 0 ? "  finished" : "");
         weir_checkpoint_destroy (&ck);
     }

@@ -8,7 +8,8 @@
 
 //  What the page says before the commands: the ideas every command uses
 static const char s_description[] =
-    "weir runs pipes: one reader, any number of processors and one writer.  Records are msgpack objects.  "
+    "weir runs pipes: readers, any number of processors and writers, in a line or a graph.  Records are "
+    "msgpack objects.  "
     "They travel in batches over bounded in-process queues, and every stage runs as many threads as its "
     "threads= property asks.  A full queue blocks its producer; nothing is ever dropped.\n"
     "\n"
@@ -20,6 +21,15 @@ static const char s_description[] =
     "The first element reads and the last one writes; the elements between them process records.  Quote "
     "a value with '...' or \"...\" when it holds blanks or '!'.  Numbers take k, M and G suffixes "
     "(thousand, million, billion).\n"
+    "\n"
+    "A description may be a graph: name=NAME names an element, and NAME. refers to it (after '!' it ends a "
+    "branch there, a merge; elsewhere it starts one from it).  tee sends every record down every branch, "
+    "route each record down the branch of the first condition true of it (r.BRANCH), and several readers "
+    "may feed one stage:\n"
+    "\n"
+    "  weir run 'json path=app.jsonl ! m.  lines path=access.log ! m.  identity name=m ! json path=all.jsonl'\n"
+    "\n"
+    "Every output of a graph commits in the one checkpoint; 'weir graph' draws a description as DOT.\n"
     "\n"
     "Files are read as shards: each file of a glob is a shard, and a large file is cut at line boundaries "
     "into several.  Reader threads take shards one at a time.  Order is kept only with one thread per "

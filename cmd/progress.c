@@ -90,12 +90,13 @@ typedef struct {
     char queue[16][32];    //  per stage: " q 3/16"
     char metrics[16][96];  //  per stage: " loss 0.41"
     char tail[96];         //  " | 123 records 41% ETA 0:12 3.0s"
+    int reader[16];        //  per stage: it is a reader
     size_t stages;
 } s_parts;
 
-//  Which stages a rendering shows: all, the reader and those that publish
-//  metrics (a trainer's loss is worth more than a writer's pace), or the
-//  reader alone.
+//  Which stages a rendering shows: all, the readers and those that
+//  publish metrics (a trainer's loss is worth more than a writer's pace),
+//  or the readers alone.
 enum { S_ALL, S_WITH_METRICS, S_READER };
 
 //  Render PARTS into LINE: with queue fills and metrics or without.
@@ -104,7 +105,7 @@ static size_t s_render (const s_parts *p, char *line, size_t size, int queues, i
     size_t used = (size_t) snprintf (line, size, "%s", p->head);
     int gap = 0;
     for (size_t i = 0; i < p->stages && used < size; i++) {
-        if (i > 0 && (stages == S_READER || (stages == S_WITH_METRICS && !p->metrics[i][0]))) {
+        if (!p->reader[i] && (stages == S_READER || (stages == S_WITH_METRICS && !p->metrics[i][0]))) {
             if (!gap)
                 used += (size_t) snprintf (line + used, size - used, " | ...");
             gap = 1;
@@ -155,16 +156,18 @@ static void s_stages (cmd_progress *self, weir_pipe *pipe, double dt, s_parts *p
     for (size_t i = 0; i < self->stages; i++) {
         weir_stage_stats st = WEIR_STAGE_STATS_INIT;
         weir_pipe_stats (pipe, i, &st);
+        //  Every reader's, summed: a graph may have several
         if (st.kind == WEIR_ELEMENT_READER) {
-            in->total = st.records_out;
-            in->done = st.input_done;
-            in->whole = st.input_total;
+            in->total += st.records_out;
+            in->done += st.input_done;
+            in->whole += st.input_total;
         }
         char rate[32];
         s_rate (rate, sizeof rate, (double) (st.records_in - self->last[i]) / dt);
         self->last[i] = st.records_in;
         if (i >= p->stages)
             continue;
+        p->reader[i] = st.kind == WEIR_ELEMENT_READER;
         if (st.label)
             snprintf (p->rate[i], sizeof p->rate[i], "%s %s/s", st.label, rate);
         else if (self->numbered[i])

@@ -396,7 +396,6 @@ static int s_check_ports (weir__stage *stage, weir__err *err)
 
 int weir__graph_check (const weir__stages *stages, weir__err *err)
 {
-    const weir__stage *reader = NULL;
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
         int rc = s_check_ports (stage, err);
@@ -410,15 +409,6 @@ int weir__graph_check (const weir__stages *stages, weir__err *err)
                 "record down each, put a tee after it: '%s ! tee name=t  t. ! ...  t. ! ...'",
                 title, stage->nouts, stage->name);
         }
-        if (stage->kind != WEIR_ELEMENT_READER)
-            continue;
-        if (reader)
-            return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
-                                      "a graph of this weir has one reader, and '%s' (stage %zu) is a second "
-                                      "after '%s' (stage %zu): merging readers is not built yet; run a job per "
-                                      "reader",
-                                      stage->name, i + 1, reader->name, reader->index + 1);
-        reader = stage;
     }
     return 0;
 }

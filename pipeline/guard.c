@@ -95,8 +95,6 @@ static int s_check_output (const weir__stage *stage, const weir__prop *prop, con
 
 int weir__guard_check (const weir__stages *stages, const weir__options *options, weir__err *err)
 {
-    const weir__stage *reader = weir__stages_reader (stages);
-    const weir__shards *shards = weir__input_shards_const (reader->input);
     //  The outputs: the writer's file, and the dead letters
     const weir__prop **outputs = calloc (stages->count, sizeof *outputs);
     const weir__stage **of = calloc (stages->count, sizeof *of);
@@ -111,8 +109,15 @@ int weir__guard_check (const weir__stages *stages, const weir__options *options,
     }
     int rc = !outputs || !of ? weir__err_set (err, WEIR_ENOMEM, "out of memory")
                              : s_check_twice (of, outputs, n, err);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = s_check_output (of[i], outputs[i], reader, shards, options, err);
+    //  Against every reader's input
+    for (size_t r = 0; r < stages->count && !rc; r++) {
+        const weir__stage *reader = stages->items[r];
+        if (reader->kind != WEIR_ELEMENT_READER)
+            continue;
+        const weir__shards *shards = weir__input_shards_const (reader->input);
+        for (size_t i = 0; i < n && !rc; i++)
+            rc = s_check_output (of[i], outputs[i], reader, shards, options, err);
+    }
     free (outputs);
     free (of);
     return rc;

@@ -36,6 +36,7 @@ struct weir__ranks {
     //  Rank 0's merge of every rank's part, and the snapshot made of it
     weir__snapshot_stage *items;
     uint64_t *offsets;
+    weir__snapshot_input input;  //  the reader's, with the merged offsets
 };
 
 //  TEMPLATE with every "{rank}" replaced by SLOT; NULL when out of memory.
@@ -68,6 +69,12 @@ static int s_share (weir__ranks *self, weir__stage *stage, weir__err *err)
         return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
                                   "%s (stage %zu): dead-letter= is not supported yet in a job of several "
                                   "ranks (%d)",
+                                  stage->name, stage->index + 1, self->size);
+    if (stage->input && self->size > 1 && stage != weir__stages_reader (self->stages))
+        return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
+                                  "%s (stage %zu): a graph of several readers runs on one rank for now, and "
+                                  "this job has %d; merge the inputs in a job of one rank, or run a job per "
+                                  "reader",
                                   stage->name, stage->index + 1, self->size);
     if (stage->input)
         weir__input_share (stage->input, (unsigned) self->rank, (unsigned) self->size);
@@ -325,12 +332,14 @@ static int s_merge (weir__ranks *self, weir__snapshot *s, int r, const char *par
         for (unsigned slot = 0; slot < o->slots; slot++)
             o->held[slot] = o->states[slot];
     }
-    size_t n = s->shards->count;
+    //  A job of several ranks has one reader (s_share)
+    const weir__shards *shards = s->inputs[0].shards;
+    size_t n = shards->count;
     uint64_t *offsets = calloc (n ? n : 1, sizeof *offsets);
     if (!rc && !offsets)
         rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
     if (!rc)
-        rc = weir__resume_offsets (from, weir__stages_reader (self->stages)->name, s->shards, offsets, err);
+        rc = weir__resume_offsets (from, weir__stages_reader (self->stages)->name, shards, offsets, err);
     for (size_t k = (size_t) r; k < n && !rc; k += (size_t) self->size)
         self->offsets[k] = offsets[k];
     free (offsets);
@@ -362,7 +371,9 @@ static int s_gather (weir__ranks *self, weir__snapshot *s, weir__err *err)
         size_t at = 0;
         for (int r = 0; r < self->size && !rc; at += lens[r], r++)
             rc = s_merge (self, s, r, all + at, lens[r], err);
-        s->offsets = self->offsets;
+        self->input = s->inputs[0];
+        self->input.offsets = self->offsets;
+        s->inputs = &self->input;
     }
     free (all);
     free (lens);
@@ -377,7 +388,7 @@ int weir__ranks_snapshot (weir__ranks *self, weir__snapshot *s, weir__err *err)
         more |= self->outputs[i].slots > 1;
     if (!more)
         return 0;
-    size_t n = s->shards->count;
+    size_t n = s->inputs[0].shards->count;
     free (self->items);
     free (self->offsets);
     self->items = calloc (s->nstages ? s->nstages : 1, sizeof *self->items);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint/keys.h"
 #include "checkpoint/load.h"
 #include "checkpoint/resume.h"
 #include "checkpoint/saver.h"
@@ -192,7 +193,17 @@ int weir__recovery_fresh (const weir__recovery *self)
 
 int weir__recovery_replaces (const weir__recovery *self)
 {
-    return !self->of.options->checkpoint_dir && !weir__input_live (weir__stages_reader (self->of.stages)->input);
+    const weir__stages *stages = self->of.stages;
+    int live = 0;
+    for (size_t i = 0; i < stages->count; i++)
+        live |= stages->items[i]->input && weir__input_live (stages->items[i]->input);
+    return !self->of.options->checkpoint_dir && !live;
+}
+
+//  The prefix of the checkpoint keys of reader STAGE (checkpoint/keys.h)
+static void s_prefix (const weir__recovery *self, const weir__stage *stage, char *out)
+{
+    weir__key_reader_prefix (stage->index, weir__stages_readers (self->of.stages) > 1, out, WEIR__PREFIX_MAX);
 }
 
 uint64_t weir__recovery_first_epoch (const weir__recovery *self)
@@ -241,8 +252,11 @@ int weir__recovery_input (weir__recovery *self, weir__stage *stage, weir__err *e
     int follow = weir__input_follows (input);
     weir__shards *shards = weir__input_shards (input);
     int rc = follow && self->resume ? weir__resume_follow (self->resume, stage->name, shards, err) : 0;
+    char prefix[WEIR__PREFIX_MAX];
+    s_prefix (self, stage, prefix);
     weir__replan how = {
         .element = stage->name,
+        .prefix = prefix,
         .passes = weir__input_passes (input),
         .warn = s_warn,
         .arg = self->of.job,
@@ -326,7 +340,26 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         items[i].writer_state = stage->output ? weir__output_committed (stage->output) : NULL;
         items[i].dead_state = stage->rejects ? weir__rejects_committed (stage->rejects) : NULL;
     }
-    weir__input *input = weir__stages_reader (stages)->input;
+    //  Every reader's input
+    size_t n = weir__stages_readers (stages), k = 0;
+    weir__snapshot_input *inputs = calloc (n ? n : 1, sizeof *inputs);
+    char (*prefixes)[WEIR__PREFIX_MAX] = calloc (n ? n : 1, sizeof *prefixes);
+    if (!inputs || !prefixes) {
+        free (items);
+        free (inputs);
+        free (prefixes);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < stages->count && k < n; i++) {
+        weir__stage *stage = stages->items[i];
+        if (!stage->input)
+            continue;
+        s_prefix (self, stage, prefixes[k]);
+        inputs[k].prefix = prefixes[k];
+        inputs[k].shards = weir__input_shards (stage->input);
+        inputs[k].offsets = weir__input_offsets (stage->input);
+        k++;
+    }
     weir__snapshot s = {
         .epoch = epoch,
         .finished = finished,
@@ -336,8 +369,8 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         .shape = self->of.shape,
         .stages = items,
         .nstages = stages->count,
-        .shards = weir__input_shards (input),
-        .offsets = weir__input_offsets (input),
+        .inputs = inputs,
+        .ninputs = k,
         .workspace = self->workspace,
         .ranks = (unsigned) weir__ranks_size (self->of.ranks),
         .generation = self->generation,
@@ -346,6 +379,8 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
     if (!rc && self->saver)
         rc = first ? weir__saver_save_first (self->saver, &s, err) : weir__saver_save (self->saver, &s, err);
     free (items);
+    free (inputs);
+    free (prefixes);
     return rc;
 }
 
@@ -364,14 +399,17 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
     if (rc)
         return rc;
     if (self->fresh) {
-        const weir__stage *reader = weir__stages_reader (self->of.stages);
-        const char *stream = weir__input_stream (reader->input);
-        if (stream && self->rank == 0)
-            weir__job_log (self->of.job, WEIR_LOG_WARNING,
-                           "%s: '%s' is not a file (a pipe or a terminal) and cannot be read again: to resume "
-                           "this job, feed it the same input again from its start, and --resume reads past what "
-                           "the checkpoint committed",
-                           reader->name, stream);
+        const weir__stages *stages = self->of.stages;
+        for (size_t i = 0; i < stages->count; i++) {
+            const weir__stage *reader = stages->items[i];
+            const char *stream = reader->input ? weir__input_stream (reader->input) : NULL;
+            if (stream && self->rank == 0)
+                weir__job_log (self->of.job, WEIR_LOG_WARNING,
+                               "%s: '%s' is not a file (a pipe or a terminal) and cannot be read again: to "
+                               "resume this job, feed it the same input again from its start, and --resume "
+                               "reads past what the checkpoint committed",
+                               reader->name, stream);
+        }
         //  Checkpoint 0: the state right after init, before any record;
         //  the outputs commit their (empty) state first, so that resuming
         //  from it knows where they stand
@@ -414,8 +452,9 @@ int weir__recovery_commit (void *arg, const weir__boundary *b)
     if (!rc) {
         WEIR_KILL_POINT ("writers-synced");
         //  The next epoch reads the input again, from the start
-        if (b->new_pass)
-            weir__input_rewind (weir__stages_reader (self->of.stages)->input);
+        for (size_t i = 0; b->new_pass && i < self->of.stages->count; i++)
+            if (self->of.stages->items[i]->input)
+                weir__input_rewind (self->of.stages->items[i]->input);
         rc = weir__ranks_reduce (self->of.ranks, self->workspace, b->epoch, &err);
     }
     if (!rc && self->of.options->checkpoint_dir)

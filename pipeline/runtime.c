@@ -114,14 +114,39 @@ static const struct {
     [WEIR_ELEMENT_WRITER] = {s_open_output, s_close_output},
 };
 
-//  Open the reader and plan its input, before anything else: a missing
+//  A graph of several readers: each reads its input once, to its end.
+//  Passes end epochs and followed files never end, for every reader at
+//  once, which the controller does not know how to agree on yet.
+static int s_several (const weir__stage *reader, size_t readers, weir__err *err)
+{
+    const char *what = weir__input_follows (reader->input) ? "follow=1"
+                       : weir__input_passes (reader->input) > 1 ? "passes="
+                                                                 : NULL;
+    if (readers < 2 || !what)
+        return 0;
+    weir__prop *p = weir__stage_prop (reader, what[0] == 'f' ? "follow" : "passes");
+    return weir__stage_error (reader, err, WEIR_EPROPERTY, p ? p->key_offset : -1,
+                              "%s: %s in a graph of %zu readers is not built yet: each reader of a graph reads "
+                              "its input once, to its end",
+                              reader->name, what, readers);
+}
+
+//  Open every reader and plan its input, before anything else: a missing
 //  input, or an output that is one of the inputs, is found before the
 //  checkpoint directory or any output is touched.
 static int s_open_reader (const weir__run *run, weir__err *err)
 {
-    weir__stage *reader = weir__stages_reader (run->stages);
-    int rc = weir__input_open (reader->input, reader->name, reader->name_offset, &reader->props,
-                               reader->threads, err);
+    size_t readers = weir__stages_readers (run->stages);
+    int rc = 0;
+    for (size_t i = 0; i < run->stages->count && !rc; i++) {
+        weir__stage *reader = run->stages->items[i];
+        if (reader->kind != WEIR_ELEMENT_READER)
+            continue;
+        rc = weir__input_open (reader->input, reader->name, reader->name_offset, &reader->props, reader->threads,
+                               err);
+        if (!rc)
+            rc = s_several (reader, readers, err);
+    }
     return rc ? rc : weir__guard_check (run->stages, run->options, err);
 }
 
@@ -258,12 +283,15 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
     //  otherwise
     if (weir__input_follows (input))
         weir__controller_default_seconds (run->controller, 1.0);
-    unsigned threads = 0;
-    for (size_t i = 0; i < stages->count; i++)
+    unsigned threads = 0, reading = 0;
+    for (size_t i = 0; i < stages->count; i++) {
         threads += stages->items[i]->threads;
+        reading += stages->items[i]->kind == WEIR_ELEMENT_READER ? stages->items[i]->threads : 0;
+    }
+    //  Several readers each read once (s_several): the first's passes are
+    //  every reader's
     weir__controller_start (run->controller, weir__recovery_first_epoch (recovery),
-                            weir__recovery_pass (recovery), weir__input_passes (input), threads,
-                            weir__stages_reader (stages)->threads);
+                            weir__recovery_pass (recovery), weir__input_passes (input), threads, reading);
     weir__job_clock_start (job);
     if (s_nothing_to_do (run, recovery)) {
         weir__job_clock_stop (job);

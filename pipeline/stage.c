@@ -64,6 +64,14 @@ weir__stage *weir__stages_reader (const weir__stages *self)
     return self->items[0];
 }
 
+size_t weir__stages_readers (const weir__stages *self)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < self->count; i++)
+        n += self->items[i]->kind == WEIR_ELEMENT_READER;
+    return n;
+}
+
 int weir__stage_set_ports (weir__stage *self, const char *const *names, size_t count)
 {
     for (size_t i = 0; i < self->nports; i++)

@@ -164,6 +164,9 @@ void weir__stages_release (weir__stages *self);
     (pipeline/graph.h).  */
 weir__stage *weir__stages_reader (const weir__stages *self);
 
+/*  How many readers the resolved stages have.  */
+size_t weir__stages_readers (const weir__stages *self);
+
 /*  Append a stage for element NAME (OFFSET in the description, or -1).
     NULL when out of memory.  */
 weir__stage *weir__stages_append (weir__stages *self, const char *name, long offset);

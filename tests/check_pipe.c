@@ -813,6 +813,40 @@ START_TEST (test_ports_in_code)
 }
 END_TEST
 
+//  Two readers merged, in code: a branch of its own for the second reader
+START_TEST (test_readers_merged_in_code)
+{
+    const char *a[] = {"count=1000", NULL};
+    const char *b[] = {"count=500", "start=1000", "threads=2", NULL};
+    const char *mp[] = {"name=m", NULL};
+    weir_pipe *pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", a), 0);      //  0
+    ck_assert_int_eq (weir_pipe_add (pipe, "identity", mp), 0);  //  1: the merge
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);    //  2
+    ck_assert_int_eq (weir_pipe_branch (pipe, NULL), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", b), 0);  //  3: a reader of its own
+    ck_assert_int_eq (weir_pipe_link (pipe, "3", "m"), WEIR_EINVAL);
+    weir_pipe_destroy (&pipe);
+    //  The second reader named, linked into the merge
+    const char *bn[] = {"count=500", "start=1000", "threads=2", "name=second", NULL};
+    pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", a), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "identity", mp), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_branch (pipe, NULL), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", bn), 0);
+    ck_assert_int_eq (weir_pipe_link (pipe, "second", "m"), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    weir_stage_stats st = WEIR_STAGE_STATS_INIT;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 3, &st), 0);
+    ck_assert_int_eq (st.kind, WEIR_ELEMENT_READER);
+    ck_assert_uint_eq (st.records_out, 500);
+    ck_assert_int_eq (weir_pipe_stats (pipe, 2, &st), 0);
+    ck_assert_uint_eq (st.records_in, 1500);
+    weir_pipe_destroy (&pipe);
+}
+END_TEST
+
 START_TEST (test_elements_are_documented)
 {
     int readers = 0, writers = 0, processors = 0, filter_expr = 0;
@@ -865,6 +899,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_fanout_and_filter);
     tcase_add_test (tc, test_graph_in_code);
     tcase_add_test (tc, test_ports_in_code);
+    tcase_add_test (tc, test_readers_merged_in_code);
     tcase_add_test (tc, test_emit_packed_checks_the_record);
     tcase_add_test (tc, test_plugin_functions_return_codes);
     tcase_add_test (tc, test_processor_table_is_checked);

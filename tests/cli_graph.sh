@@ -86,7 +86,6 @@ bad "'filter' is a processor, but an element that ends a branch must be a writer
     "$E ! tee name=t  t. ! $N  t. ! filter '.a'"
 bad "'null' is a writer, but an element inside a branch must be a processor" "$E ! tee name=t  t. ! null ! $N  t. ! null"
 bad "'range' is a reader, but an element inside a branch must be a processor" "$E ! tee name=t  t. ! range ! $N  t. ! null"
-bad "one reader, and 'range' \(stage 2\) is a second after 'json' \(stage 1\)" "$E ! m.  range count=5 ! m.  identity name=m ! $N"
 bad "'!' separates elements: if it is part of a value, quote the value" "lines path=$T/a!b.txt"
 # The caret points at the culprit
 "$WEIR" run "$E ! tee name=t  t. ! $N  x. ! null" 2> "$T/err"

@@ -42,6 +42,8 @@ expect_exit 2 "dead-letter= is not supported yet in a job of several ranks" -- m
     "lines path=$T/in.txt on-error=skip dead-letter=$T/dl-{rank} ! lines path=$T/dl-out-{rank}.txt"
 expect_exit 2 "follow=1 is not supported yet in a job of several ranks" -- mpi 2 "$WEIR" run \
     "lines path=$T/in.txt follow=1 ! lines path=$T/f-{rank}.txt"
+expect_exit 2 "a graph of several readers runs on one rank for now, and this job has 2" -- mpi 2 "$WEIR" run \
+    "lines path=$T/in.txt ! m.  range count=5 ! m.  identity name=m ! lines path=$T/m-{rank}.txt"
 # One rank alone may write one file, as ever, and {rank} is 0 there
 expect_exit 0 "" -- "$WEIR" run -q "range count=10 ! lines path=$T/solo-{rank}.txt"
 [ "$(wc -l < "$T/solo-0.txt")" -eq 10 ] && ok || fail "{rank} is not 0 in a job of one rank"

@@ -1,0 +1,92 @@
+#!/bin/sh
+# Graphs of several readers merged into one stream: every output compared
+# with what jq computes from the inputs; --epoch-records counts what every
+# reader read; exactly once after kills at a checkpoint's points and at
+# random, with thread counts changed on resume; a resume over inputs that
+# grew reads only what was added, for each reader; what is not built yet
+# (passes=, follow=1, several ranks) refused, saying so.
+. "$(dirname "$0")/lib.sh"
+command -v jq > /dev/null || { echo "skipped: jq is not installed (scripts/install-deps.sh installs it)"; exit 77; }
+
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "{\"app\": %d, \"level\": \"%s\"}\n", i, (i % 3 ? "info" : "error") }' > "$T/app.jsonl"
+awk 'BEGIN { for (i = 0; i < 2000; i++) printf "GET /page/%d 200\n", i }' > "$T/access.log"
+# What the merge holds: the events as they are, each line as a JSON string
+{ jq -c . "$T/app.jsonl"; jq -R -c . "$T/access.log"; } | sort > "$T/all.sorted"
+norm () { jq -c . "$1"; }
+M="json path=$T/app.jsonl ! m.  lines path=$T/access.log ! m.  identity name=m"
+
+# The issue's example: two readers into one stage, one writer
+"$WEIR" run "$M ! json path=$T/all.out" 2> "$T/err" || fail "two readers merged: $(cat "$T/err")"
+norm "$T/all.out" | sort > "$T/got"; same "$T/got" "$T/all.sorted" "two readers merged"
+grep -q "5000 records read, 5000 written" "$T/err" && ok || fail "the summary counts both readers: $(cat "$T/err")"
+# Each reader's own order is kept at threads=1 on every stage
+norm "$T/all.out" | grep '^{' > "$T/got"; jq -c . "$T/app.jsonl" > "$T/want"
+same "$T/got" "$T/want" "the first reader's records in their order"
+norm "$T/all.out" | grep -v '^{' > "$T/got"; jq -R -c . "$T/access.log" > "$T/want"
+same "$T/got" "$T/want" "the second reader's records in their order"
+
+# Readers into different branches of one graph: a filter on one, a tee
+# after the merge into two writers
+"$WEIR" run -q "json path=$T/app.jsonl ! filter '.level == \"error\"' ! m.  lines path=$T/access.log threads=2 split=9000 ! m.  tee name=m  m. ! json path=$T/t1.out  m. ! null" \
+    || fail "two readers, a filter, a tee"
+{ jq -c 'select(.level == "error")' "$T/app.jsonl"; jq -R -c . "$T/access.log"; } | sort > "$T/want"
+norm "$T/t1.out" | sort > "$T/got"; same "$T/got" "$T/want" "a filtered reader and a split reader merged, then teed"
+# Two range readers: no paths, each reader its own offsets
+"$WEIR" run -q "range count=1000 ! m.  range count=500 start=5000 threads=2 ! m.  identity name=m ! lines path=$T/r.out" \
+    || fail "two range readers"
+{ seq 0 999; seq 5000 5499; } | sort > "$T/want"; sort "$T/r.out" > "$T/got"
+same "$T/got" "$T/want" "two range readers"
+
+# --epoch-records counts what every reader read, together
+rm -rf "$T/ck"
+"$WEIR" run -q --checkpoint "$T/ck" --epoch-records 700 --epochs 1 "$M ! json path=$T/e.out" || fail "one epoch of 700"
+"$WEIR" checkpoints "$T/ck" --epoch 1 > "$T/meta" || fail "the checkpoint of epoch 1"
+read0=$(awk '$1 == "records_in:0:" {print $2}' "$T/meta"); read1=$(awk '$1 == "records_in:1:" {print $2}' "$T/meta")
+[ $((read0 + read1)) -eq 700 ] && ok || fail "an epoch of 700 records: readers read $read0 and $read1"
+[ "$("$WEIR" checkpoints "$T/ck" | awk '$1 == 1 {print $3}')" = 700 ] && ok \
+    || fail "weir checkpoints counts what both readers read: $("$WEIR" checkpoints "$T/ck")"
+grep -q '^  0|.*app.jsonl@' "$T/meta" && grep -q '^  1|.*access.log@' "$T/meta" && ok \
+    || fail "each reader's offsets under its own prefix: $(cat "$T/meta")"
+"$WEIR" run -q --checkpoint "$T/ck" --resume "$M ! json path=$T/e.out" || fail "resumed to the end"
+norm "$T/e.out" | sort > "$T/got"; same "$T/got" "$T/all.sorted" "resumed after one epoch"
+
+# Exactly once: SIGKILL at a checkpoint's points, then at random, resumed
+# with other thread counts
+awk 'BEGIN { for (i = 0; i < 60000; i++) printf "{\"app\": %d}\n", i }' > "$T/big.jsonl"
+awk 'BEGIN { for (i = 0; i < 60000; i++) printf "GET /big/%d\n", i }' > "$T/big.log"
+{ jq -c . "$T/big.jsonl"; jq -R -c . "$T/big.log"; } | sort > "$T/big.sorted"
+J="json path=$T/big.jsonl split=200000 THREADS ! m.  lines path=$T/big.log split=300000 ! m.  identity name=m ! json path=$T/k.out"
+for point in pipe-drained:2 writers-synced:3 after-leveldb-write:2; do
+    rm -rf "$T/ck" "$T/k.out"
+    WEIR_KILL_AT=$point "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 10000 "$(echo "$J" | sed 's/THREADS/threads=2/')" \
+        2> "$T/err"
+    rc=$?
+    [ $rc -eq 137 ] && ok || fail "merge killed at $point: exit $rc $(cat "$T/err")"
+    "$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 10000 "$(echo "$J" | sed 's/THREADS/threads=1/')" \
+        || fail "merge resumed after $point"
+    norm "$T/k.out" | sort > "$T/got"; same "$T/got" "$T/big.sorted" "merge killed at $point"
+done
+rm -rf "$T/ck" "$T/k.out"
+kill_rounds "$T/ck" 3000 "$J"
+norm "$T/k.out" | sort > "$T/got"; same "$T/got" "$T/big.sorted" "merge after random kills"
+
+# Inputs that grew: a resume reads what each reader's files gained
+awk 'BEGIN { for (i = 60000; i < 60100; i++) printf "{\"app\": %d}\n", i }' >> "$T/big.jsonl"
+awk 'BEGIN { for (i = 60000; i < 60050; i++) printf "GET /big/%d\n", i }' >> "$T/big.log"
+"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 3000 "$(echo "$J" | sed 's/THREADS//')" 2> "$T/err" \
+    || fail "resumed over grown inputs: $(cat "$T/err")"
+{ jq -c . "$T/big.jsonl"; jq -R -c . "$T/big.log"; } | sort > "$T/want"
+norm "$T/k.out" | sort > "$T/got"; same "$T/got" "$T/want" "each reader read what its file gained, once"
+
+# What is not built yet is refused, saying so, before anything is written
+rm -f "$T/never.out"
+expect_exit 2 "lines: passes= in a graph of 2 readers is not built yet" -- \
+    "$WEIR" run "json path=$T/app.jsonl ! m.  lines path=$T/access.log passes=2 ! m.  identity name=m ! json path=$T/never.out"
+expect_exit 2 "json: follow=1 in a graph of 2 readers is not built yet" -- \
+    "$WEIR" run "json path=$T/app.jsonl follow=1 ! m.  lines path=$T/access.log ! m.  identity name=m ! json path=$T/never.out"
+[ ! -e "$T/never.out" ] && ok || fail "a refused merge wrote its output"
+# An output that is an input of either reader
+expect_exit 2 "is also an input of the reader 'lines'" -- \
+    "$WEIR" run "json path=$T/app.jsonl ! m.  lines path=$T/access.log ! m.  identity name=m ! lines path=$T/access.log"
+
+finish
