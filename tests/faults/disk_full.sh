@@ -105,6 +105,41 @@ for writer in lines msgpack leveldb-flush leveldb-sync; do
         done
     done
 done
+# --- a graph: the disk of one of two writers full ------------------------
+# A tee feeds two writers; only the first's folder is under the shim, so
+# its k-th write, sync or create fails while the other writer and the
+# checkpoint go on.  The job fails cleanly, and once space is back the
+# resume leaves both outputs exact: the failed writer's, and the other's,
+# which committed with it in the same checkpoints.
+GROOT="$T/groot"
+mkdir -p "$GROOT" "$T/gother"
+GJOB="lines path='$IN/*.txt' threads=2 ! tee name=t  t. ! lines path=$GROOT/a.out  t. ! lines path=$T/gother/b.out"
+seq 0 599 > "$T/g.ref"
+rm -rf "$GROOT"/* "$T/gother"/* "$T/g.ck" "$T/gjournal"
+FAULTFS_ROOT="$GROOT" FAULTFS_JOURNAL="$T/gjournal" FAULTFS_COUNT=1 LD_PRELOAD="$SHIM" ASAN_OPTIONS="$SHIM_ASAN" \
+    "$WEIR_KP" run -q --checkpoint "$T/g.ck" --epoch-records 100 "$GJOB" || fail "graph: counted run"
+for kind in write sync create; do
+    count=$(sed -n "s/^C .*$kind=\([0-9]*\).*/\1/p" "$T/gjournal")
+    [ "${count:-0}" -gt 0 ] || { fail "graph: no $kind call was seen under the first writer's folder"; continue; }
+    for k in $(printf '1\n%s\n' "$count" | sort -nu); do
+        name="graph: ENOSPC at the first writer's $kind call $k of $count"
+        rm -rf "$GROOT"/* "$T/gother"/* "$T/g.ck"
+        FAULTFS_ROOT="$GROOT" FAULTFS_FAIL=$kind:$k LD_PRELOAD="$SHIM" ASAN_OPTIONS="$SHIM_ASAN" \
+            timed 60 "$WEIR_KP" run -q --checkpoint "$T/g.ck" --epoch-records 100 "$GJOB" 2>"$T/err"
+        if [ $RC -eq 1 ] && grep -v '^faultfs:' "$T/err" | grep -q 'No space left on device'; then
+            ok
+        else
+            [ $RC -ge 128 ] && crashes=$((crashes + 1))
+            fail "$name: exit $RC, wanted 1 with 'No space left on device'"
+            sed 's/^/    /' "$T/err" >&2
+        fi
+        timed 60 "$WEIR_KP" run -q --checkpoint "$T/g.ck" --resume --epoch-records 100 "$GJOB" 2>"$T/err"
+        [ $RC -eq 0 ] && ok || { fail "$name: resume with space exit $RC"; sed 's/^/    /' "$T/err" >&2; continue; }
+        sort -n "$GROOT/a.out" > "$T/g.got"; same "$T/g.got" "$T/g.ref" "$name: the full writer's output"
+        sort -n "$T/gother/b.out" > "$T/g.got"; same "$T/g.got" "$T/g.ref" "$name: the other writer's output"
+    done
+done
+
 # --- a regular file that cannot be synced ---------------------------------
 # EROFS, EINVAL and ENOTSUP are what fsync says of a pipe or a terminal,
 # which need no sync; said of a regular file they mean its bytes may not

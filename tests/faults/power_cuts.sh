@@ -156,6 +156,31 @@ for point in pipe-drained:2 writers-synced:1 writers-synced:3 after-leveldb-writ
     same "$T/inc.got" "$T/inc.ref" "incremental ingest killed at $point, cut, resumed"
 done
 
+# --- A graph, cut ---------------------------------------------------------
+# Two readers merged, teed into a writer and a route of two writers.
+# Killed at a checkpoint's points and cut, then resumed with other thread
+# counts: each of the three outputs exact.
+GDESC="lines path='$IN/*.txt' THREADS ! m.  range count=500 start=100000 ! m.  tee name=m
+    m. ! lines path=$ROOT/all
+    m. ! route name=r big='. >= 100000' default=small  r.big ! lines path=$ROOT/big  r.small ! lines path=$ROOT/small"
+{ seq 0 $((2 * PER - 1)); seq 100000 100499; } | sort > "$T/g.all"
+seq 100000 100499 > "$T/g.big"
+seq 0 $((2 * PER - 1)) | sort > "$T/g.small"
+for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resumed:1; do
+    rm -rf "$ROOT"/* && "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+    WEIR_KILL_AT=$point shimmed "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --epoch-records 300 \
+        "$(echo "$GDESC" | sed 's/THREADS/threads=2/')" 2>"$T/err"
+    [ $RC -eq 137 ] && ok || { fail "graph ($point): exit $RC, wanted 137"; sed 's/^/    /' "$T/err" >&2; }
+    power_cut "graph ($point)"
+    timed 120 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 \
+        "$(echo "$GDESC" | sed 's/THREADS/threads=1/')" 2>"$T/err"
+    [ $RC -eq 0 ] && ok || { fail "graph ($point): resume exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+    for o in all big small; do
+        sort "$ROOT/$o" > "$T/g.got"
+        same "$T/g.got" "$T/g.$o" "graph killed at $point, cut, resumed: output '$o'"
+    done
+done
+
 # --- Cuts at kill points and at random instants, every writer ---------
 POINTS="readers-stopped pipe-drained writers-synced blobs-copied before-leveldb-write after-leveldb-write readers-resumed"
 for writer in lines msgpack leveldb-flush leveldb-sync; do
