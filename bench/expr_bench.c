@@ -9,7 +9,9 @@
     times (default 5):
     one field comparison, four conditions of which a record meets the
     first that holds (what a route over four branches evaluates), a
-    number range, and a PCRE2 regular expression.  The peer, measured in
+    number range, and a PCRE2 regular expression; and the four conditions
+    as route runs them when each is PATH == "text" on one path, a switch
+    that looks the path up once (lib/expr.h).  The peer, measured in
     the same run over the same records, is the same first condition
     written by hand in C: the key looked up in the map and the bytes
     compared, the least a filter can do.  Prints one JSON line: the median
@@ -101,6 +103,27 @@ static double s_time (const weir__expr *const *exprs, size_t nexprs, const msgpa
     return median;
 }
 
+//  The same for route's switch over four equalities on one path (what
+//  route runs when its branches are all PATH == "text")
+static double s_time_switch (const weir__expr_switch *sw, size_t count, const msgpack_object *recs, size_t n,
+                             int repeats, size_t *kept)
+{
+    double *ns = calloc ((size_t) repeats, sizeof *ns);
+    uint64_t mismatch = 0;
+    for (int r = 0; r < repeats; r++) {
+        size_t yes = 0;
+        uint64_t start = weir__now_ns ();
+        for (size_t j = 0; j < n; j++)
+            yes += weir__expr_switch_eval (sw, &recs[j % S_SET], &mismatch) < count;
+        ns[r] = (double) (weir__now_ns () - start) / (double) n;
+        *kept = yes;
+    }
+    qsort (ns, (size_t) repeats, sizeof *ns, s_cmp);
+    double median = ns[repeats / 2];
+    free (ns);
+    return median;
+}
+
 int main (int argc, char **argv)
 {
     size_t n = 1000000;
@@ -157,16 +180,21 @@ int main (int argc, char **argv)
     double route = s_time ((const weir__expr *const *) &e[1], 4, recs, n, repeats, &kept_route);
     double range = s_time ((const weir__expr *const *) &e[5], 1, recs, n, repeats, &kept_range);
     double re = s_time ((const weir__expr *const *) &e[6], 1, recs, n, repeats, &kept_re);
-    if (kept_hand != kept_one || kept_route != n) {
+    weir__expr_switch *sw = weir__expr_switch_new ((const weir__expr *const *) &e[1], 4);
+    size_t kept_switch = 0;
+    double route_switch = sw ? s_time_switch (sw, 4, recs, n, repeats, &kept_switch) : 0;
+    weir__expr_switch_destroy (&sw);
+    if (kept_hand != kept_one || kept_route != n || kept_switch != n) {
         fprintf (stderr, "expr_bench: the expressions kept %zu and %zu records, wanted %zu and %zu\n", kept_one,
                  kept_route, kept_hand, n);
         return 1;
     }
     printf ("{\"bench\": \"expr\", \"evaluations\": %zu, \"distinct_records\": %d, \"repeats\": %d, \"ns_per_record\": {\"by_hand\": %.2f, "
-            "\"one_comparison\": %.2f, \"route_4_branches\": %.2f, \"number_range\": %.2f, \"regex\": %.2f}, "
+            "\"one_comparison\": %.2f, \"route_4_branches\": %.2f, \"route_4_branches_switch\": %.2f, "
+            "\"number_range\": %.2f, \"regex\": %.2f}, "
             "\"one_comparison_vs_by_hand\": %.2f, \"kept\": {\"one_comparison\": %zu, \"number_range\": %zu, "
             "\"regex\": %zu}, \"targets_ns\": {\"one_comparison\": 15, \"route_4_branches\": 25}}\n",
-            n, S_SET, repeats, hand, one, route, range, re, one / hand, kept_one, kept_range, kept_re);
+            n, S_SET, repeats, hand, one, route, route_switch, range, re, one / hand, kept_one, kept_range, kept_re);
     for (size_t k = 0; k < 7; k++)
         weir__expr_destroy (&e[k]);
     free (recs);

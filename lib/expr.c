@@ -551,3 +551,96 @@ int weir__expr_eval (const weir__expr *self, const msgpack_object *rec, weir__ex
 {
     return s_eval (self, self->root, rec, scratch);
 }
+
+struct weir__expr_switch {
+    const weir__step *steps;  //  the path, the first expression's
+    size_t nsteps;
+    const msgpack_object **texts;  //  [count]
+    size_t count;
+};
+
+//  Whether expression E is PATH == "text": its path operand and its text
+static int s_equality (const weir__expr *e, const s_operand **path, const msgpack_object **text)
+{
+    const s_node *n = &e->nodes[e->root];
+    if (n->kind != S_CMP || n->op != S_EQ || n->x.is_path == n->y.is_path)
+        return 0;
+    const s_operand *lit = n->x.is_path ? &n->y : &n->x;
+    if (lit->value.type != MSGPACK_OBJECT_STR)
+        return 0;
+    *path = n->x.is_path ? &n->x : &n->y;
+    *text = &lit->value;
+    return 1;
+}
+
+//  Whether the COUNT steps A and B are one path
+static int s_same_steps (const weir__step *a, const weir__step *b, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (a[i].index != b[i].index || a[i].escaped != b[i].escaped
+            || (a[i].index ? a[i].n != b[i].n : a[i].len != b[i].len || memcmp (a[i].key, b[i].key, a[i].len)))
+            return 0;
+    return 1;
+}
+
+weir__expr_switch *weir__expr_switch_new (const weir__expr *const *exprs, size_t count)
+{
+    const s_operand *first = NULL;
+    for (size_t i = 0; i < count; i++) {
+        const s_operand *path;
+        const msgpack_object *text;
+        if (!s_equality (exprs[i], &path, &text))
+            return NULL;
+        if (i && (path->count != first->count
+                  || !s_same_steps (&exprs[0]->steps[first->first], &exprs[i]->steps[path->first], path->count)))
+            return NULL;
+        if (!i)
+            first = path;
+    }
+    weir__expr_switch *self = count ? calloc (1, sizeof *self) : NULL;
+    if (self && !(self->texts = calloc (count, sizeof *self->texts))) {
+        free (self);
+        return NULL;
+    }
+    for (size_t i = 0; self && i < count; i++) {
+        const s_operand *path;
+        s_equality (exprs[i], &path, &self->texts[i]);
+    }
+    if (self) {
+        self->steps = &exprs[0]->steps[first->first];
+        self->nsteps = first->count;
+        self->count = count;
+    }
+    return self;
+}
+
+void weir__expr_switch_destroy (weir__expr_switch **self_p)
+{
+    weir__expr_switch *self = *self_p;
+    if (!self)
+        return;
+    free (self->texts);
+    free (self);
+    *self_p = NULL;
+}
+
+size_t weir__expr_switch_eval (const weir__expr_switch *self, const msgpack_object *rec, uint64_t *mismatch)
+{
+    const msgpack_object *v = rec;
+    for (size_t i = 0; i < self->nsteps && v; i++)
+        v = weir__step_take (&self->steps[i], v);
+    //  Absent: every comparison false, none a mismatch
+    if (!v)
+        return self->count;
+    //  Of another kind than text: every comparison a mismatch (s_compare)
+    if (s_kind_of (v) != K_TEXT) {
+        *mismatch += self->count;
+        return self->count;
+    }
+    for (size_t i = 0; i < self->count; i++) {
+        const msgpack_object *t = self->texts[i];
+        if (t->via.str.size == v->via.str.size && memcmp (t->via.str.ptr, v->via.str.ptr, t->via.str.size) == 0)
+            return i;
+    }
+    return self->count;
+}

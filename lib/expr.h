@@ -50,4 +50,19 @@ void weir__expr_scratch_release (weir__expr_scratch *scratch);
 /*  Is the expression true of REC?  */
 int weir__expr_eval (const weir__expr *self, const msgpack_object *rec, weir__expr_scratch *scratch);
 
+/*  COUNT expressions tried in turn, the first true one wanted (route's
+    branches), when each is PATH == "text" (either way round) on one and
+    the same PATH: PATH is looked up once per record and its value
+    compared with each text, with what evaluating them in turn gives, the
+    mismatches too (a value of another kind is one per expression).
+    NULL when they are not all so (or out of memory): evaluate them in
+    turn.  The expressions must outlive it.  */
+typedef struct weir__expr_switch weir__expr_switch;
+weir__expr_switch *weir__expr_switch_new (const weir__expr *const *exprs, size_t count);
+void weir__expr_switch_destroy (weir__expr_switch **self_p);
+
+/*  The index of the first of the expressions true of REC, or COUNT when
+    none is; mismatches added to *MISMATCH.  Any number of threads.  */
+size_t weir__expr_switch_eval (const weir__expr_switch *self, const msgpack_object *rec, uint64_t *mismatch);
+
 #endif

@@ -126,6 +126,8 @@ int weir__route_ports (const weir__props *props, const weir_property_info *commo
 typedef struct {
     weir__expr **exprs;
     size_t count;
+    //  Every condition PATH == "text" on one PATH: looked up once
+    weir__expr_switch *fast;
     long fallback;  //  the default's port, or -1
     int drop;       //  unmatched=drop
 } s_route;
@@ -138,6 +140,8 @@ typedef struct {
 
 static void s_route_free (s_route *r)
 {
+    if (r)
+        weir__expr_switch_destroy (&r->fast);
     for (size_t i = 0; r && i < r->count; i++)
         weir__expr_destroy (&r->exprs[i]);
     if (r)
@@ -173,6 +177,7 @@ static int s_open (weir_stage *st, void **state)
         }
         r->count++;
     }
+    r->fast = weir__expr_switch_new ((const weir__expr *const *) r->exprs, r->count);
     *state = r;
     return 0;
 }
@@ -221,9 +226,16 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
 {
     s_thread *t = tstate;
     const s_route *r = t->route;
-    for (size_t i = 0; i < r->count; i++)
-        if (weir__expr_eval (r->exprs[i], rec, &t->scratch[i]))
+    if (r->fast) {
+        //  Its mismatches count with the first condition's
+        size_t i = weir__expr_switch_eval (r->fast, rec, &t->scratch[0].mismatch);
+        if (i < r->count)
             return weir_emit_to (st, (unsigned) i, rec);
+    }
+    else
+        for (size_t i = 0; i < r->count; i++)
+            if (weir__expr_eval (r->exprs[i], rec, &t->scratch[i]))
+                return weir_emit_to (st, (unsigned) i, rec);
     if (r->fallback >= 0)
         return weir_emit_to (st, (unsigned) r->fallback, rec);
     if (!r->drop)

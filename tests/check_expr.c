@@ -42,6 +42,23 @@ static int s_true (const char *expr, const char *json, uint64_t *mismatch)
     return yes;
 }
 
+//  The record written as JSON, decoded into *REC in ZONE
+static void s_record (const char *json, msgpack_zone *zone, msgpack_object *rec)
+{
+    weir__jsonparse *jp = weir__jsonparse_new ();
+    weir__batch b;
+    ck_assert_int_eq (weir__batch_init (&b, 256), 0);
+    size_t where, off = 0;
+    const char *problem;
+    ck_assert_int_eq (weir__jsonparse_pack (jp, json, strlen (json), &b, &where, &problem), 0);
+    //  The zone keeps the strings: copied out of the batch
+    char *copy = msgpack_zone_malloc (zone, b.len - WEIR__BATCH_HEADER);
+    memcpy (copy, b.data + WEIR__BATCH_HEADER, b.len - WEIR__BATCH_HEADER);
+    ck_assert_int_eq (msgpack_unpack (copy, b.len - WEIR__BATCH_HEADER, &off, zone, rec), MSGPACK_UNPACK_SUCCESS);
+    weir__batch_release (&b);
+    weir__jsonparse_destroy (jp);
+}
+
 //  EXPR is refused with a message holding WHAT, at byte AT of it.
 static void s_refused (const char *expr, const char *what, long at)
 {
@@ -172,6 +189,70 @@ START_TEST (test_regex)
 }
 END_TEST
 
+//  COUNT expression texts parsed into E
+static void s_parse_all (const char *const *texts, size_t count, weir__expr **e)
+{
+    for (size_t i = 0; i < count; i++) {
+        weir__err err;
+        weir__err_init (&err);
+        ck_assert_msg (weir__expr_new (texts[i], &e[i], &err) == 0, "'%s': %s", texts[i], err.msg);
+    }
+}
+
+//  A switch says what evaluating its expressions in turn says: the first
+//  true and the mismatches, over records of every kind of value
+START_TEST (test_switch_agrees_with_evaluation)
+{
+    const char *texts[] = {".a.b == \"x\"", "\"y\" == .a.b", ".a.b == \"\"", ".a.b == \"x y\""};
+    weir__expr *e[4];
+    s_parse_all (texts, 4, e);
+    weir__expr_switch *sw = weir__expr_switch_new ((const weir__expr *const *) e, 4);
+    ck_assert_ptr_nonnull (sw);
+    const char *recs[] = {
+        "{\"a\": {\"b\": \"x\"}}", "{\"a\": {\"b\": \"y\"}}", "{\"a\": {\"b\": \"\"}}",
+        "{\"a\": {\"b\": \"x y\"}}", "{\"a\": {\"b\": \"z\"}}", "{\"a\": {\"b\": 5}}",
+        "{\"a\": {\"b\": null}}", "{\"a\": {\"b\": [1]}}", "{\"a\": {\"c\": \"x\"}}", "{\"a\": 1}",
+        "[1, 2]", "\"x\"", "{\"a\": {\"b\": \"X\"}}",
+    };
+    weir__expr_scratch scratch;
+    ck_assert_int_eq (weir__expr_scratch_init (e[0], &scratch), 0);
+    for (size_t r = 0; r < sizeof recs / sizeof recs[0]; r++) {
+        msgpack_zone zone;
+        msgpack_zone_init (&zone, 1024);
+        msgpack_object rec;
+        s_record (recs[r], &zone, &rec);
+        scratch.mismatch = 0;
+        size_t want = 4;
+        for (size_t i = 0; i < 4 && want == 4; i++)
+            if (weir__expr_eval (e[i], &rec, &scratch))
+                want = i;
+        uint64_t mismatch = 0;
+        ck_assert_msg (weir__expr_switch_eval (sw, &rec, &mismatch) == want, "record %s", recs[r]);
+        ck_assert_msg (mismatch == scratch.mismatch, "record %s: %" PRIu64 " mismatches, evaluated %" PRIu64,
+                       recs[r], mismatch, scratch.mismatch);
+        msgpack_zone_destroy (&zone);
+    }
+    weir__expr_scratch_release (&scratch);
+    weir__expr_switch_destroy (&sw);
+    weir__expr_switch_destroy (&sw);
+    for (size_t i = 0; i < 4; i++)
+        weir__expr_destroy (&e[i]);
+    //  Not every one an equality with text on one path: no switch
+    const char *others[][2] = {
+        {".a == \"x\"", ".b == \"y\""}, {".a == \"x\"", ".a != \"y\""}, {".a == \"x\"", ".a == 5"},
+        {".a == \"x\"", ".a == \"x\" or .a == \"y\""}, {".a == \"x\"", ".a.b == \"y\""},
+        {".a == \"x\"", ".a =~ \"y\""}, {".a[0] == \"x\"", ".a[1] == \"y\""}, {".a == .b", ".a == \"y\""},
+    };
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
+        s_parse_all (others[k], 2, e);
+        ck_assert_msg (weir__expr_switch_new ((const weir__expr *const *) e, 2) == NULL, "'%s' and '%s'",
+                       others[k][0], others[k][1]);
+        weir__expr_destroy (&e[0]);
+        weir__expr_destroy (&e[1]);
+    }
+}
+END_TEST
+
 START_TEST (test_refused)
 {
     s_refused ("", "empty expression", 0);
@@ -211,6 +292,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_mismatch_is_false_and_counted);
     tcase_add_test (tc, test_regex);
     tcase_add_test (tc, test_refused);
+    tcase_add_test (tc, test_switch_agrees_with_evaluation);
     suite_add_tcase (s, tc);
     return s;
 }

@@ -62,6 +62,13 @@ same "$T/got" "$T/want" "the dead letter's records"
 [ "$(jq '.stages[1].metrics.mismatched' "$T/st.json")" = 4000 ] && ok \
     || fail "mismatched: $(jq -c '.stages[1]' "$T/st.json")"
 
+# The same through the switch route runs when every branch is
+# PATH == "text" on one path: each condition's mismatch counted
+"$WEIR" run -q --stats "$T/st.json" "$E ! route name=r a='.n == \"1\"' b='.n == \"2\"' default=other  r.a ! null  r.b ! null  r.other ! json path=$T/x.out" \
+    || fail "mismatched kinds, switch"
+[ "$(jq '.stages[1].metrics.mismatched' "$T/st.json")" = 8000 ] && ok \
+    || fail "mismatched through the switch: $(jq -c '.stages[1]' "$T/st.json")"
+
 # Every mistake refused, exit 2, nothing written
 rm -f "$T/never.out"
 bad () {
