@@ -40,10 +40,12 @@ mpi () {
 # killed: every rank is gone (a zombie it has not reaped) and it sleeps on
 # a lock of its own.  Such an mpirun is killed after 5 s of that, HUNG=1,
 # and counted in mpirun_hangs; a rank of weir's still alive after 120 s is a
-# hang of weir's, and fails the test.
+# hang of weir's, and fails the test.  Before any rank was seen, mpirun
+# may still be launching them (slowly, on a loaded machine or in a
+# chroot): it gets 30 s for that.
 mpirun_hangs=0
 reap () {
-    quiet=0 busy=0 HUNG=0
+    quiet=0 busy=0 HUNG=0 seen=0
     while :; do
         state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
         [ -z "$state" ] || [ "$state" = Z ] && break
@@ -52,6 +54,7 @@ reap () {
             [ "$(awk '{ print $3 }' "/proc/$c/stat" 2>/dev/null)" = Z ] || alive=1
         done
         if [ $alive -eq 1 ]; then
+            seen=1
             quiet=0
             busy=$((busy + 1))
             if [ $busy -ge 1200 ]; then
@@ -62,7 +65,7 @@ reap () {
             fi
         else
             quiet=$((quiet + 1))
-            if [ $quiet -ge 50 ]; then
+            if [ $quiet -ge $((seen ? 50 : 300)) ]; then
                 mpirun_hangs=$((mpirun_hangs + 1))
                 HUNG=1
                 kill -KILL "$1"
