@@ -213,14 +213,14 @@ int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err
     return s_regions (self, ws, err);
 }
 
-int weir__resume_offsets (const weir__resume *self, const char *element, const weir__shards *shards,
-                          uint64_t *offsets, weir__err *err)
+int weir__resume_offsets (const weir__resume *self, const char *element, const char *prefix,
+                          const weir__shards *shards, uint64_t *offsets, weir__err *err)
 {
     uint64_t epoch = weir__ckpt_epoch (self->ckpt);
     char key[WEIR__KEY_MAX];
     for (size_t i = 0; i < shards->count; i++) {
         const weir__shard *shard = &shards->items[i];
-        weir__key_shard ("", shard, key, sizeof key);
+        weir__key_shard (prefix, shard, key, sizeof key);
         uint64_t offset;
         if (weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_OFFSETS, key, &offset) || offset < shard->start
             || offset > shard->end)
@@ -230,7 +230,13 @@ int weir__resume_offsets (const weir__resume *self, const char *element, const w
                                   element, epoch, key);
         offsets[i] = offset;
     }
-    size_t had = weir__ckpt_count (self->ckpt, WEIR__SECTION_OFFSETS);
+    //  This reader's keys only: the others of a graph have their prefixes
+    size_t had = 0, n = weir__ckpt_count (self->ckpt, WEIR__SECTION_OFFSETS), len = strlen (prefix);
+    for (size_t i = 0; i < n; i++) {
+        const void *data;
+        size_t size;
+        had += strncmp (weir__ckpt_item (self->ckpt, WEIR__SECTION_OFFSETS, i, &data, &size), prefix, len) == 0;
+    }
     if (had != shards->count)
         return weir__err_set (err, WEIR_ECORRUPT,
                               "%s: the input changed since checkpoint %" PRIu64

@@ -53,12 +53,12 @@ void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in,
     or WEIR_ECORRUPT for a region the checkpoint cannot hold.  */
 int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err *err);
 
-/*  Where reading goes on in each of SHARDS, into OFFSETS: the reader of a
-    graph of one reader (a job of several ranks has one).  WEIR_ECORRUPT,
+/*  Where reading goes on in each of SHARDS, into OFFSETS: reader ELEMENT,
+    whose keys start with PREFIX (checkpoint/keys.h).  WEIR_ECORRUPT,
     naming ELEMENT, when the shards planned now are not those checkpointed
     (the input changed: resuming would lose or repeat records).  */
-int weir__resume_offsets (const weir__resume *self, const char *element, const weir__shards *shards,
-                          uint64_t *offsets, weir__err *err);
+int weir__resume_offsets (const weir__resume *self, const char *element, const char *prefix,
+                          const weir__shards *shards, uint64_t *offsets, weir__err *err);
 
 /*  A reader that does not follow its files: SHARDS, as planned now, made
     to go on from the checkpoint, what was appended to its files and the

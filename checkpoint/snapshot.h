@@ -29,6 +29,7 @@ typedef struct weir__snapshot_stage {
 } weir__snapshot_stage;
 
 typedef struct weir__snapshot_input {
+    const char *element;  //  the reader's, as written
     const char *prefix;
     const weir__shards *shards;
     const uint64_t *offsets;
@@ -44,8 +45,7 @@ typedef struct weir__snapshot {
     const weir__snapshot_stage *stages;
     size_t nstages;
     //  Every reader's input: the shards, where reading goes on in each,
-    //  and the prefix of their keys (checkpoint/keys.h).  A job of several
-    //  ranks has one reader
+    //  and the prefix of their keys (checkpoint/keys.h)
     const weir__snapshot_input *inputs;
     size_t ninputs;
     weir__workspace *workspace;  //  NULL: no blobs (a rank's part of a checkpoint)

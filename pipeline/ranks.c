@@ -35,8 +35,9 @@ struct weir__ranks {
     s_output *outputs;  //  per stage; slots 0 for stages that do not write
     //  Rank 0's merge of every rank's part, and the snapshot made of it
     weir__snapshot_stage *items;
-    uint64_t *offsets;
-    weir__snapshot_input input;  //  the reader's, with the merged offsets
+    uint64_t *offsets;             //  of every input's shards, one after the other
+    weir__snapshot_input *inputs;  //  every reader's, with the merged offsets
+    size_t ninputs;
 };
 
 //  TEMPLATE with every "{rank}" replaced by SLOT; NULL when out of memory.
@@ -69,12 +70,6 @@ static int s_share (weir__ranks *self, weir__stage *stage, weir__err *err)
         return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
                                   "%s (stage %zu): dead-letter= is not supported yet in a job of several "
                                   "ranks (%d)",
-                                  stage->name, stage->index + 1, self->size);
-    if (stage->input && self->size > 1 && stage != weir__stages_reader (self->stages))
-        return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
-                                  "%s (stage %zu): a graph of several readers runs on one rank for now, and "
-                                  "this job has %d; merge the inputs in a job of one rank, or run a job per "
-                                  "reader",
                                   stage->name, stage->index + 1, self->size);
     if (stage->input)
         weir__input_share (stage->input, (unsigned) self->rank, (unsigned) self->size);
@@ -132,6 +127,7 @@ void weir__ranks_destroy (weir__ranks **self_p)
     free (self->outputs);
     free (self->items);
     free (self->offsets);
+    free (self->inputs);
     free (self);
     *self_p = NULL;
 }
@@ -332,17 +328,18 @@ static int s_merge (weir__ranks *self, weir__snapshot *s, int r, const char *par
         for (unsigned slot = 0; slot < o->slots; slot++)
             o->held[slot] = o->states[slot];
     }
-    //  A job of several ranks has one reader (s_share)
-    const weir__shards *shards = s->inputs[0].shards;
-    size_t n = shards->count;
-    uint64_t *offsets = calloc (n ? n : 1, sizeof *offsets);
-    if (!rc && !offsets)
-        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    if (!rc)
-        rc = weir__resume_offsets (from, weir__stages_reader (self->stages)->name, shards, offsets, err);
-    for (size_t k = (size_t) r; k < n && !rc; k += (size_t) self->size)
-        self->offsets[k] = offsets[k];
-    free (offsets);
+    //  Rank R reads shards R, R + size, ... of every reader
+    uint64_t *at = self->offsets;
+    for (size_t k = 0; k < self->ninputs && !rc; at += s->inputs[k].shards->count, k++) {
+        const weir__snapshot_input *in = &s->inputs[k];
+        size_t n = in->shards->count;
+        uint64_t *offsets = calloc (n ? n : 1, sizeof *offsets);
+        rc = offsets ? weir__resume_offsets (from, in->element, in->prefix, in->shards, offsets, err)
+                     : weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        for (size_t i = (size_t) r; i < n && !rc; i += (size_t) self->size)
+            at[i] = offsets[i];
+        free (offsets);
+    }
     weir__resume_destroy (&from);
     return rc ? err->code : 0;
 }
@@ -371,9 +368,12 @@ static int s_gather (weir__ranks *self, weir__snapshot *s, weir__err *err)
         size_t at = 0;
         for (int r = 0; r < self->size && !rc; at += lens[r], r++)
             rc = s_merge (self, s, r, all + at, lens[r], err);
-        self->input = s->inputs[0];
-        self->input.offsets = self->offsets;
-        s->inputs = &self->input;
+        uint64_t *merged = self->offsets;
+        for (size_t k = 0; k < s->ninputs; merged += s->inputs[k].shards->count, k++) {
+            self->inputs[k] = s->inputs[k];
+            self->inputs[k].offsets = merged;
+        }
+        s->inputs = self->inputs;
     }
     free (all);
     free (lens);
@@ -388,12 +388,17 @@ int weir__ranks_snapshot (weir__ranks *self, weir__snapshot *s, weir__err *err)
         more |= self->outputs[i].slots > 1;
     if (!more)
         return 0;
-    size_t n = s->inputs[0].shards->count;
+    size_t n = 0;
+    for (size_t k = 0; k < s->ninputs; k++)
+        n += s->inputs[k].shards->count;
     free (self->items);
     free (self->offsets);
+    free (self->inputs);
     self->items = calloc (s->nstages ? s->nstages : 1, sizeof *self->items);
     self->offsets = calloc (n ? n : 1, sizeof *self->offsets);
-    if (!self->items || !self->offsets)
+    self->inputs = calloc (s->ninputs ? s->ninputs : 1, sizeof *self->inputs);
+    self->ninputs = s->ninputs;
+    if (!self->items || !self->offsets || !self->inputs)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     s_slots (self, s);
     if (self->size <= 1)

@@ -355,6 +355,7 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         if (!stage->input)
             continue;
         s_prefix (self, stage, prefixes[k]);
+        inputs[k].element = stage->name;
         inputs[k].prefix = prefixes[k];
         inputs[k].shards = weir__input_shards (stage->input);
         inputs[k].offsets = weir__input_offsets (stage->input);

@@ -114,21 +114,32 @@ static const struct {
     [WEIR_ELEMENT_WRITER] = {s_open_output, s_close_output},
 };
 
-//  A graph of several readers: each reads its input once, to its end.
-//  Passes end epochs and followed files never end, for every reader at
+//  A graph of several readers.  A pass ends when every reader has read
+//  its input to its end, and the next reads every input again: the
+//  readers' passes are the graph's, so they must agree (FIRST, the first
+//  reader, gives them).  Followed files never end, for every reader at
 //  once, which the controller does not know how to agree on yet.
-static int s_several (const weir__stage *reader, size_t readers, weir__err *err)
+static int s_several (const weir__stage *reader, const weir__stage *first, size_t readers, weir__err *err)
 {
-    const char *what = weir__input_follows (reader->input) ? "follow=1"
-                       : weir__input_passes (reader->input) > 1 ? "passes="
-                                                                 : NULL;
-    if (readers < 2 || !what)
+    if (readers < 2)
         return 0;
-    weir__prop *p = weir__stage_prop (reader, what[0] == 'f' ? "follow" : "passes");
-    return weir__stage_error (reader, err, WEIR_EPROPERTY, p ? p->key_offset : -1,
-                              "%s: %s in a graph of %zu readers is not built yet: each reader of a graph reads "
-                              "its input once, to its end",
-                              reader->name, what, readers);
+    if (weir__input_follows (reader->input)) {
+        weir__prop *p = weir__stage_prop (reader, "follow");
+        return weir__stage_error (reader, err, WEIR_EPROPERTY, p ? p->key_offset : -1,
+                                  "%s: follow=1 in a graph of %zu readers is not built yet: each reader of a "
+                                  "graph reads its input to its end",
+                                  reader->name, readers);
+    }
+    unsigned mine = weir__input_passes (reader->input), theirs = weir__input_passes (first->input);
+    if (mine == theirs)
+        return 0;
+    weir__prop *p = weir__stage_prop (mine > 1 ? reader : first, "passes");
+    const weir__stage *at = mine > 1 ? reader : first;
+    return weir__stage_error (at, err, WEIR_EPROPERTY, p ? p->key_offset : -1,
+                              "%s has passes=%u and %s passes=%u: a pass of a graph of %zu readers ends when "
+                              "every reader has read its input, so they all take the same passes=; give each "
+                              "passes=%u",
+                              reader->name, mine, first->name, theirs, readers, mine > theirs ? mine : theirs);
 }
 
 //  Open every reader and plan its input, before anything else: a missing
@@ -137,6 +148,7 @@ static int s_several (const weir__stage *reader, size_t readers, weir__err *err)
 static int s_open_reader (const weir__run *run, weir__err *err)
 {
     size_t readers = weir__stages_readers (run->stages);
+    const weir__stage *first = NULL;
     int rc = 0;
     for (size_t i = 0; i < run->stages->count && !rc; i++) {
         weir__stage *reader = run->stages->items[i];
@@ -144,8 +156,9 @@ static int s_open_reader (const weir__run *run, weir__err *err)
             continue;
         rc = weir__input_open (reader->input, reader->name, reader->name_offset, &reader->props, reader->threads,
                                err);
+        first = first ? first : reader;
         if (!rc)
-            rc = s_several (reader, readers, err);
+            rc = s_several (reader, first, readers, err);
     }
     return rc ? rc : weir__guard_check (run->stages, run->options, err);
 }
@@ -288,8 +301,7 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
         threads += stages->items[i]->threads;
         reading += stages->items[i]->kind == WEIR_ELEMENT_READER ? stages->items[i]->threads : 0;
     }
-    //  Several readers each read once (s_several): the first's passes are
-    //  every reader's
+    //  Every reader takes the same passes (s_several)
     weir__controller_start (run->controller, weir__recovery_first_epoch (recovery),
                             weir__recovery_pass (recovery), weir__input_passes (input), threads, reading);
     weir__job_clock_start (job);

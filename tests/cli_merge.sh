@@ -3,8 +3,9 @@
 # with what jq computes from the inputs; --epoch-records counts what every
 # reader read; exactly once after kills at a checkpoint's points and at
 # random, with thread counts changed on resume; a resume over inputs that
-# grew reads only what was added, for each reader; what is not built yet
-# (passes=, follow=1, several ranks) refused, saying so.
+# grew reads only what was added, for each reader; passes= of every
+# reader, killed across the passes' ends; passes= that differ, and what is
+# not built yet (follow=1), refused, saying so.
 . "$(dirname "$0")/lib.sh"
 command -v jq > /dev/null || { echo "skipped: jq is not installed (scripts/install-deps.sh installs it)"; exit 77; }
 
@@ -78,9 +79,27 @@ awk 'BEGIN { for (i = 60000; i < 60050; i++) printf "GET /big/%d\n", i }' >> "$T
 { jq -c . "$T/big.jsonl"; jq -R -c . "$T/big.log"; } | sort > "$T/want"
 norm "$T/k.out" | sort > "$T/got"; same "$T/got" "$T/want" "each reader read what its file gained, once"
 
+# Passes: a pass ends when both readers have read their inputs, and the
+# next reads both again; killed across the passes' ends, resumed with
+# other thread counts, every pass's records once
+for i in 1 2 3; do cat "$T/all.sorted"; done | sort > "$T/thrice"
+P="json path=$T/app.jsonl passes=3 THREADS ! m.  lines path=$T/access.log passes=3 ! m.  identity name=m ! json path=$T/p.out"
+"$WEIR" run -q "$(echo "$P" | sed 's/THREADS//')" || fail "two readers, passes=3"
+norm "$T/p.out" | sort > "$T/got"; same "$T/got" "$T/thrice" "two readers, three passes"
+rm -f "$T/p.out"
+WEIR_KILL_AT=writers-synced:4 "$WEIR_KP" run -q --checkpoint "$T/pck" --epoch-records 2000 \
+    "$(echo "$P" | sed 's/THREADS/threads=2/')" 2> "$T/err"
+rc=$?
+[ $rc -eq 137 ] && ok || fail "passes killed at writers-synced:4: exit $rc $(cat "$T/err")"
+# Epoch 3 read the last 1,000 of the first pass's 5,000 records
+"$WEIR" checkpoints "$T/pck" --epoch 3 | grep -q "^  pass: 1$" && ok \
+    || fail "checkpoint 3 does not go on in the second pass: $("$WEIR" checkpoints "$T/pck" --epoch 3)"
+kill_rounds "$T/pck" 1500 "$P"
+norm "$T/p.out" | sort > "$T/got"; same "$T/got" "$T/thrice" "two readers, three passes, after kills"
+
 # What is not built yet is refused, saying so, before anything is written
 rm -f "$T/never.out"
-expect_exit 2 "lines: passes= in a graph of 2 readers is not built yet" -- \
+expect_exit 2 "lines has passes=2 and json passes=1: a pass of a graph of 2 readers ends when every reader has read its input" -- \
     "$WEIR" run "json path=$T/app.jsonl ! m.  lines path=$T/access.log passes=2 ! m.  identity name=m ! json path=$T/never.out"
 expect_exit 2 "json: follow=1 in a graph of 2 readers is not built yet" -- \
     "$WEIR" run "json path=$T/app.jsonl follow=1 ! m.  lines path=$T/access.log ! m.  identity name=m ! json path=$T/never.out"

@@ -3,7 +3,8 @@
 #
 # 1 to 4 ranks on this machine (--oversubscribe --bind-to none): the union
 # of the ranks' outputs is the input, once; {rank} paths and what a job of
-# several ranks refuses; one rank's failure ending the job with its
+# several ranks refuses; a graph of two readers spread over the ranks;
+# one rank's failure ending the job with its
 # message; SIGTERM to mpirun, every rank stopping at one boundary; a rank
 # aborted alone (a second signal, its stop timeout) while the others wait
 # for it ending every rank; the epoch watchdog naming a stopped rank.
@@ -35,6 +36,23 @@ expect_exit 0 "" -- mpi 4 "$WEIR" run -q --checkpoint "$d/ck" --epoch-records 30
     "range count=40000 ! identity ! lines path=$d/out-{rank}.txt"
 exact "$d" 40000 "4 ranks, 2 shards"
 
+# --- a graph of two readers: each reader's shards spread over the ranks ---
+# range's 200,000 numbers (4 shards) and the lines 200000..259999 (3
+# shards), merged, on 3 ranks
+d="$T/merge"
+mkdir "$d"
+seq 200000 259999 > "$d/in.txt"
+expect_exit 0 "" -- mpi 3 "$WEIR" run -q --stats "$d/stats-{rank}.json" \
+    "range count=200000 ! m.  lines path=$d/in.txt split=20000 ! m.  identity name=m ! lines path=$d/out-{rank}.txt"
+seq 0 259999 > "$d/want"
+sort -n "$d"/out-*.txt | cmp -s - "$d/want" && ok || fail "two readers on 3 ranks: the outputs are not both inputs once"
+for r in 0 1 2; do
+    for reader in range lines; do
+        grep -q "\"name\": \"$reader\", \"kind\": \"reader\".*\"records_in\": [1-9]" "$d/stats-$r.json" && ok \
+            || fail "two readers on 3 ranks: $reader read nothing on rank $r"
+    done
+done
+
 # --- what a job of several ranks refuses ----------------------------------
 expect_exit 2 "every rank would write that one file; put \\{rank\\}" -- mpi 2 "$WEIR" run \
     "range count=10 ! lines path=$T/one.txt"
@@ -42,8 +60,6 @@ expect_exit 2 "dead-letter= is not supported yet in a job of several ranks" -- m
     "lines path=$T/in.txt on-error=skip dead-letter=$T/dl-{rank} ! lines path=$T/dl-out-{rank}.txt"
 expect_exit 2 "follow=1 is not supported yet in a job of several ranks" -- mpi 2 "$WEIR" run \
     "lines path=$T/in.txt follow=1 ! lines path=$T/f-{rank}.txt"
-expect_exit 2 "a graph of several readers runs on one rank for now, and this job has 2" -- mpi 2 "$WEIR" run \
-    "lines path=$T/in.txt ! m.  range count=5 ! m.  identity name=m ! lines path=$T/m-{rank}.txt"
 # One rank alone may write one file, as ever, and {rank} is 0 there
 expect_exit 0 "" -- "$WEIR" run -q "range count=10 ! lines path=$T/solo-{rank}.txt"
 [ "$(wc -l < "$T/solo-0.txt")" -eq 10 ] && ok || fail "{rank} is not 0 in a job of one rank"

@@ -3,9 +3,10 @@
 #
 # SIGKILL of one rank at random instants, resumed with a random rank
 # count each time; kill points on the way of the global commit (a rank
-# prepared, all prepared, committed), resumed on another count; an
-# adopted output with bytes past its commit on disk; a job grown to more
-# ranks, killed and shrunk; blob regions declared in init after a resume.
+# prepared, all prepared, committed), resumed on another count; a graph
+# of two readers killed and resumed; an adopted output with bytes past
+# its commit on disk; a job grown to more ranks, killed and shrunk; blob
+# regions declared in init after a resume.
 # A summed blob ends where one rank would have ended it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi.sh"
@@ -82,6 +83,28 @@ point writers-synced 1 3 4 2    # one rank prepared, the others not all
 point ranks-prepared 0 2 5 3    # all prepared, no commit record yet
 point after-leveldb-write 0 3 6 1   # the commit record written, ranks not yet on
 point readers-resumed 2 4 3 2   # the next epoch began
+
+# --- a graph of two readers, killed and resumed on other counts -----------
+# range's numbers and a file's lines merged: every reader's offsets go to
+# rank 0 from the rank that reads each shard.  Rank 1 of 3 dies with its
+# output synced and the checkpoint not written; resumed on 2, killed again
+# at random, finished on 4.
+d="$T/merge"
+mkdir "$d"
+seq 200000 399999 > "$d/in.txt"
+job="range count=200000 ! m.  lines path=$d/in.txt split=50000 ! m.  identity name=m threads=2 ! lines path=$d/out-{rank}.txt"
+set -- run -q --checkpoint "$d/ck" --resume --epoch-records 4000 "$job"
+"$MPIRUN" -n 1 "$WEIR_KP" "$@" : -n 1 env WEIR_KILL_AT=writers-synced:3 "$WEIR_KP" "$@" : -n 1 "$WEIR_KP" "$@" \
+    > /dev/null 2> "$d/err" &
+reap $!
+[ $RC -ne 0 ] && ok || fail "two readers: the kill of rank 1 did not end the job"
+"$MPIRUN" -n 2 "$WEIR" "$@" > /dev/null 2> "$d/err" &
+pid=$!
+sleep 0.3
+kill -KILL $(pgrep -P $pid | head -1) 2>/dev/null
+reap $pid
+expect_exit 0 "" -- mpi 4 "$WEIR" "$@"
+exact "$d" 400000 "two readers merged, killed on 3 ranks and on 2, finished on 4"
 
 # --- an adopted output cut back -------------------------------------------
 # The kill points above leave no bytes past the commit on disk: their
