@@ -161,10 +161,11 @@ static inline int weir__identity_parse (const char *text, size_t len, weir__iden
     return 0;
 }
 
-/*  The INDEXth followed file read to its end and left (WEIR_META_READ).  */
-static inline void weir__key_read (size_t index, char *out, size_t size)
+/*  The INDEXth followed file read to its end and left (WEIR_META_READ)
+    by a reader whose keys start with PREFIX.  */
+static inline void weir__key_read (const char *prefix, size_t index, char *out, size_t size)
 {
-    snprintf (out, size, "%s%zu", WEIR_META_READ, index);
+    snprintf (out, size, "%s%s%zu", WEIR_META_READ, prefix, index);
 }
 
 /*  Region INDEX of the blobs combined across ranks: its item's name, and

@@ -280,19 +280,27 @@ int weir__resume_dead_letter (const weir__resume *self, size_t stage, const char
 }
 
 //  The files the checkpoint's shards read to their end and left.
-static int s_read_files (const weir__resume *self, const char *element, weir__shards *shards, weir__err *err)
+//  Whether item NAME is another reader's than that of keys PREFIX: "" is
+//  the prefix of a graph's one reader, which has every item
+static int s_others (const char *name, const char *prefix)
+{
+    return *prefix && strncmp (name, prefix, strlen (prefix)) != 0;
+}
+
+static int s_read_files (const weir__resume *self, const char *element, const char *prefix,
+                         weir__shards *shards, weir__err *err)
 {
     size_t n = weir__ckpt_count (self->ckpt, WEIR__SECTION_META);
-    size_t prefix = strlen (WEIR_META_READ);
+    size_t len = strlen (WEIR_META_READ);
     for (size_t k = 0; k < n; k++) {
         const void *value;
-        size_t len;
-        const char *name = weir__ckpt_item (self->ckpt, WEIR__SECTION_META, k, &value, &len);
-        if (strncmp (name, WEIR_META_READ, prefix))
+        size_t size;
+        const char *name = weir__ckpt_item (self->ckpt, WEIR__SECTION_META, k, &value, &size);
+        if (strncmp (name, WEIR_META_READ, len) || s_others (name + len, prefix))
             continue;
         weir__identity id;
         int gone;
-        if (weir__identity_parse (value, len, &id, &gone))
+        if (weir__identity_parse (value, size, &id, &gone))
             return weir__err_set (err, WEIR_ECORRUPT, "%s: checkpoint %" PRIu64 " holds a malformed identity in '%s'",
                                   element, weir__ckpt_epoch (self->ckpt), name);
         if (weir__known_add (shards, &id))
@@ -301,15 +309,19 @@ static int s_read_files (const weir__resume *self, const char *element, weir__sh
     return 0;
 }
 
-int weir__resume_follow (const weir__resume *self, const char *element, weir__shards *shards, weir__err *err)
+int weir__resume_follow (const weir__resume *self, const char *element, const char *prefix,
+                         weir__shards *shards, weir__err *err)
 {
     uint64_t epoch = weir__ckpt_epoch (self->ckpt);
-    size_t n = weir__ckpt_count (self->ckpt, WEIR__SECTION_FILES);
+    size_t n = weir__ckpt_count (self->ckpt, WEIR__SECTION_FILES), skip = strlen (prefix);
     //  A file the checkpoint followed that is not in the glob now (renamed
     //  by a rotation, deleted) is still a shard: where its records went is
     //  looked for, or said
     for (size_t k = 0; k < n; k++) {
-        const char *path = weir__ckpt_item (self->ckpt, WEIR__SECTION_FILES, k, NULL, NULL);
+        const char *item = weir__ckpt_item (self->ckpt, WEIR__SECTION_FILES, k, NULL, NULL);
+        if (s_others (item, prefix))
+            continue;
+        const char *path = item + skip;
         int known = 0;
         for (size_t i = 0; i < shards->count && !known; i++)
             known = shards->items[i].path && strcmp (shards->items[i].path, path) == 0;
@@ -320,10 +332,12 @@ int weir__resume_follow (const weir__resume *self, const char *element, weir__sh
     if (!checkpointed)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     int rc = 0;
+    char key[WEIR__KEY_MAX];
     for (size_t i = 0; i < shards->count && !rc; i++) {
         weir__shard *shard = &shards->items[i];
         size_t len;
-        const char *text = weir__ckpt_get (self->ckpt, WEIR__SECTION_FILES, shard->path, &len);
+        weir__key_file (prefix, shard->path, key, sizeof key);
+        const char *text = weir__ckpt_get (self->ckpt, WEIR__SECTION_FILES, key, &len);
         if (!text)
             continue;  //  a new file: from its start
         if (weir__identity_parse (text, len, &shard->id, &shard->gone))
@@ -333,7 +347,7 @@ int weir__resume_follow (const weir__resume *self, const char *element, weir__sh
         checkpointed[i] = 1;
     }
     if (!rc)
-        rc = s_read_files (self, element, shards, err);
+        rc = s_read_files (self, element, prefix, shards, err);
     //  A file the glob found since the checkpoint that its shards read,
     //  or read and left, under another name (a rotation while weir was not
     //  running) is no new file
@@ -343,12 +357,13 @@ int weir__resume_follow (const weir__resume *self, const char *element, weir__sh
     return rc;
 }
 
-size_t weir__resume_follow_offsets (const weir__resume *self, const weir__shards *shards, uint64_t *offsets)
+size_t weir__resume_follow_offsets (const weir__resume *self, const char *prefix, const weir__shards *shards,
+                                    uint64_t *offsets)
 {
     char key[WEIR__KEY_MAX];
     size_t unknown = 0;
     for (size_t i = 0; i < shards->count; i++) {
-        weir__key_shard ("", &shards->items[i], key, sizeof key);
+        weir__key_shard (prefix, &shards->items[i], key, sizeof key);
         uint64_t offset;
         if (weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_OFFSETS, key, &offset) == 0)
             offsets[i] = offset;

@@ -70,11 +70,13 @@ int weir__resume_files (const weir__resume *self, weir__replan *how, weir__shard
     deleted), and give each shard the identity of the file its offset is
     in, to be checked when it is opened.  WEIR_ECORRUPT for a malformed
     identity.  */
-int weir__resume_follow (const weir__resume *self, const char *element, weir__shards *shards, weir__err *err);
+int weir__resume_follow (const weir__resume *self, const char *element, const char *prefix,
+                         weir__shards *shards, weir__err *err);
 
 /*  Then the offsets of those of SHARDS the checkpoint knew (the others,
     new files, keep theirs: their start).  How many it did not know.  */
-size_t weir__resume_follow_offsets (const weir__resume *self, const weir__shards *shards, uint64_t *offsets);
+size_t weir__resume_follow_offsets (const weir__resume *self, const char *prefix, const weir__shards *shards,
+                                    uint64_t *offsets);
 
 /*  The committed state of writer stage STAGE, into STATE (SIZE bytes).
     WEIR_ECORRUPT when the checkpoint has none.  */

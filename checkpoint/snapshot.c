@@ -170,10 +170,9 @@ static int s_put_input (weir__ckpt *ck, const weir__snapshot_input *in)
             rc |= weir__ckpt_put_text (ck, WEIR__SECTION_FILES, key, id);
         }
     }
-    //  Only a graph of one reader follows its files (pipeline/input.h)
     for (size_t k = 0; shards->follow && k < shards->nread; k++) {
         char id[128];
-        weir__key_read (k, key, sizeof key);
+        weir__key_read (in->prefix, k, key, sizeof key);
         weir__identity_format (&shards->read[k], 1, id, sizeof id);
         rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, key, id);
     }

@@ -251,9 +251,9 @@ int weir__recovery_input (weir__recovery *self, weir__stage *stage, weir__err *e
     weir__input *input = stage->input;
     int follow = weir__input_follows (input);
     weir__shards *shards = weir__input_shards (input);
-    int rc = follow && self->resume ? weir__resume_follow (self->resume, stage->name, shards, err) : 0;
     char prefix[WEIR__PREFIX_MAX];
     s_prefix (self, stage, prefix);
+    int rc = follow && self->resume ? weir__resume_follow (self->resume, stage->name, prefix, shards, err) : 0;
     weir__replan how = {
         .element = stage->name,
         .prefix = prefix,
@@ -269,7 +269,7 @@ int weir__recovery_input (weir__recovery *self, weir__stage *stage, weir__err *e
     }
     uint64_t *offsets = weir__input_offsets (input);
     if (self->resume && follow)
-        self->new_files = weir__resume_follow_offsets (self->resume, shards, offsets);
+        self->new_files += weir__resume_follow_offsets (self->resume, prefix, shards, offsets);
     else if (self->resume) {
         memcpy (offsets, how.offsets, shards->count * sizeof *offsets);
         s_grown (self, how.grown, how.added);

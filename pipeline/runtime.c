@@ -117,19 +117,13 @@ static const struct {
 //  A graph of several readers.  A pass ends when every reader has read
 //  its input to its end, and the next reads every input again: the
 //  readers' passes are the graph's, so they must agree (FIRST, the first
-//  reader, gives them).  Followed files never end, for every reader at
-//  once, which the controller does not know how to agree on yet.
+//  reader, gives them).  A reader that follows its files has one pass
+//  and never ends, so neither does the graph: the others read their
+//  inputs to the end and wait.
 static int s_several (const weir__stage *reader, const weir__stage *first, size_t readers, weir__err *err)
 {
     if (readers < 2)
         return 0;
-    if (weir__input_follows (reader->input)) {
-        weir__prop *p = weir__stage_prop (reader, "follow");
-        return weir__stage_error (reader, err, WEIR_EPROPERTY, p ? p->key_offset : -1,
-                                  "%s: follow=1 in a graph of %zu readers is not built yet: each reader of a "
-                                  "graph reads its input to its end",
-                                  reader->name, readers);
-    }
     unsigned mine = weir__input_passes (reader->input), theirs = weir__input_passes (first->input);
     if (mine == theirs)
         return 0;
@@ -294,10 +288,10 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
         weir__controller_set_agree (run->controller, weir__ranks_agree, run->ranks);
     //  An input without an end needs epochs that end: by time, unless told
     //  otherwise
-    if (weir__input_follows (input))
-        weir__controller_default_seconds (run->controller, 1.0);
     unsigned threads = 0, reading = 0;
     for (size_t i = 0; i < stages->count; i++) {
+        if (stages->items[i]->input && weir__input_follows (stages->items[i]->input))
+            weir__controller_default_seconds (run->controller, 1.0);
         threads += stages->items[i]->threads;
         reading += stages->items[i]->kind == WEIR_ELEMENT_READER ? stages->items[i]->threads : 0;
     }

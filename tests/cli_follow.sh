@@ -7,19 +7,6 @@
 # records cut at the end of a growing file.
 . "$(dirname "$0")/lib.sh"
 
-now_ms () {
-    echo $(($(date +%s%N) / 1000000))
-}
-
-# wait_lines FILE N: wait (up to 20 s) until FILE has N lines
-wait_lines () {
-    limit=$(($(now_ms) + 20000))
-    while [ "$(cat "$1" 2>/dev/null | wc -l)" -lt "$2" ]; do
-        [ "$(now_ms)" -lt "$limit" ] || return 1
-        sleep 0.05
-    done
-}
-
 # stop PID: SIGTERM, and the exit code must be 143
 stop () {
     kill -TERM "$1"

@@ -4,8 +4,8 @@
 # reader read; exactly once after kills at a checkpoint's points and at
 # random, with thread counts changed on resume; a resume over inputs that
 # grew reads only what was added, for each reader; passes= of every
-# reader, killed across the passes' ends; passes= that differ, and what is
-# not built yet (follow=1), refused, saying so.
+# reader, killed across the passes' ends; passes= that differ refused;
+# followed readers merged, stopped, killed and resumed.
 . "$(dirname "$0")/lib.sh"
 command -v jq > /dev/null || { echo "skipped: jq is not installed (scripts/install-deps.sh installs it)"; exit 77; }
 
@@ -97,12 +97,44 @@ rc=$?
 kill_rounds "$T/pck" 1500 "$P"
 norm "$T/p.out" | sort > "$T/got"; same "$T/got" "$T/thrice" "two readers, three passes, after kills"
 
+# Followed readers: an application's JSON log and an access log tailed
+# into one stream, beside a file read once; appends, a rotation, SIGTERM,
+# a resume with more appended, SIGKILL and a resume: every line once.
+F="$T/follow"
+mkdir -p "$F/app" "$F/web"
+seq 1 3 | sed 's/.*/{"app": &}/' > "$F/app/a.jsonl"
+seq 1 2 | sed 's/^/GET \/w\//' > "$F/web/access.log"
+FJ="json path=$F/app/*.jsonl follow=1 ! m.  lines path=$F/web/access* follow=1 rotate-wait=300 ! m.  json path=$T/app.jsonl ! m.  identity name=m ! json path=$F/out.jsonl"
+follow_job () {
+    "$WEIR" run -q --checkpoint "$F/ck" $1 --epoch-seconds 0.2 "$FJ" 2> "$F/err" &
+    pid=$!
+}
+follow_job ""
+wait_lines "$F/out.jsonl" 3005 || fail "the followed and the read-once inputs were not read: $(cat "$F/err")"
+seq 4 6 | sed 's/.*/{"app": &}/' >> "$F/app/a.jsonl"
+mv "$F/web/access.log" "$F/web/access.log.1"
+seq 3 4 | sed 's/^/GET \/w\//' > "$F/web/access.log"
+echo "GET /w/late" >> "$F/web/access.log.1"
+wait_lines "$F/out.jsonl" 3011 || fail "appends and a rotation were not followed in a merge"
+kill -TERM $pid; wait $pid; rc=$?
+[ $rc -eq 143 ] && ok || fail "a merge of followed readers ended with $rc on SIGTERM, wanted 143: $(cat "$F/err")"
+seq 7 8 | sed 's/.*/{"app": &}/' >> "$F/app/a.jsonl"
+follow_job --resume
+wait_lines "$F/out.jsonl" 3013 || fail "the resumed merge did not read what was appended: $(cat "$F/err")"
+sleep 0.5
+kill -KILL $pid; wait $pid 2> /dev/null
+seq 5 6 | sed 's/^/GET \/w\//' >> "$F/web/access.log"
+follow_job --resume
+wait_lines "$F/out.jsonl" 3015 || fail "the merge resumed after SIGKILL did not read what was appended: $(cat "$F/err")"
+sleep 0.5
+kill -TERM $pid; wait $pid
+{ jq -c . "$T/app.jsonl" "$F"/app/*.jsonl; cat "$F"/web/* | jq -R -c .; } | sort > "$T/want"
+norm "$F/out.jsonl" | sort > "$T/got"; same "$T/got" "$T/want" "two followed readers and one read once, merged, stopped and killed"
+
 # What is not built yet is refused, saying so, before anything is written
 rm -f "$T/never.out"
 expect_exit 2 "lines has passes=2 and json passes=1: a pass of a graph of 2 readers ends when every reader has read its input" -- \
     "$WEIR" run "json path=$T/app.jsonl ! m.  lines path=$T/access.log passes=2 ! m.  identity name=m ! json path=$T/never.out"
-expect_exit 2 "json: follow=1 in a graph of 2 readers is not built yet" -- \
-    "$WEIR" run "json path=$T/app.jsonl follow=1 ! m.  lines path=$T/access.log ! m.  identity name=m ! json path=$T/never.out"
 [ ! -e "$T/never.out" ] && ok || fail "a refused merge wrote its output"
 # An output that is an input of either reader
 expect_exit 2 "is also an input of the reader 'lines'" -- \

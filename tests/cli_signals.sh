@@ -9,11 +9,6 @@
 
 PROBE="$PLUGINS_DIR/probe.so"
 
-# now_ms: milliseconds since the epoch
-now_ms () {
-    echo $(($(date +%s%N) / 1000000))
-}
-
 # wait_until SECONDS COMMAND...: poll COMMAND every 50 ms until it succeeds
 wait_until () {
     limit=$(($(now_ms) + $1 * 1000))

@@ -10,10 +10,6 @@
 
 PROBE="$PLUGINS_DIR/probe.so"
 
-now_ms () {
-    echo $(($(date +%s%N) / 1000000))
-}
-
 # first_line_after MS DESCRIPTION: feed 'first', wait, feed 'second'; print
 # how many ms after the start the first output line came (through a FIFO)
 first_line_after () {

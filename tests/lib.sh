@@ -56,6 +56,20 @@ same () {
     fi
 }
 
+# now_ms: the time in milliseconds
+now_ms () {
+    echo $(($(date +%s%N) / 1000000))
+}
+
+# wait_lines FILE N: wait (up to 20 s) until FILE has N lines
+wait_lines () {
+    limit=$(($(now_ms) + 20000))
+    while [ "$(cat "$1" 2>/dev/null | wc -l)" -lt "$2" ]; do
+        [ "$(now_ms)" -lt "$limit" ] || return 1
+        sleep 0.05
+    done
+}
+
 # checkpointed CK: the records the latest checkpoint in CK holds (empty
 # while it holds none).  A running job's store is read through a copy.
 checkpointed () {

@@ -420,7 +420,8 @@ typedef enum weir_checkpoint_section {
 /*  "read:I": follow=1, a file read to its end and left for the new file
     under its name, which the glob must not read again under the name a
     rotation gave it (as WEIR_CHECKPOINT_FILES: "DEVICE INODE
-    FINGERPRINT_BYTES FINGERPRINT 1")  */
+    FINGERPRINT_BYTES FINGERPRINT 1").  In a graph of several readers,
+    "read:STAGE|I", STAGE the reader's index, as its offsets and files  */
 #define WEIR_META_READ "read:"
 
 WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
