@@ -168,8 +168,12 @@ static int s_graph (int argc, char **argv)
             weir_stage_stats st = WEIR_STAGE_STATS_INIT;
             weir_pipe_stats (pipe, to, &st);
             const char *port = weir_pipe_link_port (pipe, k);
+            //  The stage's bound is its capacity= for each link into it
+            size_t into = 0, f, t;
+            for (size_t l = 0; weir_pipe_link_info (pipe, l, &f, &t, &crossed) == 0; l++)
+                into += t == to;
             printf ("  s%zu -> s%zu [label=\"%s%scapacity=%u", from, to, port ? port : "", port ? "\\n" : "",
-                    st.queue_capacity);
+                    st.queue_capacity / (unsigned) (into ? into : 1));
             if (records)
                 printf ("\\n%" PRIu64 " records", records[k]);
             printf ("\"];\n");

@@ -24,16 +24,23 @@ struct weir__queue_ctx {
     void *zmq;
 };
 
+//  The credits of a group of producers (a link into a stage)
+typedef struct {
+    atomic_uint in_flight;  //  the credits taken: sent, not yet received
+} s_group;
+
 struct weir__queue {
     unsigned producers, consumers, capacity;
-    zmq_msg_t *held;        //  [consumer]: the message it received last
-    unsigned low_water;     //  wake blocked producers at or below this fill
-    int routed;             //  one ROUTER per producer, else a PUSH per pair
-    void **out;             //  [producer] ROUTERs, or [producer * consumers + consumer] PUSHes
-    void **in;              //  [consumer]: a DEALER, or a PULL
-    atomic_uint *depth;     //  per consumer: sent, not yet received
-    atomic_uint in_flight;  //  sum of depth: the credits taken
-    atomic_uint waiters;    //  producers in the slow path
+    zmq_msg_t *held;       //  [consumer]: the message it received last
+    unsigned low_water;    //  wake a group's blocked producers at or below this fill
+    int routed;            //  one ROUTER per producer, else a PUSH per pair
+    void **out;            //  [producer] ROUTERs, or [producer * consumers + consumer] PUSHes
+    void **in;             //  [consumer]: a DEALER, or a PULL
+    atomic_uint *depth;    //  per consumer: sent, not yet received
+    s_group *groups;       //  each with CAPACITY credits
+    unsigned ngroups;      //  more than one: a frame naming the group leads each message
+    unsigned *group;       //  [producer]: its group
+    atomic_uint waiters;   //  producers in the slow path
     atomic_int aborted;
     pthread_mutex_t mutex;  //  guards only the sleep / wake hand-off
     pthread_cond_t drained;
@@ -185,13 +192,25 @@ static int s_connect_routers (weir__queue *self, void *ctx, weir__err *err)
     return 0;
 }
 
-weir__queue *weir__queue_new (weir__queue_ctx *qctx, unsigned producers, unsigned consumers,
+weir__queue *weir__queue_new (weir__queue_ctx *ctx, unsigned producers, unsigned consumers,
                               unsigned capacity, weir__err *err)
 {
-    if (producers == 0 || consumers == 0 || capacity == 0) {
+    return weir__queue_new_grouped (ctx, producers, consumers, capacity, NULL, 1, err);
+}
+
+weir__queue *weir__queue_new_grouped (weir__queue_ctx *qctx, unsigned producers, unsigned consumers,
+                                      unsigned capacity, const unsigned *group, unsigned groups,
+                                      weir__err *err)
+{
+    if (producers == 0 || consumers == 0 || capacity == 0 || groups == 0) {
         weir__err_set (err, WEIR_ESYSTEM, "queue needs producers, consumers and capacity");
         return NULL;
     }
+    for (unsigned p = 0; group && p < producers; p++)
+        if (group[p] >= groups) {
+            weir__err_set (err, WEIR_ESYSTEM, "queue producer %u is in group %u of %u", p, group[p], groups);
+            return NULL;
+        }
     weir__queue *self = calloc (1, sizeof *self);
     if (!self) {
         weir__err_set (err, WEIR_ENOMEM, "out of memory");
@@ -208,13 +227,18 @@ weir__queue *weir__queue_new (weir__queue_ctx *qctx, unsigned producers, unsigne
     self->in = calloc (consumers, sizeof *self->in);
     self->depth = calloc (consumers, sizeof *self->depth);
     self->held = calloc (consumers, sizeof *self->held);
-    if (!self->out || !self->in || !self->depth || !self->held) {
+    self->groups = calloc (groups, sizeof *self->groups);
+    self->group = calloc (producers, sizeof *self->group);
+    self->ngroups = groups;
+    if (!self->out || !self->in || !self->depth || !self->held || !self->groups || !self->group) {
         weir__err_set (err, WEIR_ENOMEM, "out of memory");
         weir__queue_destroy (&self);
         return NULL;
     }
     for (unsigned c = 0; c < consumers; c++)
         zmq_msg_init (&self->held[c]);
+    if (group)
+        memcpy (self->group, group, producers * sizeof *group);
     //  With few pairs, each producer has a PUSH connected to each
     //  consumer's PULL: the cheapest send.  With many, each socket's file
     //  descriptor adds up (100 threads on three stages ran out of them),
@@ -253,16 +277,19 @@ void weir__queue_destroy (weir__queue **self_p)
     free (self->out);
     free (self->in);
     free (self->depth);
+    free (self->groups);
+    free (self->group);
     free (self);
     *self_p = NULL;
 }
 
-//  Take one credit, sleeping while there is none.  -1 once aborted.
-static int s_acquire (weir__queue *self, uint64_t *wait_ns)
+//  Take one of GROUP's credits, sleeping while there is none.  -1 once
+//  aborted.
+static int s_acquire (weir__queue *self, s_group *group, uint64_t *wait_ns)
 {
-    unsigned n = atomic_load_explicit (&self->in_flight, memory_order_relaxed);
+    unsigned n = atomic_load_explicit (&group->in_flight, memory_order_relaxed);
     while (n < self->capacity)
-        if (atomic_compare_exchange_weak (&self->in_flight, &n, n + 1))
+        if (atomic_compare_exchange_weak (&group->in_flight, &n, n + 1))
             return 0;
 
     //  Slow path.  A consumer that drains to low water after seeing
@@ -277,9 +304,9 @@ static int s_acquire (weir__queue *self, uint64_t *wait_ns)
             rc = -1;
             break;
         }
-        n = atomic_load (&self->in_flight);
+        n = atomic_load (&group->in_flight);
         if (n < self->capacity) {
-            if (atomic_compare_exchange_strong (&self->in_flight, &n, n + 1))
+            if (atomic_compare_exchange_strong (&group->in_flight, &n, n + 1))
                 break;
             continue;
         }
@@ -292,10 +319,10 @@ static int s_acquire (weir__queue *self, uint64_t *wait_ns)
     return rc;
 }
 
-static void s_release (weir__queue *self, unsigned consumer)
+static void s_release (weir__queue *self, unsigned consumer, unsigned group)
 {
     atomic_fetch_sub_explicit (&self->depth[consumer], 1, memory_order_relaxed);
-    unsigned n = atomic_fetch_sub (&self->in_flight, 1) - 1;
+    unsigned n = atomic_fetch_sub (&self->groups[group].in_flight, 1) - 1;
     if (n <= self->low_water && atomic_load (&self->waiters) > 0) {
         pthread_mutex_lock (&self->mutex);
         pthread_cond_broadcast (&self->drained);
@@ -307,21 +334,24 @@ static void s_release (weir__queue *self, unsigned consumer)
 static int s_send_to (weir__queue *self, unsigned producer, unsigned consumer, zmq_msg_t *msg,
                       uint64_t *wait_ns)
 {
-    if (s_acquire (self, wait_ns))
+    unsigned group = self->group[producer];
+    if (s_acquire (self, &self->groups[group], wait_ns))
         return WEIR__QUEUE_CLOSED;
     atomic_fetch_add_explicit (&self->depth[consumer], 1, memory_order_relaxed);
-    //  Never blocks: the marks are off and the credits bound the queue
-    int rc;
-    if (self->routed) {
-        //  The routing id frame, then the message
-        uint32_t id = consumer;
-        void *s = self->out[producer];
-        rc = zmq_send (s, &id, sizeof id, ZMQ_SNDMORE) < 0 || zmq_msg_send (msg, s, 0) < 0;
-    }
-    else
-        rc = zmq_msg_send (msg, self->out[producer * self->consumers + consumer], 0) < 0;
+    //  Never blocks: the marks are off and the credits bound the queue.
+    //  The routing id frame, the group's, then the message: ZeroMQ
+    //  delivers a message's frames together or not at all
+    int rc = 0;
+    void *s = self->routed ? self->out[producer] : self->out[producer * self->consumers + consumer];
+    uint32_t id = consumer;
+    if (self->routed)
+        rc = zmq_send (s, &id, sizeof id, ZMQ_SNDMORE) < 0;
+    if (!rc && self->ngroups > 1)
+        rc = zmq_send (s, &group, sizeof group, ZMQ_SNDMORE) < 0;
+    if (!rc)
+        rc = zmq_msg_send (msg, s, 0) < 0;
     if (rc) {
-        s_release (self, consumer);
+        s_release (self, consumer, group);
         return WEIR__QUEUE_CLOSED;
     }
     return 0;
@@ -433,7 +463,16 @@ int weir__queue_recv_within (weir__queue *self, unsigned consumer, weir__batch_h
         if (rc < 0)
             return WEIR__QUEUE_CLOSED;
     }
-    s_release (self, consumer);
+    //  A group's frame: the message follows it, already delivered
+    unsigned group = 0;
+    if (self->ngroups > 1) {
+        if (zmq_msg_size (msg) != sizeof group)
+            return WEIR_ESYSTEM;
+        memcpy (&group, zmq_msg_data (msg), sizeof group);
+        if (group >= self->ngroups || zmq_msg_recv (msg, s, 0) < 0)
+            return WEIR_ESYSTEM;
+    }
+    s_release (self, consumer, group);
     const char *data = zmq_msg_data (msg);
     size_t size = zmq_msg_size (msg);
     if (weir__batch_header_read (data, size, hdr))
@@ -476,10 +515,13 @@ void weir__queue_abort (weir__queue *self)
 
 unsigned weir__queue_fill (const weir__queue *self)
 {
-    return atomic_load_explicit (&((weir__queue *) self)->in_flight, memory_order_relaxed);
+    unsigned n = 0;
+    for (unsigned g = 0; g < self->ngroups; g++)
+        n += atomic_load_explicit (&self->groups[g].in_flight, memory_order_relaxed);
+    return n;
 }
 
 unsigned weir__queue_capacity (const weir__queue *self)
 {
-    return self->capacity;
+    return self->capacity * self->ngroups;
 }

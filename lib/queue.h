@@ -15,7 +15,9 @@
     holds the sender's mark plus the receiver's, counted in messages, with
     lagging accounting), so the marks are switched off and the queue keeps
     its own credits: a send takes one of CAPACITY credits, a receive gives
-    it back.  A full queue blocks its producers, never drops.  Blocked
+    it back.  Producers may come in groups, each with CAPACITY credits of
+    its own (a stage's input, one group per link into it), so that each
+    link is bounded apart.  A full queue blocks its producers, never drops.  Blocked
     producers are woken only when the queue has drained to half, so a fast
     producer behind a slow consumer wakes once per capacity/2 batches, not
     once per batch.
@@ -76,6 +78,15 @@ typedef struct weir__queue weir__queue;
 
 weir__queue *weir__queue_new (weir__queue_ctx *ctx, unsigned producers, unsigned consumers, unsigned capacity,
                               weir__err *err);
+
+/*  A queue whose producers come in GROUPS groups (the links into a stage):
+    GROUP[p] is producer p's, and each group has CAPACITY credits of its
+    own, so that the producers of one link never take another's room.
+    With more than one group each message is led by a frame naming its
+    group, which the consumer reads to give the credit back.  */
+weir__queue *weir__queue_new_grouped (weir__queue_ctx *ctx, unsigned producers, unsigned consumers,
+                                      unsigned capacity, const unsigned *group, unsigned groups,
+                                      weir__err *err);
 void weir__queue_destroy (weir__queue **self_p);
 
 /*  Send the records of B from producer thread PRODUCER to the consumer
@@ -117,7 +128,8 @@ int weir__queue_forward_copy (weir__queue *self, unsigned consumer, weir__queue 
 /*  Wake every producer blocked on credits; later sends fail.  Any thread.  */
 void weir__queue_abort (weir__queue *self);
 
-/*  Messages sent but not yet received, and the bound.  Any thread.  */
+/*  Messages sent but not yet received, and the bound (CAPACITY for each
+    group).  Any thread.  */
 unsigned weir__queue_fill (const weir__queue *self);
 unsigned weir__queue_capacity (const weir__queue *self);
 

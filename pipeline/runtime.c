@@ -157,6 +157,33 @@ static int s_open_reader (const weir__run *run, weir__err *err)
     return rc ? rc : weir__guard_check (run->stages, run->options, err);
 }
 
+//  STAGE's input: one queue, in which each link into the stage is a group
+//  of producers (the threads of the stage it leaves) with CAPACITY
+//  credits of its own, so that every link is bounded apart: a fast branch
+//  of a merge never takes a slow one's room.
+static weir__queue *s_input (const weir__stages *stages, const weir__stage *stage, weir__queue_ctx *ctx,
+                             weir__err *err)
+{
+    unsigned *group = calloc (stage->producers, sizeof *group), links = 0;
+    if (!group) {
+        weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < stages->count; i++)
+        for (size_t k = 0; k < stages->items[i]->nouts; k++) {
+            const weir__edge *e = &stages->items[i]->outs[k];
+            if (e->to != stage)
+                continue;
+            for (unsigned t = 0; t < stages->items[i]->threads; t++)
+                group[e->base + t] = links;
+            links++;
+        }
+    weir__queue *q = weir__queue_new_grouped (ctx, stage->producers, stage->threads, stage->capacity, group,
+                                              links, err);
+    free (group);
+    return q;
+}
+
 //  The workers of every stage (a reader's with its sink), the ZeroMQ
 //  context and the queues between the stages.
 static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
@@ -203,8 +230,7 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
         weir__stage *stage = stages->items[i];
         if (!stage->nins)
             continue;
-        stage->in = weir__queue_new (wakeable->ctx, stage->producers, stage->threads, stage->capacity, err);
-        if (!stage->in)
+        if (!(stage->in = s_input (stages, stage, wakeable->ctx, err)))
             return err->code;
     }
     for (size_t i = 0; i < stages->count; i++)

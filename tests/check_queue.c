@@ -161,20 +161,11 @@ static void *s_consume (void *arg)
     }
 }
 
-START_TEST (test_bound_counts_all_producers)
+//  Two consumers drain Q until the three producers TP have ended: every
+//  one of their 100 messages once, each producer's in order.
+static void s_drain (weir__queue *q, pthread_t *tp)
 {
-    weir__err err;
-    weir__err_init (&err);
-    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
-    weir__queue *q = weir__queue_new (ctx, 3, 2, 7, &err);
-    ck_assert_ptr_nonnull (q);
-    s_producer ps[3] = {{q, 0, 100, 0, 0, 1}, {q, 1, 100, 0, 0, 1}, {q, 2, 100, 0, 0, 1}};
-    pthread_t tp[3], tc[2];
-    for (int i = 0; i < 3; i++)
-        pthread_create (&tp[i], NULL, s_produce, &ps[i]);
-    //  Three producers together stop at the one bound
-    ck_assert_uint_eq (s_settle (ps, 3, 7), 7);
-
+    pthread_t tc[2];
     s_consumer cs[2];
     memset (cs, 0, sizeof cs);
     for (unsigned c = 0; c < 2; c++) {
@@ -190,6 +181,50 @@ START_TEST (test_bound_counts_all_producers)
         for (int k = 0; k < 100; k++)
             ck_assert_uint_eq (cs[0].seen[i][k] + cs[1].seen[i][k], 1);
     ck_assert (cs[0].ordered && cs[1].ordered);
+}
+
+START_TEST (test_bound_counts_all_producers)
+{
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
+    weir__queue *q = weir__queue_new (ctx, 3, 2, 7, &err);
+    ck_assert_ptr_nonnull (q);
+    s_producer ps[3] = {{q, 0, 100, 0, 0, 1}, {q, 1, 100, 0, 0, 1}, {q, 2, 100, 0, 0, 1}};
+    pthread_t tp[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create (&tp[i], NULL, s_produce, &ps[i]);
+    //  Three producers together stop at the one bound
+    ck_assert_uint_eq (s_settle (ps, 3, 7), 7);
+    s_drain (q, tp);
+    weir__queue_destroy (&q);
+    weir__queue_ctx_destroy (&ctx);
+}
+END_TEST
+
+START_TEST (test_groups_are_bounded_apart)
+{
+    //  The links into a stage: producers 0 and 1 one group, producer 2
+    //  another, 4 credits each.  The first group stops at its 4 together,
+    //  and its being full leaves the other group its own 4.
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
+    const unsigned group[] = {0, 0, 1};
+    weir__queue *q = weir__queue_new_grouped (ctx, 3, 2, 4, group, 2, &err);
+    ck_assert_ptr_nonnull (q);
+    ck_assert_uint_eq (weir__queue_capacity (q), 8);
+    s_producer ps[3] = {{q, 0, 100, 0, 0, 1}, {q, 1, 100, 0, 0, 1}, {q, 2, 100, 0, 0, 1}};
+    pthread_t tp[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create (&tp[i], NULL, s_produce, &ps[i]);
+    ck_assert_uint_eq (s_settle (ps, 3, 8), 8);
+    ck_assert_uint_eq (atomic_load (&ps[0].sent) + atomic_load (&ps[1].sent), 4);
+    ck_assert_uint_eq (atomic_load (&ps[2].sent), 4);
+    ck_assert_uint_eq (weir__queue_fill (q), 8);
+    //  Every message once, each producer's in order, the credits back
+    s_drain (q, tp);
+    ck_assert_uint_eq (weir__queue_fill (q), 0);
     weir__queue_destroy (&q);
     weir__queue_ctx_destroy (&ctx);
 }
@@ -324,6 +359,11 @@ START_TEST (test_bad_arguments)
     weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
     ck_assert_ptr_null (weir__queue_new (ctx, 1, 1, 0, &err));
     ck_assert_int_ne (err.code, 0);
+    //  A producer in a group the queue does not have
+    const unsigned group[] = {0, 2};
+    weir__err_init (&err);
+    ck_assert_ptr_null (weir__queue_new_grouped (ctx, 2, 1, 4, group, 2, &err));
+    ck_assert_int_ne (err.code, 0);
     weir__queue *q = NULL;
     weir__queue_destroy (&q);
     weir__queue_ctx_destroy (&ctx);
@@ -371,7 +411,12 @@ START_TEST (test_many_pairs)
     weir__err err;
     weir__err_init (&err);
     weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
-    weir__queue *q = weir__queue_new (ctx, 12, 8, 5, &err);
+    //  Once with one group, once with three (each message led by its
+    //  group's frame, behind the routing id)
+    unsigned groups = (unsigned) _i ? 3 : 1, group[12];
+    for (unsigned p = 0; p < 12; p++)
+        group[p] = p % groups;
+    weir__queue *q = weir__queue_new_grouped (ctx, 12, 8, 5, group, groups, &err);
     ck_assert_ptr_nonnull (q);
     ck_assert_uint_eq (weir__queue_sockets (12, 8), 20);
     s_producer ps[12];
@@ -380,7 +425,7 @@ START_TEST (test_many_pairs)
         ps[i] = (s_producer){q, i, 50, 0, 0, 1};
         pthread_create (&tp[i], NULL, s_produce, &ps[i]);
     }
-    ck_assert_uint_eq (s_settle (ps, 12, 5), 5);
+    ck_assert_uint_eq (s_settle (ps, 12, 5 * groups), 5 * groups);
     static s_many cs[8];
     memset (cs, 0, sizeof cs);
     for (unsigned c = 0; c < 8; c++) {
@@ -417,7 +462,8 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_marker_reaches_every_consumer);
     tcase_add_test (tc, test_least_loaded_consumer);
     tcase_add_test (tc, test_forward_passes_the_batch_on);
-    tcase_add_test (tc, test_many_pairs);
+    tcase_add_loop_test (tc, test_many_pairs, 0, 2);
+    tcase_add_test (tc, test_groups_are_bounded_apart);
     tcase_add_test (tc, test_abort_wakes_blocked_producer);
     tcase_add_test (tc, test_context_shutdown_wakes_receiver);
     tcase_add_test (tc, test_bad_arguments);

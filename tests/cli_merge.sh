@@ -38,6 +38,12 @@ norm "$T/t1.out" | sort > "$T/got"; same "$T/got" "$T/want" "a filtered reader a
 { seq 0 999; seq 5000 5499; } | sort > "$T/want"; sort "$T/r.out" > "$T/got"
 same "$T/got" "$T/want" "two range readers"
 
+# Every link is bounded apart: capacity= of the merge for each link into it
+"$WEIR" graph "json path=$T/app.jsonl ! m.  lines path=$T/access.log ! m.  identity name=m capacity=5 ! null" > "$T/dot" \
+    || fail "weir graph of a merge"
+grep -q 's0 -> s2 \[label="capacity=5"' "$T/dot" && grep -q 's1 -> s2 \[label="capacity=5"' "$T/dot" && ok \
+    || fail "weir graph: each link into the merge has capacity=5: $(cat "$T/dot")"
+
 # --epoch-records counts what every reader read, together
 rm -rf "$T/ck"
 "$WEIR" run -q --checkpoint "$T/ck" --epoch-records 700 --epochs 1 "$M ! json path=$T/e.out" || fail "one epoch of 700"

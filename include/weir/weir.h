@@ -253,7 +253,7 @@ typedef struct weir_stage_stats {
     uint64_t batches_in;
     double busy_seconds;     /*  summed over threads: time not spent waiting on a queue  */
     unsigned queue_fill;     /*  batches in the queue feeding this stage  */
-    unsigned queue_capacity; /*  its bound (0 for the reader)  */
+    unsigned queue_capacity; /*  its bound: capacity= for each link into it (0 for a reader)  */
     /*  A reader's way through its input, over every pass and run so far,
         and all of it, in one unit (bytes of files, integers of a range);
         the total is 0 when it is not known (a pipe, standard input) and
