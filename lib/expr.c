@@ -42,6 +42,9 @@ struct weir__expr {
     weir__step *steps;
     size_t nsteps, steps_cap;
     int root;
+    //  The whole expression is PATH == "text", the commonest filter: the
+    //  switch of it alone, which skips the walk of the tree
+    weir__expr_switch *equality;
 };
 
 typedef struct {
@@ -366,6 +369,7 @@ void weir__expr_destroy (weir__expr **self_p)
     weir__expr *self = *self_p;
     if (!self)
         return;
+    weir__expr_switch_destroy (&self->equality);
     for (size_t i = 0; i < self->count; i++) {
         s_node *n = &self->nodes[i];
         if (n->re)
@@ -406,6 +410,9 @@ int weir__expr_new (const char *text, weir__expr **out, weir__err *err)
         weir__expr_destroy (&self);
         return rc;
     }
+    //  NULL when it is something else, or out of memory: the tree then
+    const weir__expr *one = self;
+    self->equality = weir__expr_switch_new (&one, 1);
     *out = self;
     return 0;
 }
@@ -490,7 +497,8 @@ static inline int s_compare (const msgpack_object *a, const msgpack_object *b, s
     }
     if (ka == K_TEXT && (op == S_EQ || op == S_NE)) {
         //  Equality needs no order: lengths first
-        int same = a->via.str.size == b->via.str.size && memcmp (a->via.str.ptr, b->via.str.ptr, a->via.str.size) == 0;
+        int same = a->via.str.size == b->via.str.size
+                   && weir__same_bytes (a->via.str.ptr, b->via.str.ptr, a->via.str.size);
         return op == S_EQ ? same : !same;
     }
     if (ka == K_NUMBER)
@@ -549,6 +557,8 @@ static int s_eval (const weir__expr *self, int i, const msgpack_object *rec, wei
 
 int weir__expr_eval (const weir__expr *self, const msgpack_object *rec, weir__expr_scratch *scratch)
 {
+    if (self->equality)
+        return weir__expr_switch_eval (self->equality, rec, &scratch->mismatch) == 0;
     return s_eval (self, self->root, rec, scratch);
 }
 
@@ -639,7 +649,7 @@ size_t weir__expr_switch_eval (const weir__expr_switch *self, const msgpack_obje
     }
     for (size_t i = 0; i < self->count; i++) {
         const msgpack_object *t = self->texts[i];
-        if (t->via.str.size == v->via.str.size && memcmp (t->via.str.ptr, v->via.str.ptr, t->via.str.size) == 0)
+        if (t->via.str.size == v->via.str.size && weir__same_bytes (t->via.str.ptr, v->via.str.ptr, t->via.str.size))
             return i;
     }
     return self->count;

@@ -6,6 +6,7 @@
 
 #include "lib/batch.h"
 #include "lib/expr.h"
+#include "lib/fieldpath.h"
 #include "lib/jsonparse.h"
 #include "tests/testutil.h"
 
@@ -253,6 +254,31 @@ START_TEST (test_switch_agrees_with_evaluation)
 }
 END_TEST
 
+START_TEST (test_same_bytes_every_length)
+{
+    //  Keys and texts are compared by two overlapping loads at 4 to 8
+    //  bytes, a byte at a time below, memcmp above: every length from 0 to
+    //  20, equal, and unequal at each position in turn
+    char a[21], b[21];
+    for (size_t n = 0; n <= 20; n++) {
+        for (size_t i = 0; i < n; i++)
+            a[i] = b[i] = (char) ('a' + i);
+        ck_assert_msg (weir__same_bytes (a, b, n), "%zu equal bytes are not the same", n);
+        for (size_t i = 0; i < n; i++) {
+            b[i] = 'Z';
+            ck_assert_msg (!weir__same_bytes (a, b, n), "%zu bytes differing at %zu are the same", n, i);
+            b[i] = a[i];
+        }
+    }
+    //  Through an expression: keys and texts of 3, 5 and 11 bytes
+    ck_assert (s_true (".abc == \"xyzzy\"", "{\"abc\": \"xyzzy\"}", NULL));
+    ck_assert (!s_true (".abc == \"xyzzy\"", "{\"abd\": \"xyzzy\"}", NULL));
+    ck_assert (!s_true (".abc == \"xyzzy\"", "{\"abc\": \"xyzzx\"}", NULL));
+    ck_assert (s_true (".\"long key 1\" == \"a long text\"", "{\"long key 1\": \"a long text\"}", NULL));
+    ck_assert (!s_true (".\"long key 1\" == \"a long text\"", "{\"long key 2\": \"a long text\"}", NULL));
+}
+END_TEST
+
 START_TEST (test_refused)
 {
     s_refused ("", "empty expression", 0);
@@ -292,6 +318,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_mismatch_is_false_and_counted);
     tcase_add_test (tc, test_regex);
     tcase_add_test (tc, test_refused);
+    tcase_add_test (tc, test_same_bytes_every_length);
     tcase_add_test (tc, test_switch_agrees_with_evaluation);
     suite_add_tcase (s, tc);
     return s;
