@@ -65,28 +65,23 @@ norm "$T/f2.out" > "$T/got"; same "$T/got" "$T/errors.want" "a graph in a file"
 
 # Every mistake refused, exit 2, nothing written
 rm -f "$T/never.out"
-bad () {
-    pattern=$1; shift
-    expect_exit 2 "$pattern" -- "$WEIR" run "$@"
-    [ -e "$T/never.out" ] && { fail "'$*' wrote its output"; rm -f "$T/never.out"; }
-}
 N="json path=$T/never.out"
-bad "'x.' refers to no element: no element has name=x" "$E ! tee name=t  t. ! $N  x. ! null"
-bad "did you mean 'archive.'" "$E ! tee name=archive  archive. ! $N  arcive. ! null"
-bad "'i' sends its records on to one element, and 2 branches start from it; .*put a tee" \
+refused "'x.' refers to no element: no element has name=x" "$E ! tee name=t  t. ! $N  x. ! null"
+refused "did you mean 'archive.'" "$E ! tee name=archive  archive. ! $N  arcive. ! null"
+refused "'i' sends its records on to one element, and 2 branches start from it; .*put a tee" \
     "$E ! identity name=i ! $N  i. ! null"
-bad "the branch that 't.' starts goes nowhere" "$E ! tee name=t ! $N  t."
-bad "a cycle: a -> b -> a" "$E ! identity name=a ! identity name=b ! a.  b. ! $N"
-bad "a cycle: 'a' feeds itself" "$E ! tee name=a ! $N  a. ! a."
-bad "name 't' is given twice" "$E ! tee name=t ! $N  t. ! identity name=t ! null"
-bad "name='1x' cannot name an element" "$E ! tee name=1x ! $N"
-bad "'t.out': 't' \(tee\) has no output named 'out'" "$E ! tee name=t ! $N  t.out ! null"
-bad "'m.in': an element has one input" "$E ! m.in  identity name=m ! $N"
-bad "'filter' is a processor, but an element that ends a branch must be a writer" \
+refused "the branch that 't.' starts goes nowhere" "$E ! tee name=t ! $N  t."
+refused "a cycle: a -> b -> a" "$E ! identity name=a ! identity name=b ! a.  b. ! $N"
+refused "a cycle: 'a' feeds itself" "$E ! tee name=a ! $N  a. ! a."
+refused "name 't' is given twice" "$E ! tee name=t ! $N  t. ! identity name=t ! null"
+refused "name='1x' cannot name an element" "$E ! tee name=1x ! $N"
+refused "'t.out': 't' \(tee\) has no output named 'out'" "$E ! tee name=t ! $N  t.out ! null"
+refused "'m.in': an element has one input" "$E ! m.in  identity name=m ! $N"
+refused "'filter' is a processor, but an element that ends a branch must be a writer" \
     "$E ! tee name=t  t. ! $N  t. ! filter '.a'"
-bad "'null' is a writer, but an element inside a branch must be a processor" "$E ! tee name=t  t. ! null ! $N  t. ! null"
-bad "'range' is a reader, but an element inside a branch must be a processor" "$E ! tee name=t  t. ! range ! $N  t. ! null"
-bad "'!' separates elements: if it is part of a value, quote the value" "lines path=$T/a!b.txt"
+refused "'null' is a writer, but an element inside a branch must be a processor" "$E ! tee name=t  t. ! null ! $N  t. ! null"
+refused "'range' is a reader, but an element inside a branch must be a processor" "$E ! tee name=t  t. ! range ! $N  t. ! null"
+refused "'!' separates elements: if it is part of a value, quote the value" "lines path=$T/a!b.txt"
 # The caret points at the culprit
 "$WEIR" run "$E ! tee name=t  t. ! $N  x. ! null" 2> "$T/err"
 prefix="$E ! tee name=t  t. ! $N  "

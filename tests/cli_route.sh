@@ -71,28 +71,23 @@ same "$T/got" "$T/want" "the dead letter's records"
 
 # Every mistake refused, exit 2, nothing written
 rm -f "$T/never.out"
-bad () {
-    pattern=$1; shift
-    expect_exit 2 "$pattern" -- "$WEIR" run "$@"
-    [ -e "$T/never.out" ] && { fail "'$*' wrote its output"; rm -f "$T/never.out"; }
-}
 N="json path=$T/never.out"
-bad "'r.rest' goes nowhere: 'r' \(route\) sends records there; link it, as in 'r.rest ! null'" \
+refused "'r.rest' goes nowhere: 'r' \(route\) sends records there; link it, as in 'r.rest ! null'" \
     "$E ! route name=r e='.a' default=rest  r.e ! $N"
-bad "'r.rst': 'r' \(route\) has no output named 'rst'; did you mean 'r.rest'\? its outputs: r.e, r.rest" \
+refused "'r.rst': 'r' \(route\) has no output named 'rst'; did you mean 'r.rest'\? its outputs: r.e, r.rest" \
     "$E ! route name=r e='.a' default=rest  r.e ! $N  r.rst ! null"
-bad "'r' \(route\) sends to named outputs, and this link names none: start each branch from one" \
+refused "'r' \(route\) sends to named outputs, and this link names none: start each branch from one" \
     "$E ! route name=r e='.a' ! $N"
-bad "'r.e' starts 2 branches, and an output feeds one; .*put a tee after it" \
+refused "'r.e' starts 2 branches, and an output feeds one; .*put a tee after it" \
     "$E ! route name=r e='.a'  r.e ! $N  r.e ! null"
-bad "route: no branch: give each as BRANCH='CONDITION'" "$E ! route name=r  r.e ! $N"
-bad "property 'e' given twice to 'route'" "$E ! route name=r e='.a' e='.b'  r.e ! $N"
-bad "route: default=e names a branch that has a condition" "$E ! route name=r e='.a' default=e  r.e ! $N"
-bad "route: unmatched='keep' is neither fail nor drop" "$E ! route name=r e='.a' unmatched=keep  r.e ! $N"
-bad "route: unmatched= and default= both say where unmatched records go" \
+refused "route: no branch: give each as BRANCH='CONDITION'" "$E ! route name=r  r.e ! $N"
+refused "property 'e' given twice to 'route'" "$E ! route name=r e='.a' e='.b'  r.e ! $N"
+refused "route: default=e names a branch that has a condition" "$E ! route name=r e='.a' default=e  r.e ! $N"
+refused "route: unmatched='keep' is neither fail nor drop" "$E ! route name=r e='.a' unmatched=keep  r.e ! $N"
+refused "route: unmatched= and default= both say where unmatched records go" \
     "$E ! route name=r e='.a' unmatched=drop default=x  r.e ! $N  r.x ! null"
-bad "route: a condition goes with the branch it sends to" "$E ! route '.a' ! $N"
-bad "route: property 'threads': 0 is out of range" "$E ! route name=r e='.a' threads=0  r.e ! $N"
+refused "route: a condition goes with the branch it sends to" "$E ! route '.a' ! $N"
+refused "route: property 'threads': 0 is out of range" "$E ! route name=r e='.a' threads=0  r.e ! $N"
 # The caret under a condition's mistake
 "$WEIR" run "$E ! route name=r e='.level = \"x\"'  r.e ! $N" 2> "$T/err"
 prefix="$E ! route name=r e='.level "

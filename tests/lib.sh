@@ -56,6 +56,14 @@ same () {
     fi
 }
 
+# refused PATTERN DESCRIPTION: weir run refuses DESCRIPTION as a usage error
+# (exit 2) with a message matching PATTERN, before writing $T/never.out
+refused () {
+    pattern=$1; shift
+    expect_exit 2 "$pattern" -- "$WEIR" run "$@"
+    [ -e "$T/never.out" ] && { fail "'$*' wrote its output"; rm -f "$T/never.out"; }
+}
+
 # now_ms: the time in milliseconds
 now_ms () {
     echo $(($(date +%s%N) / 1000000))
