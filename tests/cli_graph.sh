@@ -3,7 +3,8 @@
 # with what jq computes from the input; every mistake refused with a
 # caret before anything is opened; exactly once on every output under
 # kills, with thread counts changed on resume; a changed graph refused on
-# resume; weir graph's DOT.
+# resume; weir graph's DOT; the progress line of a graph of 11 nodes
+# within 60 columns.
 . "$(dirname "$0")/lib.sh"
 command -v jq > /dev/null || { echo "skipped: jq is not installed (scripts/install-deps.sh installs it)"; exit 77; }
 
@@ -151,5 +152,18 @@ expect_exit 2 "written by another pipeline: the same elements, linked otherwise"
 # Two tee threads keep no order: compared sorted
 norm "$T/c1.out" | sort > "$T/got"; same "$T/got" "$T/all.sorted" "resumed graph: output 1"
 norm "$T/c2.out" | sort > "$T/got"; same "$T/got" "$T/all.sorted" "resumed graph: output 2"
+
+# The progress line of a graph of 11 nodes (two readers, a tee, a route,
+# a merge) stays within a terminal of 60 columns, and names both readers
+G="range count=30M ! tee name=t  t. ! identity ! filter '. == 1' ! null  t. ! identity name=a ! route name=r e='. == 3' default=o  r.e ! null  r.o ! m.  range count=1M ! m.  identity name=m ! null"
+if command -v script > /dev/null 2>&1; then
+    script -qec "stty cols 60 rows 20; '$WEIR' run --progress --progress-interval 5 \"$G\"" /dev/null > "$T/tty.txt" 2>&1
+    tr '\r' '\n' < "$T/tty.txt" | sed 's/\x1b\[K//g' | grep ' records' | grep -v '^weir:' > "$T/lines"
+    [ -s "$T/lines" ] && awk 'length > 59 { bad = 1 } END { exit bad }' "$T/lines" && ok \
+        || fail "a graph's progress lines wider than 59 columns: $(awk 'length > 59' "$T/lines" | head -2)"
+    grep -q 'range#1 .*range#9 ' "$T/lines" && ok || fail "the progress line does not name both readers: $(head -2 "$T/lines")"
+else
+    fail "script (bsdutils) is missing: the terminal width cannot be tested"
+fi
 
 finish
