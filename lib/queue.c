@@ -382,7 +382,30 @@ static void s_free (void *data, void *hint)
     free (data);
 }
 
-int weir__queue_send_batch (weir__queue *self, unsigned producer, weir__batch *b, uint64_t *wait_ns)
+//  MSG to each of the N TARGETS: copies that share its buffer down all
+//  but the first (ZeroMQ counts the references: the last receiver to let
+//  go frees it), then MSG itself, which is then empty.  0 or
+//  WEIR__QUEUE_CLOSED (MSG is the caller's to close either way).
+static int s_send_all (const weir__queue_target *targets, size_t n, zmq_msg_t *msg, uint64_t *wait_ns)
+{
+    int rc = 0;
+    for (size_t i = n; i-- > 1 && !rc;) {
+        weir__queue *q = targets[i].queue;
+        zmq_msg_t copy;
+        zmq_msg_init (&copy);
+        rc = zmq_msg_copy (&copy, msg) < 0 ? WEIR__QUEUE_CLOSED
+                                           : s_send_to (q, targets[i].producer, s_target (q, targets[i].producer),
+                                                        &copy, wait_ns);
+        zmq_msg_close (&copy);
+    }
+    if (!rc && n) {
+        weir__queue *q = targets[0].queue;
+        rc = s_send_to (q, targets[0].producer, s_target (q, targets[0].producer), msg, wait_ns);
+    }
+    return rc;
+}
+
+int weir__queue_send_batch_all (const weir__queue_target *targets, size_t n, weir__batch *b, uint64_t *wait_ns)
 {
     size_t len;
     char *data = weir__batch_take (b, &len);
@@ -393,10 +416,15 @@ int weir__queue_send_batch (weir__queue *self, unsigned producer, weir__batch *b
         free (data);
         return WEIR_ENOMEM;
     }
-    int rc = s_send_to (self, producer, s_target (self, producer), &msg, wait_ns);
-    if (rc)
-        zmq_msg_close (&msg);
+    int rc = s_send_all (targets, n, &msg, wait_ns);
+    zmq_msg_close (&msg);
     return rc;
+}
+
+int weir__queue_send_batch (weir__queue *self, unsigned producer, weir__batch *b, uint64_t *wait_ns)
+{
+    weir__queue_target one = {self, producer};
+    return weir__queue_send_batch_all (&one, 1, b, wait_ns);
 }
 
 int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind, uint32_t flag,
@@ -482,27 +510,11 @@ int weir__queue_recv_within (weir__queue *self, unsigned consumer, weir__batch_h
     return 0;
 }
 
-int weir__queue_forward (weir__queue *self, unsigned consumer, weir__queue *out, unsigned producer,
-                         uint64_t *wait_ns)
+int weir__queue_forward_all (weir__queue *self, unsigned consumer, const weir__queue_target *targets, size_t n,
+                             uint64_t *wait_ns)
 {
     //  A sent message is emptied: the held one is ready for the next receive
-    return s_send_to (out, producer, s_target (out, producer), &self->held[consumer], wait_ns);
-}
-
-int weir__queue_forward_copy (weir__queue *self, unsigned consumer, weir__queue *out, unsigned producer,
-                              uint64_t *wait_ns)
-{
-    //  ZeroMQ shares the buffer of a copy, counting its references: the
-    //  last receiver to let go frees it
-    zmq_msg_t copy;
-    zmq_msg_init (&copy);
-    if (zmq_msg_copy (&copy, &self->held[consumer]) < 0) {
-        zmq_msg_close (&copy);
-        return WEIR__QUEUE_CLOSED;
-    }
-    int rc = s_send_to (out, producer, s_target (out, producer), &copy, wait_ns);
-    zmq_msg_close (&copy);
-    return rc;
+    return s_send_all (targets, n, &self->held[consumer], wait_ns);
 }
 
 void weir__queue_abort (weir__queue *self)

@@ -96,6 +96,19 @@ void weir__queue_destroy (weir__queue **self_p);
     WEIR__QUEUE_CLOSED, or WEIR_ENOMEM (B is left as it was).  */
 int weir__queue_send_batch (weir__queue *self, unsigned producer, weir__batch *b, uint64_t *wait_ns);
 
+/*  Where a message goes: a queue, and the producer number it is sent as.  */
+typedef struct weir__queue_target {
+    weir__queue *queue;
+    unsigned producer;
+} weir__queue_target;
+
+/*  Send the records of B to each of the N TARGETS (a tee that runs in
+    its producer's threads), as weir__queue_send_batch does to one: each
+    gets a message that shares B's buffer, which is freed once every
+    consumer has let go of it.  0, WEIR__QUEUE_CLOSED, or WEIR_ENOMEM (B
+    left as it was).  */
+int weir__queue_send_batch_all (const weir__queue_target *targets, size_t n, weir__batch *b, uint64_t *wait_ns);
+
 /*  Send a marker of KIND carrying FLAG (in the header's count) to every
     consumer thread.  0 or WEIR__QUEUE_CLOSED (or WEIR_ENOMEM).  */
 int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind, uint32_t flag,
@@ -114,16 +127,11 @@ int weir__queue_recv (weir__queue *self, unsigned consumer, weir__batch_header *
 int weir__queue_recv_within (weir__queue *self, unsigned consumer, weir__batch_header *hdr,
                              const char **payload, size_t *len, int timeout_ms, uint64_t *wait_ns);
 
-/*  Pass the batch CONSUMER received last on to OUT, as producer PRODUCER
-    of OUT, untouched.  0 or WEIR__QUEUE_CLOSED.  */
-int weir__queue_forward (weir__queue *self, unsigned consumer, weir__queue *out, unsigned producer,
-                         uint64_t *wait_ns);
-
-/*  The same, keeping the batch: OUT gets a copy that shares its buffer,
-    for a stage that sends each batch down several branches.  0 or
+/*  Pass the batch CONSUMER received last on to each of the N TARGETS:
+    copies that share its buffer, the batch itself to the first.  0 or
     WEIR__QUEUE_CLOSED.  */
-int weir__queue_forward_copy (weir__queue *self, unsigned consumer, weir__queue *out, unsigned producer,
-                              uint64_t *wait_ns);
+int weir__queue_forward_all (weir__queue *self, unsigned consumer, const weir__queue_target *targets, size_t n,
+                             uint64_t *wait_ns);
 
 /*  Wake every producer blocked on credits; later sends fail.  Any thread.  */
 void weir__queue_abort (weir__queue *self);

@@ -394,8 +394,26 @@ static int s_check_ports (weir__stage *stage, weir__err *err)
     return 0;
 }
 
+//  A tee whose one input is the one output of a stage without ports runs
+//  in that stage's threads: a thread and a queue fewer, every batch sent
+//  straight down the tee's links (its buffer shared).  Anything else
+//  keeps its tee: one fed by several links (a merge) needs its queue to
+//  count their barriers.
+static void s_host_tees (const weir__stages *stages)
+{
+    for (size_t i = 0; i < stages->count; i++)
+        stages->items[i]->host = NULL;
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__stage *from = stages->items[i];
+        weir__stage *to = from->nouts == 1 ? from->outs[0].to : NULL;
+        if (to && to->fans_out && !to->nports && to->nins == 1 && !from->fans_out && !from->nports)
+            to->host = from;
+    }
+}
+
 int weir__graph_check (const weir__stages *stages, weir__err *err)
 {
+    s_host_tees (stages);
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
         int rc = s_check_ports (stage, err);

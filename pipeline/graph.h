@@ -48,8 +48,9 @@ int weir__graph_resolve (weir__stages *stages, weir__err *err);
 
 /*  What can only be checked once every stage has its element: a stage
     that feeds several must fan out or have named outputs (ports), each
-    port of which starts exactly one link, those links put in port order;
-    one reader.  */
+    port of which starts exactly one link, those links put in port order.
+    And each tee fed by one stage that feeds nothing else is given that
+    stage as its host (weir__stage.host), in whose threads it runs.  */
 int weir__graph_check (const weir__stages *stages, weir__err *err);
 
 /*  Whether the stages are a straight line: each linked to the next and

@@ -32,6 +32,21 @@ static int s_held (weir__worker *w)
     return 0;
 }
 
+//  COUNT records went down W's link E: and, when E leads into a tee W's
+//  stage hosts, through that tee and down each of its links
+static void s_crossed (weir__worker *w, weir__edge *e, uint32_t count)
+{
+    atomic_fetch_add_explicit (&e->records, count, memory_order_relaxed);
+    weir__stage *tee = e->to;
+    if (tee->host != w->stage)
+        return;
+    atomic_fetch_add_explicit (&tee->counts.in, count, memory_order_relaxed);
+    atomic_fetch_add_explicit (&tee->counts.batches, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit (&tee->counts.out, count, memory_order_relaxed);
+    for (size_t i = 0; i < tee->nouts; i++)
+        atomic_fetch_add_explicit (&tee->outs[i].records, count, memory_order_relaxed);
+}
+
 int weir__path_send_port (weir__worker *w, unsigned port)
 {
     weir__stage *stage = w->stage;
@@ -42,9 +57,10 @@ int weir__path_send_port (weir__worker *w, unsigned port)
     uint64_t wait = 0;
     //  A stage that packs its own batches feeds one stage per output
     //  (pipeline/graph.h): its links are in port order; only forwarding
-    //  fans out
+    //  fans out, and a tee the stage hosts, down each of the tee's links
     weir__edge *e = &stage->outs[port];
-    int rc = weir__queue_send_batch (e->queue, e->base + w->index, b, &wait);
+    int rc = e->to->host == stage ? weir__queue_send_batch_all (w->targets, w->ntargets, b, &wait)
+                                  : weir__queue_send_batch (e->queue, e->base + w->index, b, &wait);
     s_wait (w, wait);
     if (rc == WEIR_ENOMEM) {
         weir__err err;
@@ -57,7 +73,7 @@ int weir__path_send_port (weir__worker *w, unsigned port)
     if (!s_held (w))
         w->sink.first_ns = 0;
     atomic_fetch_add_explicit (&stage->counts.out, count, memory_order_relaxed);
-    atomic_fetch_add_explicit (&e->records, count, memory_order_relaxed);
+    s_crossed (w, e, count);
     return 0;
 }
 
@@ -74,10 +90,8 @@ int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag)
 {
     uint64_t wait = 0;
     int rc = 0;
-    for (size_t i = 0; i < w->stage->nouts && !rc; i++) {
-        weir__edge *e = &w->stage->outs[i];
-        rc = weir__queue_send_marker (e->queue, e->base + w->index, kind, flag, &wait);
-    }
+    for (size_t i = 0; i < w->ntargets && !rc; i++)
+        rc = weir__queue_send_marker (w->targets[i].queue, w->targets[i].producer, kind, flag, &wait);
     s_wait (w, wait);
     if (rc == WEIR_ENOMEM) {
         weir__err err;
@@ -128,20 +142,15 @@ int weir__path_forward (weir__worker *w, uint32_t count)
 {
     weir__stage *stage = w->stage;
     uint64_t wait = 0;
-    int rc = 0;
     //  Down every branch but the first a copy that shares the buffer, then
     //  the batch itself down the first
-    for (size_t i = stage->nouts; i-- > 0 && !rc;) {
-        weir__edge *e = &stage->outs[i];
-        rc = i ? weir__queue_forward_copy (stage->in, w->index, e->queue, e->base + w->index, &wait)
-               : weir__queue_forward (stage->in, w->index, e->queue, e->base + w->index, &wait);
-        if (!rc)
-            atomic_fetch_add_explicit (&e->records, count, memory_order_relaxed);
-    }
+    int rc = weir__queue_forward_all (stage->in, w->index, w->targets, w->ntargets, &wait);
     s_wait (w, wait);
     if (rc)
         return -1;
     atomic_fetch_add_explicit (&stage->counts.out, count, memory_order_relaxed);
+    for (size_t i = 0; i < stage->nouts; i++)
+        s_crossed (w, &stage->outs[i], count);
     return 0;
 }
 

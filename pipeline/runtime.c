@@ -184,6 +184,28 @@ static weir__queue *s_input (const weir__stages *stages, const weir__stage *stag
     return q;
 }
 
+//  Where each worker of STAGE sends: each link's queue, as its producer
+//  number there, or for a link into a tee it hosts, each of the tee's.
+static int s_targets (weir__stage *stage, weir__err *err)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < stage->nouts; k++)
+        n += stage->outs[k].to->host == stage ? stage->outs[k].to->nouts : 1;
+    for (unsigned t = 0; t < stage->threads && n && !stage->host; t++) {
+        weir__worker *w = &stage->workers[t];
+        if (!(w->targets = calloc (n, sizeof *w->targets)))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        for (size_t k = 0; k < stage->nouts; k++) {
+            const weir__stage *to = stage->outs[k].to;
+            const weir__edge *e = to->host == stage ? to->outs : &stage->outs[k];
+            size_t links = to->host == stage ? to->nouts : 1;
+            for (size_t j = 0; j < links; j++)
+                w->targets[w->ntargets++] = (weir__queue_target) {e[j].queue, e[j].base + t};
+        }
+    }
+    return 0;
+}
+
 //  The workers of every stage (a reader's with its sink), the ZeroMQ
 //  context and the queues between the stages.
 static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
@@ -197,6 +219,11 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
         .truncated = weir__path_sink_truncated,
     };
     int rc = 0;
+    //  A tee that runs in its host's threads sends as they do: its links
+    //  hold a producer number for each of them
+    for (size_t i = 0; i < stages->count; i++)
+        if (stages->items[i]->host)
+            stages->items[i]->threads = stages->items[i]->host->threads;
     for (size_t i = 0; i < stages->count && !rc; i++)
         rc = weir__stage_workers_new (stages->items[i], &sink, err);
     //  A socket per producer and consumer thread: the stage of most
@@ -218,7 +245,7 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
             e->to->producers += stages->items[i]->threads;
         }
     for (size_t i = 0; i < stages->count; i++)
-        if (stages->items[i]->nins)
+        if (stages->items[i]->nins && !stages->items[i]->host)
             sockets += weir__queue_sockets (stages->items[i]->producers, stages->items[i]->threads);
     char hint[300];
     snprintf (hint, sizeof hint, "give '%s' fewer than threads=%u, or raise the limit", most->name,
@@ -228,7 +255,7 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
         return rc ? rc : err->code;
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
-        if (!stage->nins)
+        if (!stage->nins || stage->host)
             continue;
         if (!(stage->in = s_input (stages, stage, wakeable->ctx, err)))
             return err->code;
@@ -236,7 +263,9 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
     for (size_t i = 0; i < stages->count; i++)
         for (size_t k = 0; k < stages->items[i]->nouts; k++)
             stages->items[i]->outs[k].queue = stages->items[i]->outs[k].to->in;
-    return 0;
+    for (size_t i = 0; i < stages->count && !rc; i++)
+        rc = s_targets (stages->items[i], err);
+    return rc;
 }
 
 //  Start every thread.  A thread that cannot start fails the job; those
@@ -245,7 +274,7 @@ static void s_start (weir__stages *stages, weir__job *job)
 {
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
-        for (unsigned t = 0; t < stage->threads; t++) {
+        for (unsigned t = 0; t < stage->threads && !stage->host; t++) {
             weir__worker *w = &stage->workers[t];
             atomic_store (&w->start_ns, weir__now_ns ());
             if (pthread_create (&w->thread, NULL, weir__worker_main, w)) {
@@ -318,7 +347,7 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
     for (size_t i = 0; i < stages->count; i++) {
         if (stages->items[i]->input && weir__input_follows (stages->items[i]->input))
             weir__controller_default_seconds (run->controller, 1.0);
-        threads += stages->items[i]->threads;
+        threads += stages->items[i]->host ? 0 : stages->items[i]->threads;
         reading += stages->items[i]->kind == WEIR_ELEMENT_READER ? stages->items[i]->threads : 0;
     }
     //  Every reader takes the same passes (s_several)

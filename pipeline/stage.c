@@ -153,6 +153,9 @@ void weir__stage_workers_release (weir__stage *self)
             weir__batch_release (&w->port_batches[p]);
         free (w->port_batches);
         w->port_batches = NULL;
+        free (w->targets);
+        w->targets = NULL;
+        w->ntargets = 0;
         if (w->decoder_ready)
             weir__records_release (&w->decoder);
         w->decoder_ready = 0;
@@ -251,5 +254,7 @@ void weir__stage_stats (const weir__stage *self, weir_stage_stats *stats)
     stats->busy_seconds = s_busy (self);
     stats->queue_fill = self->in ? weir__queue_fill (self->in) : 0;
     //  Before the run, the bound the queue will have
-    stats->queue_capacity = self->in ? weir__queue_capacity (self->in) : self->capacity * (unsigned) self->nins;
+    stats->queue_capacity = self->in     ? weir__queue_capacity (self->in)
+                            : self->host ? 0
+                                         : self->capacity * (unsigned) self->nins;
 }

@@ -48,6 +48,11 @@ struct weir_stage {
     //  A stage with named outputs (weir__stage.ports): the batches of
     //  ports 1 on (port 0's is sink.batch)
     weir__batch *port_batches;
+    //  Where its batches and markers go (the runtime): its stage's links,
+    //  or, when its one link leads into a tee that runs in its threads,
+    //  that tee's (weir__stage.host)
+    weir__queue_target *targets;
+    size_t ntargets;
     size_t shard;        //  a reader's shard in hand, or SIZE_MAX
     uint64_t seen;       //  its offset when last counted into the input's progress
     size_t packed_from;  //  where the record being packed began
@@ -115,6 +120,11 @@ struct weir__stage {
     weir__callbacks *callbacks;
     weir__rejects *rejects;  //  readers and processors
     int fans_out;            //  may have several outputs, each sent every record (tee)
+    //  A tee fed by one stage that feeds nothing else runs in that
+    //  stage's threads (pipeline/graph.h): that stage, else NULL.  It
+    //  has no queue and no threads of its own; its host's workers send
+    //  each batch down its links and count what crossed it
+    weir__stage *host;
     //  Named outputs (route's branches, a plugin's ports), or none: a
     //  processor's records then go to its one output.  A stage with
     //  ports has one link from each, in port order (outs[i] is port i)

@@ -279,24 +279,48 @@ END_TEST
 
 START_TEST (test_forward_passes_the_batch_on)
 {
-    //  A received batch goes on to the next queue untouched
+    //  A received batch goes on untouched, to one queue, then to three (a
+    //  tee: copies that share the buffer); and a batch sent to three
+    //  (a tee in its producer's threads)
     weir__err err;
     weir__err_init (&err);
     weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
     weir__queue *a = weir__queue_new (ctx, 1, 1, 4, &err);
     weir__queue *b = weir__queue_new (ctx, 1, 1, 4, &err);
-    ck_assert (a && b);
-    ck_assert_int_eq (s_send_u32 (a, 0, 4242), 0);
+    weir__queue *c = weir__queue_new (ctx, 2, 1, 4, &err);
+    ck_assert (a && b && c);
     weir__batch_header hdr;
     const char *payload;
     size_t len;
+    ck_assert_int_eq (s_send_u32 (a, 0, 4242), 0);
     ck_assert_int_eq (weir__queue_recv (a, 0, &hdr, &payload, &len, NULL), 0);
-    ck_assert_int_eq (weir__queue_forward (a, 0, b, 0, NULL), 0);
+    weir__queue_target one = {b, 0};
+    ck_assert_int_eq (weir__queue_forward_all (a, 0, &one, 1, NULL), 0);
     ck_assert_uint_eq (weir__queue_fill (a), 0);
     ck_assert_uint_eq (weir__queue_fill (b), 1);
     ck_assert_uint_eq (s_recv_u32 (b, 0), 4242);
+    weir__queue_target three[] = {{b, 0}, {c, 0}, {c, 1}};
+    ck_assert_int_eq (s_send_u32 (a, 0, 77), 0);
+    ck_assert_int_eq (weir__queue_recv (a, 0, &hdr, &payload, &len, NULL), 0);
+    ck_assert_int_eq (weir__queue_forward_all (a, 0, three, 3, NULL), 0);
+    ck_assert_uint_eq (weir__queue_fill (b), 1);
+    ck_assert_uint_eq (weir__queue_fill (c), 2);
+    ck_assert_uint_eq (s_recv_u32 (b, 0), 77);
+    ck_assert_uint_eq (s_recv_u32 (c, 0), 77);
+    ck_assert_uint_eq (s_recv_u32 (c, 0), 77);
+    weir__batch batch;
+    ck_assert_int_eq (weir__batch_init (&batch, 64), 0);
+    ck_assert_int_eq (weir__pack_uint64 (&batch, 99), 0);
+    batch.count = 1;
+    ck_assert_int_eq (weir__queue_send_batch_all (three, 3, &batch, NULL), 0);
+    weir__batch_release (&batch);
+    ck_assert_uint_eq (s_recv_u32 (b, 0), 99);
+    ck_assert_uint_eq (s_recv_u32 (c, 0), 99);
+    ck_assert_uint_eq (s_recv_u32 (c, 0), 99);
+    ck_assert_uint_eq (weir__queue_fill (b) + weir__queue_fill (c), 0);
     weir__queue_destroy (&a);
     weir__queue_destroy (&b);
+    weir__queue_destroy (&c);
     weir__queue_ctx_destroy (&ctx);
 }
 END_TEST

@@ -104,6 +104,17 @@ grep -q 's3 -> s4 \[label="capacity=16\\n1000 records"' "$T/dot" && grep -q 's1 
     && ok || fail "weir graph --stats: records per link: $(cat "$T/dot")"
 jq -e '.links | length == 4' "$T/stats.json" > /dev/null && jq -e '.stages[1].label == "t"' "$T/stats.json" > /dev/null \
     && ok || fail "--stats: links and labels"
+# A tee fed by one stage runs in that stage's threads: no queue into it,
+# its threads the feeder's; each branch has every record
+grep -q 's0 -> s1 \[label="no queue' "$T/dot" && ok || fail "weir graph: the link into a hosted tee: $(cat "$T/dot")"
+"$WEIR" run -q --stats "$T/host.json" "range count=100000 ! identity threads=2 ! tee name=t threads=3  t. ! lines path=$T/h1.out  t. ! lines path=$T/h2.out" \
+    || fail "a tee in its feeder's threads"
+seq 0 99999 > "$T/want"
+sort -n "$T/h1.out" | cmp -s - "$T/want" && sort -n "$T/h2.out" | cmp -s - "$T/want" && ok \
+    || fail "a tee in its feeder's threads: a branch lacks records"
+jq -e '.stages[2].threads == 2 and .stages[2].records_in == 100000 and .stages[2].records_out == 100000' "$T/host.json" > /dev/null \
+    && jq -e '[.links[].records] == [100000, 100000, 100000, 100000]' "$T/host.json" > /dev/null && ok \
+    || fail "a hosted tee's statistics: $(jq -c '.stages[2], .links' "$T/host.json")"
 expect_exit 2 "a cycle" -- "$WEIR" graph "$E ! identity name=a ! a."
 expect_exit 1 "holds no statistics of 4 links" -- "$WEIR" graph --stats "$T/ev.jsonl" "$G"
 
