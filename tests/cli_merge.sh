@@ -4,7 +4,8 @@
 # reader read; exactly once after kills at a checkpoint's points and at
 # random, with thread counts changed on resume; a resume over inputs that
 # grew reads only what was added, for each reader; passes= of every
-# reader, killed across the passes' ends; passes= that differ refused;
+# reader, killed across the passes' ends; passes= that differ refused; a
+# tee in its reader's threads feeding a merge, killed and resumed;
 # followed readers merged, stopped, killed and resumed.
 . "$(dirname "$0")/lib.sh"
 command -v jq > /dev/null || { echo "skipped: jq is not installed (scripts/install-deps.sh installs it)"; exit 77; }
@@ -76,6 +77,24 @@ done
 rm -rf "$T/ck" "$T/k.out"
 kill_rounds "$T/ck" 3000 "$J"
 norm "$T/k.out" | sort > "$T/got"; same "$T/got" "$T/big.sorted" "merge after random kills"
+
+# A tee in its reader's threads, one branch merged with a second reader:
+# the merge counts the tee's threads as its producers; killed at three
+# points with 2 reader threads, resumed with 1
+seq 1000000 1299999 > "$T/h.in"
+{ seq 0 399999; cat "$T/h.in"; } | sort > "$T/h.want"
+HJ="lines path=$T/h.in ! m.  range count=400000 THREADS ! tee name=t  t. ! m.  identity name=m ! lines path=$T/h.a  t. ! lines path=$T/h.b"
+for point in pipe-drained:3 writers-synced:5 readers-resumed:4; do
+    rm -rf "$T/hck" "$T/h.a" "$T/h.b"
+    WEIR_KILL_AT=$point "$WEIR_KP" run -q --checkpoint "$T/hck" --epoch-records 30000 "$(echo "$HJ" | sed 's/THREADS/threads=2/')" \
+        2> "$T/err"
+    rc=$?
+    [ $rc -eq 137 ] && ok || fail "tee and merge killed at $point: exit $rc $(cat "$T/err")"
+    "$WEIR" run -q --checkpoint "$T/hck" --resume --epoch-records 30000 "$(echo "$HJ" | sed 's/THREADS/threads=1/')" \
+        || fail "tee and merge resumed after $point"
+    sort "$T/h.a" | cmp -s - "$T/h.want" && seq 0 399999 | cmp -s - "$(sort -n "$T/h.b" > "$T/h.bs"; echo "$T/h.bs")" && ok \
+        || fail "tee and merge killed at $point: an output is not its records once"
+done
 
 # Inputs that grew: a resume reads what each reader's files gained
 awk 'BEGIN { for (i = 60000; i < 60100; i++) printf "{\"app\": %d}\n", i }' >> "$T/big.jsonl"
