@@ -19,6 +19,7 @@ int weir__build_parse (weir__stages *stages, const char *text, weir__err *err)
         weir__stage *stage = stages->items[i];
         stage->name_offset = -1;
         stage->glued = -1;
+        stage->follows = NULL;
         for (size_t k = 0; k < stage->props.count; k++)
             stage->props.items[k].key_offset = stage->props.items[k].value_offset = -1;
     }
@@ -33,6 +34,7 @@ int weir__build_parse (weir__stages *stages, const char *text, weir__err *err)
             break;
         }
         stage->glued = spec.items[i].glued;
+        stage->follows = spec.items[i].follows == SIZE_MAX ? NULL : stages->items[first + spec.items[i].follows];
         //  Move the properties over
         stage->props = spec.items[i].props;
         weir__props_init (&spec.items[i].props);
@@ -274,6 +276,30 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
     return 0;
 }
 
+//  A bare word after an element's properties starts a new chain when it
+//  names a builtin element ('a ! b  c ! d'); one that names none is a key
+//  that lost its value far more often than a mistyped element, and is
+//  said so, before the graph it would make is judged.
+static int s_chain_starts (const weir__stages *stages, weir__err *err)
+{
+    for (size_t i = 0; i < stages->count; i++) {
+        const weir__stage *stage = stages->items[i];
+        if (!stage->follows || weir__element_find (stage->name, -1))
+            continue;
+        const char *best = weir__element_suggest (stage->name, -1);
+        char hint[96] = "";
+        if (best)
+            snprintf (hint, sizeof hint, "; did you mean '%s'?", best);
+        weir__err_set (err, WEIR_ESYNTAX,
+                       "expected key=value or '!' after element '%s', not '%s' (a word there starts a new chain "
+                       "when it names an element, and no element is named '%s'%s)",
+                       stage->follows->name, stage->name, stage->name, hint);
+        err->offset = stage->name_offset;
+        return err->code;
+    }
+    return 0;
+}
+
 int weir__build_resolve (weir__stages *stages, weir__err *err)
 {
     if (stages->count < 2) {
@@ -283,7 +309,9 @@ int weir__build_resolve (weir__stages *stages, weir__err *err)
         err->offset = stages->count ? stages->items[0]->name_offset : 0;
         return err->code;
     }
-    int rc = weir__graph_resolve (stages, err);
+    int rc = s_chain_starts (stages, err);
+    if (!rc)
+        rc = weir__graph_resolve (stages, err);
     int line = !rc && weir__graph_is_line (stages);
     for (size_t i = 0; i < stages->count && !rc; i++)
         rc = s_resolve (stages->items[i], line, err);

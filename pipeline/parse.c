@@ -127,6 +127,7 @@ static int s_new_element (weir__spec *spec, const char *name, long offset, weir_
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     e->name_offset = offset;
     e->glued = -1;
+    e->follows = SIZE_MAX;
     weir__props_init (&e->props);
     spec->count++;
     return 0;
@@ -298,6 +299,17 @@ static int s_property (s_parser *p, long at, long eq, long eq_offset, weir__err 
         e->props.items[0].quoted = 1;
         p->after_value = 1;
         return 0;
+    }
+    //  A bare word starts a new chain, as in gst-launch's 'a ! b  c ! d'
+    //  (the builder says what else it may have been: a key without its
+    //  value); a quoted one is no element's name
+    if (eq < 0 && text[at] != '\'' && text[at] != '"') {
+        size_t before = p->spec->count - 1;
+        p->open = 0;
+        int rc = s_element_name (p, at, eq, err);
+        if (!rc)
+            p->spec->items[p->spec->count - 1].follows = before;
+        return rc;
     }
     if (eq < 0)
         return weir__err_at (err, WEIR_ESYNTAX, at, "expected key=value or '!' after element '%s', not '%s'",

@@ -23,6 +23,11 @@ typedef struct weir__element_spec {
     char *name;
     long name_offset;
     long glued;  //  the '!' before it stuck to a value, as in path=a!b: its offset, else -1
+    //  It starts a new chain right after element FOLLOWS (an index in the
+    //  spec's items), with no '!' between, as in 'a ! b  c ! d'; else
+    //  SIZE_MAX.  Only the builder knows whether it names an element or
+    //  is a property that lacks its '=' (pipeline/build.h)
+    size_t follows;
     weir__props props;
 } weir__element_spec;
 

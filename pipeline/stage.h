@@ -109,6 +109,7 @@ struct weir__stage {
     long label_offset;
     long name_offset;  //  in the description, -1 when added in code
     long glued;        //  the '!' before it stuck to a value (parse.h), or -1
+    const weir__stage *follows;  //  it starts a chain right after that stage, no '!' between (parse.h)
     weir_element_kind kind;
     weir__props props;
     unsigned threads, capacity, batch;

@@ -185,8 +185,6 @@ END_TEST
 
 START_TEST (test_parse_errors_words)
 {
-    s_parse_bad ("a b", 2, "expected key=value or '!' after element 'a', not 'b'");
-    s_parse_bad ("a k=1 b ! c", 6, "expected key=value or '!' after element 'a', not 'b'");
     s_parse_bad ("a =x", 2, "property without a name before '='");
     s_parse_bad ("a k=1 k=2", 6, "property 'k' given twice to 'a'");
     //  The same key on different elements is no repetition, so the error
@@ -197,7 +195,46 @@ START_TEST (test_parse_errors_words)
     //  A quoted '=' does not make a word a property; a quoted word after
     //  a property is no expression
     s_parse_bad ("a k=1 'k=v'", 6, "expected key=value or '!' after element 'a', not 'k=v'");
-    s_parse_bad ("a x", 2, "expected key=value or '!' after element 'a', not 'x'");
+    s_parse_bad ("a k=1 \"x\"", 6, "expected key=value or '!' after element 'a', not 'x'");
+}
+END_TEST
+
+START_TEST (test_parse_chains)
+{
+    //  A bare word after an element's properties starts a new chain, as
+    //  in gst-launch: no link to it, and it knows what it follows (the
+    //  builder refuses it when it names no element, as a key without its
+    //  value)
+    weir__spec spec;
+    //            0         1         2
+    //            0123456789012345678901234567
+    s_parse_ok ("a k=1 ! b  c ! d k=2  e ! f", &spec);
+    ck_assert_uint_eq (spec.count, 6);
+    ck_assert_uint_eq (spec.nlinks, 3);
+    const char *from[] = {"a", "c", "e"}, *to[] = {"b", "d", "f"};
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_str_eq (spec.items[spec.links[i].from.element].name, from[i]);
+        ck_assert_str_eq (spec.items[spec.links[i].to.element].name, to[i]);
+    }
+    ck_assert_uint_eq (spec.items[0].follows, SIZE_MAX);
+    ck_assert_uint_eq (spec.items[1].follows, SIZE_MAX);
+    ck_assert_uint_eq (spec.items[2].follows, 1);
+    ck_assert_int_eq (spec.items[2].name_offset, 11);
+    ck_assert_uint_eq (spec.items[3].follows, SIZE_MAX);
+    ck_assert_uint_eq (spec.items[4].follows, 3);
+    s_prop_is (&spec.items[3], 0, "k", "2", 17, 19);
+    weir__spec_release (&spec);
+    //  Right after a name, and after a quoted expression
+    s_parse_ok ("a b", &spec);
+    ck_assert_uint_eq (spec.count, 2);
+    ck_assert_uint_eq (spec.nlinks, 0);
+    ck_assert_uint_eq (spec.items[1].follows, 0);
+    weir__spec_release (&spec);
+    s_parse_ok ("a ! f '.x' g ! h", &spec);
+    ck_assert_uint_eq (spec.count, 4);
+    ck_assert_uint_eq (spec.nlinks, 2);
+    ck_assert_uint_eq (spec.items[2].follows, 1);
+    weir__spec_release (&spec);
 }
 END_TEST
 
@@ -343,6 +380,7 @@ Suite *check_suite (void)
     tc = tcase_create ("errors");
     tcase_add_test (tc, test_parse_errors_structure);
     tcase_add_test (tc, test_parse_errors_words);
+    tcase_add_test (tc, test_parse_chains);
     tcase_add_test (tc, test_parse_expression);
     tcase_add_test (tc, test_parse_errors_quotes);
     tcase_add_test (tc, test_parse_release_after_error);

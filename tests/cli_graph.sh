@@ -3,8 +3,8 @@
 # with what jq computes from the input; every mistake refused with a
 # caret before anything is opened; exactly once on every output under
 # kills, with thread counts changed on resume; a changed graph refused on
-# resume; weir graph's DOT; the progress line of a graph of 11 nodes
-# within 60 columns.
+# resume; independent chains in one description; weir graph's DOT; the
+# progress line of a graph of 11 nodes within 60 columns.
 . "$(dirname "$0")/lib.sh"
 command -v jq > /dev/null || { echo "skipped: jq is not installed (scripts/install-deps.sh installs it)"; exit 77; }
 
@@ -35,6 +35,28 @@ norm "$T/errors.out" > "$T/got"; same "$T/got" "$T/errors.want" "tee: the errors
 norm "$T/a.out" > "$T/got"; same "$T/got" "$T/all.want" "three-way tee, branch a (order kept at threads=1)"
 norm "$T/b.out" | sort > "$T/got"; sort "$T/all.want" > "$T/want.sorted"
 same "$T/got" "$T/want.sorted" "three-way tee, branch b (two threads)"
+
+# Independent chains in one description, as in gst-launch: one job, one
+# checkpoint; killed at a checkpoint's point, resumed with other threads
+C="$E ! filter '.level == \"error\"' ! json path=$T/c1.out  range count=50000 THREADS ! lines path=$T/c2.out"
+"$WEIR" run -q "$(echo "$C" | sed 's/THREADS//')" || fail "two independent chains"
+norm "$T/c1.out" > "$T/got"; same "$T/got" "$T/errors.want" "independent chains: the first's"
+seq 0 49999 > "$T/want.c2"
+cmp -s "$T/want.c2" "$T/c2.out" && ok || fail "independent chains: the second's"
+rm -f "$T/c1.out" "$T/c2.out"
+WEIR_KILL_AT=writers-synced:3 "$WEIR_KP" run -q --checkpoint "$T/cck" --epoch-records 2000 \
+    "$(echo "$C" | sed 's/THREADS/threads=2/')" 2> "$T/err"
+[ $? -eq 137 ] && ok || fail "independent chains: the kill at writers-synced:3 $(cat "$T/err")"
+"$WEIR" run -q --checkpoint "$T/cck" --resume --epoch-records 2000 "$(echo "$C" | sed 's/THREADS//')" \
+    || fail "independent chains resumed"
+norm "$T/c1.out" > "$T/got"; same "$T/got" "$T/errors.want" "independent chains killed: the first's"
+sort -n "$T/c2.out" | cmp -s - "$T/want.c2" && ok || fail "independent chains killed: the second's"
+# A bare word that names no element is a key that lost its value
+expect_exit 2 "expected key=value or '!' after element 'identity', not 'threads' \(a word there starts a new chain when it names an element, and no element is named 'threads'\)" -- \
+    "$WEIR" run "range ! identity threads ! null"
+expect_exit 2 "no element is named 'rnage'; did you mean 'range'" -- "$WEIR" run "range ! null  rnage ! null"
+expect_exit 2 "'identity' is a processor, but an element that starts a branch must be a reader" -- \
+    "$WEIR" run "range ! null  identity ! null"
 
 # A diamond: a tee, two filters, merged into one writer
 "$WEIR" run -q "$E ! tee name=t  t. ! filter '.level == \"error\"' ! m.  t. ! filter '.level == \"debug\"' ! m.  identity name=m ! json path=$T/d.out" \
