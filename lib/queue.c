@@ -323,10 +323,15 @@ static void s_release (weir__queue *self, unsigned consumer, unsigned group)
 {
     atomic_fetch_sub_explicit (&self->depth[consumer], 1, memory_order_relaxed);
     unsigned n = atomic_fetch_sub (&self->groups[group].in_flight, 1) - 1;
-    if (n <= self->low_water && atomic_load (&self->waiters) > 0) {
+    //  A producer sleeps only on a full group, which passes low water on
+    //  its way down: one wake there, not one per release below it while
+    //  the woken thread waits to run.  The mutex orders the wake after a
+    //  sleeper's last look at the count; the broadcast itself comes after
+    //  it is released, so that the woken thread does not wait for it.
+    if (n == self->low_water && atomic_load (&self->waiters) > 0) {
         pthread_mutex_lock (&self->mutex);
-        pthread_cond_broadcast (&self->drained);
         pthread_mutex_unlock (&self->mutex);
+        pthread_cond_broadcast (&self->drained);
     }
 }
 
