@@ -1,8 +1,9 @@
 /*  weir/weir.h - the public C API of weir.
 
-    A pipe is a chain of stages: one reader, any number of processors, one
-    writer.  Stages exchange batches of msgpack records over bounded
-    ZeroMQ in-process queues; every stage runs threads=N runtime threads.
+    A pipe is a graph of stages: readers, processors and writers, a
+    straight chain or branches linked by name (weir_pipe_link).  Stages
+    exchange batches of msgpack records over bounded ZeroMQ in-process
+    queues; every stage runs threads=N runtime threads.
 
         weir_pipe *pipe;
         if (weir_pipe_new (&pipe))
