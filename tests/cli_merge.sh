@@ -64,14 +64,19 @@ awk 'BEGIN { for (i = 0; i < 60000; i++) printf "{\"app\": %d}\n", i }' > "$T/bi
 awk 'BEGIN { for (i = 0; i < 60000; i++) printf "GET /big/%d\n", i }' > "$T/big.log"
 { jq -c . "$T/big.jsonl"; jq -R -c . "$T/big.log"; } | sort > "$T/big.sorted"
 J="json path=$T/big.jsonl split=200000 THREADS ! m.  lines path=$T/big.log split=300000 ! m.  identity name=m ! json path=$T/k.out"
-for point in pipe-drained:2 writers-synced:3 after-leveldb-write:2; do
-    rm -rf "$T/ck" "$T/k.out"
-    WEIR_KILL_AT=$point "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 10000 "$(echo "$J" | sed 's/THREADS/threads=2/')" \
+# killed_at POINT CK EPOCH_RECORDS JOB WHAT: JOB (THREADS its threads=)
+# killed at kill point POINT with threads=2, then resumed with threads=1
+killed_at () {
+    WEIR_KILL_AT=$1 "$WEIR_KP" run -q --checkpoint "$2" --epoch-records "$3" "$(echo "$4" | sed 's/THREADS/threads=2/')" \
         2> "$T/err"
     rc=$?
-    [ $rc -eq 137 ] && ok || fail "merge killed at $point: exit $rc $(cat "$T/err")"
-    "$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 10000 "$(echo "$J" | sed 's/THREADS/threads=1/')" \
-        || fail "merge resumed after $point"
+    [ $rc -eq 137 ] && ok || fail "$5 killed at $1: exit $rc $(cat "$T/err")"
+    "$WEIR" run -q --checkpoint "$2" --resume --epoch-records "$3" "$(echo "$4" | sed 's/THREADS/threads=1/')" \
+        || fail "$5 resumed after $1"
+}
+for point in pipe-drained:2 writers-synced:3 after-leveldb-write:2; do
+    rm -rf "$T/ck" "$T/k.out"
+    killed_at $point "$T/ck" 10000 "$J" merge
     norm "$T/k.out" | sort > "$T/got"; same "$T/got" "$T/big.sorted" "merge killed at $point"
 done
 rm -rf "$T/ck" "$T/k.out"
@@ -83,16 +88,12 @@ norm "$T/k.out" | sort > "$T/got"; same "$T/got" "$T/big.sorted" "merge after ra
 # points with 2 reader threads, resumed with 1
 seq 1000000 1299999 > "$T/h.in"
 { seq 0 399999; cat "$T/h.in"; } | sort > "$T/h.want"
+seq 0 399999 > "$T/h.bwant"
 HJ="lines path=$T/h.in ! m.  range count=400000 THREADS ! tee name=t  t. ! m.  identity name=m ! lines path=$T/h.a  t. ! lines path=$T/h.b"
 for point in pipe-drained:3 writers-synced:5 readers-resumed:4; do
     rm -rf "$T/hck" "$T/h.a" "$T/h.b"
-    WEIR_KILL_AT=$point "$WEIR_KP" run -q --checkpoint "$T/hck" --epoch-records 30000 "$(echo "$HJ" | sed 's/THREADS/threads=2/')" \
-        2> "$T/err"
-    rc=$?
-    [ $rc -eq 137 ] && ok || fail "tee and merge killed at $point: exit $rc $(cat "$T/err")"
-    "$WEIR" run -q --checkpoint "$T/hck" --resume --epoch-records 30000 "$(echo "$HJ" | sed 's/THREADS/threads=1/')" \
-        || fail "tee and merge resumed after $point"
-    sort "$T/h.a" | cmp -s - "$T/h.want" && seq 0 399999 | cmp -s - "$(sort -n "$T/h.b" > "$T/h.bs"; echo "$T/h.bs")" && ok \
+    killed_at $point "$T/hck" 30000 "$HJ" "tee and merge"
+    sort "$T/h.a" | cmp -s - "$T/h.want" && sort -n "$T/h.b" | cmp -s - "$T/h.bwant" && ok \
         || fail "tee and merge killed at $point: an output is not its records once"
 done
 
