@@ -400,3 +400,8 @@ uint64_t weir__resume_generation (const weir__resume *self)
 {
     return s_meta_u64 (self, WEIR_META_GENERATION);
 }
+
+uint64_t weir__resume_key_groups (const weir__resume *self)
+{
+    return s_meta_u64 (self, WEIR_META_KEY_GROUPS);
+}

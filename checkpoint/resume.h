@@ -96,6 +96,9 @@ unsigned weir__resume_slots (const weir__resume *self, size_t stage, const char 
 /*  The generation (runs so far) of the checkpoint, 0 before there were.  */
 uint64_t weir__resume_generation (const weir__resume *self);
 
+/*  The key groups of the job, 0 in a checkpoint from before there were.  */
+uint64_t weir__resume_key_groups (const weir__resume *self);
+
 /*  The checkpoint, packed to go to another rank of the job; and a resume
     made of it there, refused if SHAPE is not the same (weir__resume_same), WHO naming the rank
     that sent it in messages.  */

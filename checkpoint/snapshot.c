@@ -99,6 +99,8 @@ static int s_put_meta (weir__ckpt *ck, const weir__snapshot *s)
     rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_VERSION, weir_version ());
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_RANKS, s->ranks ? s->ranks : 1);
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_GENERATION, s->generation);
+    if (s->key_groups)
+        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_KEY_GROUPS, s->key_groups);
     size_t regions = s->workspace ? weir__workspace_reduce_count (s->workspace) : 0;
     for (size_t i = 0; i < regions; i++) {
         weir__workspace_region r;

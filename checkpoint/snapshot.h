@@ -51,6 +51,7 @@ typedef struct weir__snapshot {
     weir__workspace *workspace;  //  NULL: no blobs (a rank's part of a checkpoint)
     unsigned ranks;              //  of the run that takes it (0 is taken as 1)
     uint64_t generation;         //  the runs of the job so far
+    unsigned key_groups;         //  of the job (lib/key.h)
 } weir__snapshot;
 
 /*  Copies of the blobs, kept from one checkpoint to the next: the pages of

@@ -274,6 +274,8 @@ static void s_description (s_list *out, const char *description, const char **to
             s_props (out, cmd_kind_extra (WEIR_ELEMENT_READER), cur, &given);
         else if (!e || e->kind == WEIR_ELEMENT_PROCESSOR)
             s_props (out, cmd_kind_extra (WEIR_ELEMENT_PROCESSOR), cur, &given);
+        else
+            s_props (out, cmd_kind_extra (WEIR_ELEMENT_WRITER), cur, &given);
         s_props (out, weir_common_properties (), cur, &given);
         s_release (&given);
         if (!*cur)

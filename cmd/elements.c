@@ -160,13 +160,27 @@ static void s_list (void)
     s_print_props (cmd_kind_extra (WEIR_ELEMENT_READER));
     printf ("processors also take:\n");
     s_print_props (cmd_kind_extra (WEIR_ELEMENT_PROCESSOR));
+    printf ("writers also take:\n");
+    s_print_props (cmd_kind_extra (WEIR_ELEMENT_WRITER));
     printf ("\nNumbers take k, M and G suffixes (thousand, million, billion).\n");
 }
 
-//  One property a line: its name, its default or "required", what it is.
-static void s_show_props (const weir_property_info *p)
+//  Whether OWN (an element's properties) declares NAME
+static int s_declares (const weir_property_info *own, const char *name)
+{
+    for (; own && own->name; own++)
+        if (!strcmp (own->name, name))
+            return 1;
+    return 0;
+}
+
+//  One property a line: its name, its default or "required", what it is;
+//  those the element declares itself (OWN) once, as it declares them.
+static void s_show_props (const weir_property_info *p, const weir_property_info *own)
 {
     for (; p && p->name; p++) {
+        if (own && s_declares (own, p->name))
+            continue;
         const char *value = !p->fallback ? "required" : *p->fallback ? p->fallback : "(none)";
         int column = printf ("  %-11s %-9s ", p->name, value);
         cmd_fill (stdout, p->description, column, 24);
@@ -178,9 +192,9 @@ static void s_show (const weir_element_info *e)
     printf ("%s (%s)\n", e->name, cmd_kind_name (e->kind));
     cmd_wrap (stdout, e->description, 2);
     printf ("\n  %-11s %-9s %s\n", "property", "default", "meaning");
-    s_show_props (e->props);
-    s_show_props (cmd_kind_extra (e->kind));
-    s_show_props (weir_common_properties ());
+    s_show_props (e->props, NULL);
+    s_show_props (cmd_kind_extra (e->kind), e->props);
+    s_show_props (weir_common_properties (), e->props);
 }
 
 //  "readers: range, lines; processors: identity; writers: null, lines".

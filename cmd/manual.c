@@ -222,6 +222,9 @@ static void s_elements (FILE *out)
     fputs (".SS \"Properties of every processor\"\n", out);
     for (const weir_property_info *p = cmd_kind_extra (WEIR_ELEMENT_PROCESSOR); p->name; p++)
         s_property (out, p);
+    fputs (".SS \"Properties of every writer\"\n", out);
+    for (const weir_property_info *p = cmd_kind_extra (WEIR_ELEMENT_WRITER); p->name; p++)
+        s_property (out, p);
 }
 
 void cmd_manual_print (FILE *out)

@@ -21,6 +21,7 @@ typedef struct {
     char *load;        //  the directory of --load-blobs
     int64_t load_epoch;
     unsigned keep, failures;
+    unsigned key_groups;  //  0: not given
     int resume;  //  WEIR_RESUME_*
     int async;
 } s_options;
@@ -43,6 +44,7 @@ enum {
     S_STOP_TIMEOUT,
     S_EPOCH_TIMEOUT,
     S_ABORT_TIMEOUT,
+    S_KEY_GROUPS,
 };
 
 #define S_CHECKPOINTS "Epochs and checkpoints"
@@ -110,6 +112,12 @@ static const cmd_option s_options_table[] = {
      "a job of several ranks (mpirun): abort every rank when one waits more than S seconds for the others at "
      "an epoch boundary (default 0: no limit)",
      "Rank 0 names the ranks that did not come. The last checkpoint stays valid: --resume goes on from it."},
+    {"key-groups", S_KEY_GROUPS, "N", CMD_VALUE_ANY, S_CHECKPOINTS,
+     "the key groups a new job hashes keys into (1 to 65536, default 128): the most threads a keyed stage "
+     "(key=) can use, fixed when the job is created",
+     "A stage given key=PATH gets every record of one key in the same thread: each thread owns a run of "
+     "key groups and keeps their state, which a resume with other thread counts hands over group by group.  "
+     "A resume takes the checkpoint's number; one that asks for another is refused."},
     {NULL, 0, NULL, CMD_VALUE_ANY, NULL, NULL, NULL},
 };
 
@@ -319,6 +327,11 @@ static int s_option (s_options *o, int c, const char *arg)
             return -1;
         o->keep = (unsigned) v;
         return 0;
+    case S_KEY_GROUPS:
+        if (s_count ("--key-groups", arg, 1, 65536, &v))
+            return -1;
+        o->key_groups = (unsigned) v;
+        return 0;
     case S_FAILURES:
         if (s_count ("--checkpoint-failures", arg, 0, 1000000, &v))
             return -1;
@@ -363,6 +376,8 @@ static int s_apply (const s_options *o, weir_pipe *pipe)
     weir_pipe_set_async_checkpoint (pipe, o->async);
     weir_pipe_set_checkpoint_failures (pipe, o->failures);
     weir_pipe_set_resume (pipe, o->resume, o->resume_from);
+    if (o->key_groups)
+        weir_pipe_set_key_groups (pipe, o->key_groups);
     int rc = weir_pipe_set_checkpoint (pipe, o->checkpoint);
     if (!rc && o->load)
         rc = weir_pipe_set_load_blobs (pipe, o->load, o->load_epoch);

@@ -410,17 +410,26 @@ static int s_send_all (const weir__queue_target *targets, size_t n, zmq_msg_t *m
     return rc;
 }
 
-int weir__queue_send_batch_all (const weir__queue_target *targets, size_t n, weir__batch *b, uint64_t *wait_ns)
+//  B's buffer made message MSG, B given a fresh one.  0 or WEIR_ENOMEM
+//  (B left as it was).
+static int s_message (weir__batch *b, zmq_msg_t *msg)
 {
     size_t len;
     char *data = weir__batch_take (b, &len);
-    zmq_msg_t msg;
     if (!data)
         return WEIR_ENOMEM;
-    if (zmq_msg_init_data (&msg, data, len, s_free, NULL)) {
+    if (zmq_msg_init_data (msg, data, len, s_free, NULL)) {
         free (data);
         return WEIR_ENOMEM;
     }
+    return 0;
+}
+
+int weir__queue_send_batch_all (const weir__queue_target *targets, size_t n, weir__batch *b, uint64_t *wait_ns)
+{
+    zmq_msg_t msg;
+    if (s_message (b, &msg))
+        return WEIR_ENOMEM;
     int rc = s_send_all (targets, n, &msg, wait_ns);
     zmq_msg_close (&msg);
     return rc;
@@ -430,6 +439,22 @@ int weir__queue_send_batch (weir__queue *self, unsigned producer, weir__batch *b
 {
     weir__queue_target one = {self, producer};
     return weir__queue_send_batch_all (&one, 1, b, wait_ns);
+}
+
+int weir__queue_send_batch_to (weir__queue *self, unsigned producer, unsigned consumer, weir__batch *b,
+                               uint64_t *wait_ns)
+{
+    zmq_msg_t msg;
+    if (s_message (b, &msg))
+        return WEIR_ENOMEM;
+    int rc = s_send_to (self, producer, consumer, &msg, wait_ns);
+    zmq_msg_close (&msg);
+    return rc;
+}
+
+unsigned weir__queue_consumers (const weir__queue *self)
+{
+    return self->consumers;
 }
 
 int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind, uint32_t flag,

@@ -96,6 +96,14 @@ void weir__queue_destroy (weir__queue **self_p);
     WEIR__QUEUE_CLOSED, or WEIR_ENOMEM (B is left as it was).  */
 int weir__queue_send_batch (weir__queue *self, unsigned producer, weir__batch *b, uint64_t *wait_ns);
 
+/*  The same to consumer thread CONSUMER, whoever is least loaded: a
+    keyed stage's records go to the thread that owns their key.  */
+int weir__queue_send_batch_to (weir__queue *self, unsigned producer, unsigned consumer, weir__batch *b,
+                               uint64_t *wait_ns);
+
+/*  Its consumer threads.  */
+unsigned weir__queue_consumers (const weir__queue *self);
+
 /*  Where a message goes: a queue, and the producer number it is sent as.  */
 typedef struct weir__queue_target {
     weir__queue *queue;

@@ -212,6 +212,18 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
                 : e->writer       ? e->writer->props
                 : e->processor && e->processor->props ? e->processor->props
                                                       : none;
+        //  A plugin of a builtin's name would never load, and the
+        //  builtin would do something else than its author meant
+        char *shadowed = e && want == WEIR_ELEMENT_PROCESSOR ? weir__plugin_find (stage->name) : NULL;
+        if (shadowed) {
+            rc = weir__stage_error (stage, err, WEIR_EPLUGIN, -1,
+                                    "'%s' names both the builtin processor %s and the plugin %s: a plugin may "
+                                    "not take a builtin's name; rename the plugin, or give its path to load "
+                                    "it (%s)",
+                                    stage->name, stage->name, shadowed, shadowed);
+            free (shadowed);
+            return rc;
+        }
         rc = e ? s_builtin (stage, e, err) : s_not_builtin (stage, want, place, err);
         if (!rc && e && e->check)
             check = e->check;
@@ -252,6 +264,12 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
                                   "expected key=value or '!' after element '%s', not the quoted '%s' (only "
                                   "filter takes a condition there)",
                                   stage->name, arg->value);
+    weir__prop *key = weir__props_find (&stage->props, "key");
+    if (key && want == WEIR_ELEMENT_READER)
+        return weir__stage_error (stage, err, WEIR_EPROPERTY, key->key_offset,
+                                  "%s: key= partitions the records coming into a stage by key, and a reader "
+                                  "has no input: give key= to the stage the records go to",
+                                  stage->name);
     if ((known
          && (rc = weir__props_check (&stage->props, stage->name, known, weir_kind_properties (want), err)))
         || (rc = weir__props_int (&stage->props, stage->name, "threads", 1, 1, WEIR__MAX_THREADS, &threads,
@@ -269,6 +287,16 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
             err->offset = stage->name_offset;
         return rc;
     }
+    if (key && !(stage->key = weir__key_new (key->value, err))) {
+        if (err->code == WEIR_EPROPERTY) {
+            char was[sizeof err->msg];
+            long at = err->offset;
+            snprintf (was, sizeof was, "%s", err->msg);
+            weir__err_set (err, WEIR_EPROPERTY, "%s: key=%s: %s", stage->name, key->value, was);
+            err->offset = key->value_offset < 0 ? -1 : key->value_offset + key->quoted + at;
+        }
+        return err->code;
+    }
     stage->threads = (unsigned) threads;
     stage->capacity = (unsigned) capacity;
     stage->batch = (unsigned) batch;
@@ -276,24 +304,55 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
     return 0;
 }
 
+//  Whether some element named NAME, of any kind, takes the property WORD
+static int s_takes (const char *name, const char *word)
+{
+    const weir_element_kind kinds[] = {WEIR_ELEMENT_READER, WEIR_ELEMENT_PROCESSOR, WEIR_ELEMENT_WRITER};
+    for (size_t k = 0; k < 3; k++) {
+        const weir__element *e = weir__element_find (name, (int) kinds[k]);
+        if (!e)
+            continue;
+        const weir_property_info *lists[] = {
+            e->reader ? e->reader->props : e->writer ? e->writer->props : e->processor->props,
+            weir_kind_properties (kinds[k])};
+        for (size_t l = 0; l < 2; l++)
+            for (const weir_property_info *p = lists[l]; p && p->name; p++)
+                if (!strcmp (p->name, word))
+                    return 1;
+    }
+    return 0;
+}
+
 //  A bare word after an element's properties starts a new chain when it
-//  names a builtin element ('a ! b  c ! d'); one that names none is a key
-//  that lost its value far more often than a mistyped element, and is
-//  said so, before the graph it would make is judged.
+//  names a reader ('a ! b  c ! d').  One that names no element, or one
+//  that cannot start a chain but is a property of the element before it
+//  ('range count ! null', count being a processor too), is a key that
+//  lost its value far more often, and is said so, before the graph it
+//  would make is judged.
 static int s_chain_starts (const weir__stages *stages, weir__err *err)
 {
     for (size_t i = 0; i < stages->count; i++) {
         const weir__stage *stage = stages->items[i];
-        if (!stage->follows || weir__element_find (stage->name, -1))
+        if (!stage->follows || weir__element_find (stage->name, WEIR_ELEMENT_READER))
             continue;
-        const char *best = weir__element_suggest (stage->name, -1);
-        char hint[96] = "";
-        if (best)
-            snprintf (hint, sizeof hint, "; did you mean '%s'?", best);
-        weir__err_set (err, WEIR_ESYNTAX,
-                       "expected key=value or '!' after element '%s', not '%s' (a word there starts a new chain "
-                       "when it names an element, and no element is named '%s'%s)",
-                       stage->follows->name, stage->name, stage->name, hint);
+        const weir__element *e = weir__element_find (stage->name, -1);
+        if (e && !s_takes (stage->follows->name, stage->name))
+            continue;
+        if (e)
+            weir__err_set (err, WEIR_ESYNTAX,
+                           "expected key=value or '!' after element '%s', not '%s' (%s takes %s=, and a word "
+                           "there starts a new chain when it names a reader, which %s is not)",
+                           stage->follows->name, stage->name, stage->follows->name, stage->name, stage->name);
+        else {
+            const char *best = weir__element_suggest (stage->name, -1);
+            char hint[96] = "";
+            if (best)
+                snprintf (hint, sizeof hint, "; did you mean '%s'?", best);
+            weir__err_set (err, WEIR_ESYNTAX,
+                           "expected key=value or '!' after element '%s', not '%s' (a word there starts a new "
+                           "chain when it names an element, and no element is named '%s'%s)",
+                           stage->follows->name, stage->name, stage->name, hint);
+        }
         err->offset = stage->name_offset;
         return err->code;
     }

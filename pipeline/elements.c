@@ -3,6 +3,7 @@
 #include "pipeline/elements.h"
 
 #include "lib/suggest.h"
+#include "pipeline/aggregate.h"
 #include "pipeline/filter.h"
 #include "pipeline/route.h"
 
@@ -15,11 +16,28 @@
         "name", "", "names the element, so that other branches refer to it as NAME. (graphs)"                \
     }
 
+#define S_KEY                                                                                                \
+    {                                                                                                        \
+        "key", "",                                                                                           \
+            "partition this stage's input by the value at a path ('.user', '[0]', '.' for the whole "       \
+            "record): every record of one key goes to the same thread"                                       \
+    }
+
 const weir_property_info weir__common_props[] = {
     {"threads", "1", "runtime threads of this stage"},
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
     S_NAME,
+    {NULL, NULL, NULL},
+};
+
+//  A stage with an input may partition it by key; a reader has none
+static const weir_property_info s_writer_common_props[] = {
+    {"threads", "1", "runtime threads of this stage"},
+    {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
+    {"batch", "256", "records per batch this stage sends on"},
+    S_NAME,
+    S_KEY,
     {NULL, NULL, NULL},
 };
 
@@ -63,6 +81,7 @@ const weir_property_info weir__processor_common_props[] = {
     {"capacity", "16", "batches in flight in the queue that feeds this stage (a full queue blocks)"},
     {"batch", "256", "records per batch this stage sends on"},
     S_NAME,
+    S_KEY,
     S_LINGER,
     S_ON_ERROR,
     S_DEAD_LETTER,
@@ -107,6 +126,11 @@ static const weir__element s_elements[] = {
     {"tee", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_tee, 1, NULL, 1, NULL},
     {"route", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_route, 0, weir__route_check, 0,
      weir__route_ports},
+    {"count", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_count, 0, weir__aggregate_check, 0, NULL},
+    {"sum", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_sum, 0, weir__aggregate_check, 0, NULL},
+    {"min", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_min, 0, weir__aggregate_check, 0, NULL},
+    {"max", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_max, 0, weir__aggregate_check, 0, NULL},
+    {"mean", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_mean, 0, weir__aggregate_check, 0, NULL},
     {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0, NULL, 0, NULL},
     {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0, NULL, 0, NULL},
     {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0, NULL, 0, NULL},
@@ -179,7 +203,7 @@ const weir_property_info *weir_kind_properties (weir_element_kind kind)
 {
     return kind == WEIR_ELEMENT_READER      ? weir__reader_common_props
            : kind == WEIR_ELEMENT_PROCESSOR ? weir__processor_common_props
-                                            : weir__common_props;
+                                            : s_writer_common_props;
 }
 
 const char *weir__element_names (weir_element_kind kind)

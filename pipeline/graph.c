@@ -406,7 +406,12 @@ static void s_host_tees (const weir__stages *stages)
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *from = stages->items[i];
         weir__stage *to = from->nouts == 1 ? from->outs[0].to : NULL;
-        if (to && to->fans_out && !to->nports && to->nins == 1 && !from->fans_out && !from->nports)
+        //  Not when a link from the tee is keyed: its records are split by
+        //  key, which the host's send does not do (lib/shuffle.h)
+        int keyed = 0;
+        for (size_t k = 0; to && k < to->nouts; k++)
+            keyed |= to->outs[k].to->key != NULL;
+        if (to && to->fans_out && !to->nports && to->nins == 1 && !from->fans_out && !from->nports && !keyed)
             to->host = from;
     }
 }

@@ -111,6 +111,11 @@ static char *s_find (const char *name)
     return found;
 }
 
+char *weir__plugin_find (const char *name)
+{
+    return s_find (name);
+}
+
 //  The plugin being loaded, for the exit guard; under the lock
 static pthread_mutex_t s_loading_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *s_loading;

@@ -19,6 +19,10 @@ int weir__processor_check (const weir_processor *table, const char *who, weir_pr
     end)?  */
 int weir__plugin_is_path (const char *name);
 
+/*  The path of the plugin a bare NAME would load ($WEIR_PLUGIN_PATH,
+    then the installed folder), to be freed, or NULL when there is none.  */
+char *weir__plugin_find (const char *name);
+
 /*  Load NAME as weir_plugin_new does; WEIR_EPLUGIN with ERR filled, or
     WEIR_EUNKNOWN when a bare NAME is found nowhere.  */
 int weir__plugin_load (const char *name, weir_plugin **out, weir__err *err);

@@ -19,6 +19,7 @@ typedef struct weir__options {
     char *load_blobs_dir;      //  NULL: none
     int64_t load_blobs_epoch;  //  -1: the latest
     double epoch_timeout;      //  a job of several ranks: the longest wait for the others (0: no limit)
+    unsigned key_groups;       //  0: the checkpoint's, or WEIR__KEY_GROUPS for a new job
 } weir__options;
 
 #endif

@@ -6,8 +6,10 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "lib/clock.h"
+#include "lib/shuffle.h"
 #include "pipeline/controller.h"
 
 static void s_wait (weir__worker *w, uint64_t wait)
@@ -47,6 +49,38 @@ static void s_crossed (weir__worker *w, weir__edge *e, uint32_t count)
         atomic_fetch_add_explicit (&tee->outs[i].records, count, memory_order_relaxed);
 }
 
+//  A record whose key is too long, for the producer W's bad-record policy
+static int s_reject_key (void *ctx, const msgpack_object *rec, const char *reason)
+{
+    return weir__path_reject (ctx, rec, reason) ? WEIR__SINK_ABORT : 0;
+}
+
+//  The LEN bytes of records at PAYLOAD down W's link E into a keyed
+//  stage: split by key, each part to the thread that owns it.  *SENT is
+//  how many went.  0 or what weir__shuffle_send returns.
+static int s_shuffle (weir__worker *w, weir__edge *e, const char *payload, size_t len, uint32_t *sent,
+                      uint64_t *wait)
+{
+    if (!w->shuffle && !(w->shuffle = weir__shuffle_new ()))
+        return WEIR_ENOMEM;
+    return weir__shuffle_send (w->shuffle, e->to->key, w->stage->run->key_groups, e->queue, e->base + w->index,
+                               payload, len, s_reject_key, w, sent, wait);
+}
+
+//  A send failed with RC: out of memory or a malformed batch fail the job
+//  (a rejected record or a closed queue have said why already)
+static void s_send_failed (weir__worker *w, int rc)
+{
+    weir__err err;
+    if (rc == WEIR_ENOMEM)
+        weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", w->stage->name);
+    else if (rc == WEIR_ECORRUPT)
+        weir__err_set (&err, WEIR_ECORRUPT, "%s: a malformed record in a batch it sends", w->stage->name);
+    else
+        return;
+    weir__job_fail (w->stage->run->job, &err);
+}
+
 int weir__path_send_port (weir__worker *w, unsigned port)
 {
     weir__stage *stage = w->stage;
@@ -59,16 +93,19 @@ int weir__path_send_port (weir__worker *w, unsigned port)
     //  (pipeline/graph.h): its links are in port order; only forwarding
     //  fans out, and a tee the stage hosts, down each of the tee's links
     weir__edge *e = &stage->outs[port];
-    int rc = e->to->host == stage ? weir__queue_send_batch_all (w->targets, w->ntargets, b, &wait)
+    int rc;
+    if (e->to->key) {
+        rc = s_shuffle (w, e, b->data + WEIR__BATCH_HEADER, weir__batch_payload (b), &count, &wait);
+        weir__batch_clear (b);
+    }
+    else
+        rc = e->to->host == stage ? weir__queue_send_batch_all (w->targets, w->ntargets, b, &wait)
                                   : weir__queue_send_batch (e->queue, e->base + w->index, b, &wait);
     s_wait (w, wait);
-    if (rc == WEIR_ENOMEM) {
-        weir__err err;
-        weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", stage->name);
-        weir__job_fail (stage->run->job, &err);
-    }
-    if (rc)
+    if (rc) {
+        s_send_failed (w, rc);
         return WEIR__SINK_ABORT;
+    }
     //  linger= counts from the oldest record still held
     if (!s_held (w))
         w->sink.first_ns = 0;
@@ -138,19 +175,45 @@ int weir__path_recv (weir__worker *w, weir__batch_header *hdr, const char **payl
     return 0;
 }
 
-int weir__path_forward (weir__worker *w, uint32_t count)
+int weir__path_forward (weir__worker *w, const char *payload, size_t len, uint32_t count)
 {
     weir__stage *stage = w->stage;
     uint64_t wait = 0;
-    //  Down every branch but the first a copy that shares the buffer, then
-    //  the batch itself down the first
-    int rc = weir__queue_forward_all (stage->in, w->index, w->targets, w->ntargets, &wait);
+    int rc = 0;
+    //  A stage that forwards does not host a tee whose links are keyed
+    //  (pipeline/graph.c), so its targets are its links, in order: those
+    //  into keyed stages get the batch split by key, the others the batch
+    //  itself, down every one but the first a copy that shares the buffer
+    const weir__queue_target *plain = w->targets;
+    size_t nplain = w->ntargets;
+    weir__queue_target some[16], *many = NULL;
+    if (stage->keyed_outs) {
+        plain = many = w->ntargets > 16 ? malloc (w->ntargets * sizeof *many) : some;
+        if (!plain)
+            rc = WEIR_ENOMEM;
+        nplain = 0;
+        for (size_t i = 0; i < w->ntargets && !rc; i++) {
+            weir__edge *e = &stage->outs[i];
+            uint32_t sent;
+            if (!e->to->key)
+                many[nplain++] = w->targets[i];
+            else if (!(rc = s_shuffle (w, e, payload, len, &sent, &wait)))
+                s_crossed (w, e, sent);
+        }
+    }
+    if (!rc && nplain)
+        rc = weir__queue_forward_all (stage->in, w->index, plain, nplain, &wait);
+    if (many != some)
+        free (many);
     s_wait (w, wait);
-    if (rc)
+    if (rc) {
+        s_send_failed (w, rc);
         return -1;
+    }
     atomic_fetch_add_explicit (&stage->counts.out, count, memory_order_relaxed);
     for (size_t i = 0; i < stage->nouts; i++)
-        s_crossed (w, &stage->outs[i], count);
+        if (!stage->outs[i].to->key)
+            s_crossed (w, &stage->outs[i], count);
     return 0;
 }
 

@@ -38,8 +38,9 @@ int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag);
     or -1 when the job is being torn down.  */
 int weir__path_recv (weir__worker *w, weir__batch_header *hdr, const char **payload, size_t *len);
 
-/*  Pass the batch just received, of COUNT records, on untouched.  0 or -1.  */
-int weir__path_forward (weir__worker *w, uint32_t count);
+/*  Pass the batch just received, of COUNT records at PAYLOAD (LEN
+    bytes), on untouched; into a keyed stage split by key.  0 or -1.  */
+int weir__path_forward (weir__worker *w, const char *payload, size_t len, uint32_t count);
 
 /*  What a stage does at the end of an epoch, before it passes the barrier
     on: 0, or -1 when it failed the job.  */

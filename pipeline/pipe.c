@@ -9,6 +9,7 @@
 #include <string.h>
 #include <weir/weir.h>
 
+#include "lib/key.h"
 #include "pipeline/build.h"
 #include "pipeline/controller.h"
 #include "pipeline/graph.h"
@@ -399,6 +400,16 @@ int weir_pipe_set_epoch_timeout (weir_pipe *self, double seconds)
     if (self->ran)
         return s_late (self, "the pipe already ran");
     self->options.epoch_timeout = seconds > 0 ? seconds : 0;
+    return 0;
+}
+
+int weir_pipe_set_key_groups (weir_pipe *self, unsigned groups)
+{
+    if (self->ran)
+        return s_late (self, "the pipe already ran");
+    if (groups < 1 || groups > WEIR__KEY_GROUPS_MAX)
+        return WEIR_EINVAL;
+    self->options.key_groups = groups;
     return 0;
 }
 

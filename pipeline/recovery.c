@@ -11,6 +11,7 @@
 #include "checkpoint/resume.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/store.h"
+#include "lib/key.h"
 #include "lib/killpoint.h"
 #include "pipeline/change.h"
 
@@ -28,6 +29,7 @@ struct weir__recovery {
     double base_wall;     //  the job's wall seconds before this run
     uint64_t generation;  //  the runs of the job, this one included
     size_t new_files;     //  followed files found on resume that the checkpoint did not know
+    unsigned key_groups;  //  of the job: the checkpoint's, or the option's for a new one
 };
 
 //  Blobs of another job's checkpoint (--load-blobs), before init.
@@ -112,10 +114,22 @@ static int s_roll_back (weir__recovery *self, weir__err *err)
 static int s_go_on (weir__recovery *self, weir__err *err)
 {
     weir__resume *r = self->resume;
+    uint64_t epoch = weir__resume_epoch (r);
+    //  Keyed state is kept per group: another number would scatter it
+    uint64_t groups = weir__resume_key_groups (r);
+    unsigned asked = self->of.options->key_groups;
+    if (groups && asked && groups != asked)
+        return weir__err_set (err, WEIR_ESTRUCTURE,
+                              "--key-groups %u, and the job in '%s' was created with %" PRIu64
+                              " key groups (checkpoint %" PRIu64
+                              "): the number is fixed when a job is created, since its keyed state is kept "
+                              "per group; leave --key-groups out, or give %" PRIu64 ", to resume",
+                              asked, self->of.options->checkpoint_dir, groups, epoch, groups);
+    if (groups)
+        self->key_groups = (unsigned) groups;
     int rc = weir__resume_blobs (r, self->workspace, err);
     if (rc)
         return rc;
-    uint64_t epoch = weir__resume_epoch (r);
     self->fresh = 0;
     self->first_epoch = epoch + 1;
     self->pass = weir__resume_pass (r);
@@ -147,6 +161,7 @@ int weir__recovery_new (const weir__recovery_of *what, weir__recovery **out, wei
     self->of = *what;
     self->rank = weir__ranks_rank (what->ranks);
     self->generation = 1;
+    self->key_groups = what->options->key_groups ? what->options->key_groups : WEIR__KEY_GROUPS;
     self->fresh = 1;
     self->first_epoch = 1;
     *out = self;
@@ -184,6 +199,11 @@ void weir__recovery_destroy (weir__recovery **self_p)
 weir__workspace *weir__recovery_workspace (weir__recovery *self)
 {
     return self->workspace;
+}
+
+unsigned weir__recovery_key_groups (const weir__recovery *self)
+{
+    return self->key_groups;
 }
 
 int weir__recovery_fresh (const weir__recovery *self)
@@ -375,6 +395,7 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         .workspace = self->workspace,
         .ranks = (unsigned) weir__ranks_size (self->of.ranks),
         .generation = self->generation,
+        .key_groups = self->key_groups,
     };
     int rc = weir__ranks_snapshot (self->of.ranks, &s, err);
     if (!rc && self->saver)

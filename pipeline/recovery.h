@@ -42,6 +42,10 @@ void weir__recovery_destroy (weir__recovery **self_p);
 /*  The job's blobs, shared by every stage.  */
 weir__workspace *weir__recovery_workspace (weir__recovery *self);
 
+/*  The key groups of the job (lib/key.h): the checkpoint's when it
+    resumes, else the option's or the default.  */
+unsigned weir__recovery_key_groups (const weir__recovery *self);
+
 /*  No checkpoint to go on from: init runs, and checkpoint 0 is written.  */
 int weir__recovery_fresh (const weir__recovery *self);
 

@@ -188,6 +188,8 @@ static weir__queue *s_input (const weir__stages *stages, const weir__stage *stag
 //  number there, or for a link into a tee it hosts, each of the tee's.
 static int s_targets (weir__stage *stage, weir__err *err)
 {
+    for (size_t k = 0; k < stage->nouts; k++)
+        stage->keyed_outs |= stage->outs[k].to->key != NULL;
     size_t n = 0;
     for (size_t k = 0; k < stage->nouts; k++)
         n += stage->outs[k].to->host == stage ? stage->outs[k].to->nouts : 1;
@@ -324,8 +326,26 @@ static int s_prepare (const weir__run *run, weir__recovery *recovery, weir__shar
     weir__stages *stages = run->stages;
     weir__job_set_hook (run->job, s_wake, wakeable);
     shared->workspace = weir__recovery_workspace (recovery);
+    shared->key_groups = weir__recovery_key_groups (recovery);
     for (size_t i = 0; i < stages->count; i++)
         stages->items[i]->run = shared;
+    //  Each rank would aggregate its own shards, and a key would come out
+    //  once per rank
+    for (size_t i = 0; i < stages->count && weir__ranks_size (run->ranks) > 1; i++)
+        if (stages->items[i]->key)
+            return weir__stage_error (stages->items[i], err, WEIR_ESTRUCTURE, -1,
+                                      "%s: key= in a job of several ranks is not built yet (records are not "
+                                      "exchanged between ranks by key): run it on one rank",
+                                      stages->items[i]->name);
+    unsigned groups = weir__recovery_key_groups (recovery);
+    for (size_t i = 0; i < stages->count; i++)
+        if (stages->items[i]->key && stages->items[i]->threads > groups)
+            return weir__stage_error (stages->items[i], err, WEIR_ESTRUCTURE, -1,
+                                      "%s has threads=%u and the job %u key groups: a keyed stage's thread "
+                                      "owns whole groups, and %u of them would own none (give a new job "
+                                      "--key-groups %u or more)",
+                                      stages->items[i]->name, stages->items[i]->threads, groups,
+                                      stages->items[i]->threads - groups, stages->items[i]->threads);
     int rc = s_build (run, wakeable, err);
     for (size_t i = 0; i < stages->count && !rc; i++)
         rc = s_kinds[stages->items[i]->kind].open (stages->items[i], recovery, err);
@@ -420,7 +440,7 @@ int weir__runtime_run (const weir__run *run)
         }
         return weir__job_refuse (job, &err);
     }
-    weir__shared shared = {job, run->controller, NULL};
+    weir__shared shared = {job, run->controller, NULL, 0};
     s_wakeable wakeable = {run->stages, run->controller, NULL};
     if (s_prepare (run, recovery, &shared, &wakeable, &err) || s_work (run, recovery, &err))
         weir__job_fail (job, &err);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/shuffle.h"
 
 void weir__stages_init (weir__stages *self)
 {
@@ -30,6 +31,7 @@ static void s_stage_destroy (weir__stage **self_p)
     free (self->workers);
     free (self->name);
     free (self->label);
+    weir__key_destroy (&self->key);
     free (self->outs);
     weir__stage_set_ports (self, NULL, 0);
     weir__props_release (&self->props);
@@ -155,6 +157,7 @@ void weir__stage_workers_release (weir__stage *self)
         w->port_batches = NULL;
         free (w->targets);
         w->targets = NULL;
+        weir__shuffle_destroy (&w->shuffle);
         w->ntargets = 0;
         if (w->decoder_ready)
             weir__records_release (&w->decoder);

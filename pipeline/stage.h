@@ -24,6 +24,7 @@
 #include <weir/weir.h>
 
 #include "lib/batch.h"
+#include "lib/key.h"
 #include "lib/metrics.h"
 #include "lib/props.h"
 #include "lib/queue.h"
@@ -37,6 +38,7 @@
 struct weir__controller;
 typedef struct weir__stage weir__stage;
 typedef struct weir_stage weir__worker;
+struct weir__shuffle;
 
 /*  One runtime thread of a stage.  */
 struct weir_stage {
@@ -53,6 +55,9 @@ struct weir_stage {
     //  that tee's (weir__stage.host)
     weir__queue_target *targets;
     size_t ntargets;
+    //  Its batches split by key, for a link into a keyed stage
+    //  (lib/shuffle.h), made when first needed
+    struct weir__shuffle *shuffle;
     size_t shard;        //  a reader's shard in hand, or SIZE_MAX
     uint64_t seen;       //  its offset when last counted into the input's progress
     size_t packed_from;  //  where the record being packed began
@@ -73,6 +78,7 @@ typedef struct weir__shared {
     weir__job *job;
     struct weir__controller *controller;
     weir__workspace *workspace;
+    unsigned key_groups;  //  of the job (lib/key.h): fixed when it was created
 } weir__shared;
 
 /*  A link from a stage's output to another stage's input.  The stage
@@ -114,6 +120,11 @@ struct weir__stage {
     weir__props props;
     unsigned threads, capacity, batch;
     unsigned linger_ms;  //  how long a partial batch waits for more when the input is idle
+    //  key=: its input is partitioned by key, each key group to one of its
+    //  threads (lib/key.h; the producers split their batches,
+    //  lib/shuffle.h), else NULL
+    weir__key *key;
+    int keyed_outs;  //  some of its links lead into keyed stages (the runtime)
 
     //  Its role (the builder): the one of its kind, the others NULL
     weir__input *input;

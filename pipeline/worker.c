@@ -172,7 +172,7 @@ static void s_processor (weir__worker *w)
         }
         if (passthrough) {
             //  Untouched batches go on as they are: no decoding, no copy
-            if (weir__path_forward (w, hdr.count))
+            if (weir__path_forward (w, payload, len, hdr.count))
                 break;
             continue;
         }

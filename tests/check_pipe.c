@@ -862,15 +862,16 @@ START_TEST (test_elements_are_documented)
                           && e->props[1].name == NULL;
     }
     ck_assert_int_eq (readers, 6);
-    ck_assert_int_eq (processors, 4);
+    ck_assert_int_eq (processors, 9);
     ck_assert (filter_expr);
     ck_assert_int_eq (writers, 6);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
     //  What each kind takes: the common properties first, then its own
     const char *reader[] = {"threads", "capacity", "batch",    "name",        "passes",
                             "linger",  "on-error", "dead-letter", NULL};
-    const char *processor[] = {"threads", "capacity", "batch", "name", "linger", "on-error", "dead-letter", NULL};
-    const char *writer[] = {"threads", "capacity", "batch", "name", NULL};
+    const char *processor[] = {"threads",  "capacity", "batch",       "name", "key",
+                               "linger",   "on-error", "dead-letter", NULL};
+    const char *writer[] = {"threads", "capacity", "batch", "name", "key", NULL};
     const char **want[] = {reader, processor, writer};
     const weir_element_kind kinds[] = {WEIR_ELEMENT_READER, WEIR_ELEMENT_PROCESSOR, WEIR_ELEMENT_WRITER};
     for (size_t k = 0; k < 3; k++) {

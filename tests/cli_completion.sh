@@ -62,7 +62,7 @@ unset WEIR_PLUGIN_PATH
 expect "capacity= count=" "$W run range c" "$W" run range c
 expect "passes= path=" "$W run lines p" "$W" run lines p
 expect "path=" "$W run range count=1 ! lines p" "$W" run range count = 1 ! lines p
-expect "! batch= capacity= name= threads=" "$W run range count=1 ! null " "$W" run range count = 1 ! null ""
+expect "! batch= capacity= key= name= threads=" "$W run range count=1 ! null " "$W" run range count = 1 ! null ""
 # ... but none given already
 expect "! batch= capacity= dead-letter= linger= name= on-error= passes= start= threads=" "$W run range count=3 " "$W" run range count = 3 ""
 # A path after path=

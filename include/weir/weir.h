@@ -424,6 +424,9 @@ typedef enum weir_checkpoint_section {
     FINGERPRINT_BYTES FINGERPRINT 1").  In a graph of several readers,
     "read:STAGE|I", STAGE the reader's index, as its offsets and files  */
 #define WEIR_META_READ "read:"
+/*  The key groups of the job (weir_pipe_set_key_groups), fixed when it
+    was created.  */
+#define WEIR_META_KEY_GROUPS "key_groups"
 
 WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
 WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
@@ -498,6 +501,19 @@ WEIR_EXPORT int weir_pipe_stage_property (const weir_pipe *self, size_t stage, s
     plugin's ports), valid as long as the pipe; NULL for the one output of
     a stage without ports, or for no such link.  */
 WEIR_EXPORT const char *weir_pipe_link_port (const weir_pipe *self, size_t link);
+
+/*  ---------------------------------------------------------------------
+    Keys.  */
+
+/*  The number of key groups of the job (1 to 65536; 128 when never set).
+    A stage given key=PATH gets every record of one key in the same
+    thread: a key hashes to one of the job's key groups, and each thread
+    of the stage owns a contiguous run of groups, whose state it keeps.
+    The number is fixed when a job is created, so that a resume with
+    other thread counts hands whole groups to their new owners: a resume
+    takes the checkpoint's number, and one that asks for another is
+    refused.  WEIR_EINVAL out of range.  */
+WEIR_EXPORT int weir_pipe_set_key_groups (weir_pipe *self, unsigned groups);
 
 /*  ---------------------------------------------------------------------
     Memory.  */

@@ -1,6 +1,6 @@
-/*  examples/wordcount/count.c - counts str records; emits [word, count].
+/*  examples/wordcount/wordcount.c - counts str records; emits [word, count].
 
-        ... ! count ! ...
+        ... ! wordcount ! ...
 
     Each runtime thread counts into its own hash table, with no lock on
     the hot path.  At the end of every epoch each thread merges its table
@@ -12,7 +12,12 @@
     array per distinct word.  A record that is not a str is refused with
     an error rather than dropped.
 
-    Build: cc -shared -fPIC $(pkg-config --cflags weir) count.c -o count.so  */
+    The builtin 'count key=.' counts words too, and faster: each thread
+    gets the words of its own key groups, so no table is merged (see the
+    README's Keys).  This plugin shows how a plugin keeps state of its
+    own in the workspace.
+
+    Build: cc -shared -fPIC $(pkg-config --cflags weir) wordcount.c -o wordcount.so  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -246,7 +251,7 @@ static const weir_property_info count_props[] = {{NULL, NULL, NULL}};
 
 static const weir_processor count = {
     WEIR_PROCESSOR_INIT,
-    .name = "count",
+    .name = "wordcount",
     .description = "counts str records (checkpointed) and emits [word, count] in the last epoch",
     .open = count_open,
     .thread_open = count_thread_open,

@@ -1,0 +1,175 @@
+/*  lib/keytable.c - keys' bytes to fixed-size values, open addressing.  */
+#include "config.h"
+#include "lib/keytable.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint64_t hash;
+    uint32_t off, len;  //  the key's bytes in the arena
+} s_entry;
+
+struct weir__keytable {
+    size_t value_size;
+    uint32_t *slots;  //  entry number + 1, 0 for empty
+    size_t nslots;    //  a power of two, or 0
+    s_entry *entries;
+    char *values;  //  [count * value_size]
+    size_t count, room;
+    weir__buf arena;
+};
+
+weir__keytable *weir__keytable_new (size_t value_size)
+{
+    if (value_size > 4096)
+        return NULL;
+    weir__keytable *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->value_size = value_size;
+    weir__buf_init (&self->arena);
+    return self;
+}
+
+void weir__keytable_destroy (weir__keytable **self_p)
+{
+    weir__keytable *self = *self_p;
+    if (!self)
+        return;
+    free (self->slots);
+    free (self->entries);
+    free (self->values);
+    weir__buf_release (&self->arena);
+    free (self);
+    *self_p = NULL;
+}
+
+//  The slot of the key, or of the empty slot where it would go
+static size_t s_probe (const weir__keytable *self, const void *key, size_t len, uint64_t hash)
+{
+    size_t mask = self->nslots - 1;
+    for (size_t i = (size_t) hash & mask;; i = (i + 1) & mask) {
+        uint32_t at = self->slots[i];
+        if (!at)
+            return i;
+        const s_entry *e = &self->entries[at - 1];
+        if (e->hash == hash && e->len == len && memcmp (self->arena.data + e->off, key, len) == 0)
+            return i;
+    }
+}
+
+//  Twice the slots (at least 16), every entry placed again.  0 or -1.
+static int s_grow (weir__keytable *self)
+{
+    size_t n = self->nslots ? self->nslots * 2 : 16;
+    uint32_t *slots = calloc (n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t k = 0; k < self->count; k++) {
+        size_t i = (size_t) self->entries[k].hash & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = (uint32_t) k + 1;
+    }
+    free (self->slots);
+    self->slots = slots;
+    self->nslots = n;
+    return 0;
+}
+
+void *weir__keytable_find (const weir__keytable *self, const void *key, size_t len, uint64_t hash)
+{
+    if (!self->nslots)
+        return NULL;
+    uint32_t at = self->slots[s_probe (self, key, len, hash)];
+    return at ? self->values + (size_t) (at - 1) * self->value_size : NULL;
+}
+
+void *weir__keytable_upsert (weir__keytable *self, const void *key, size_t len, uint64_t hash, int *fresh)
+{
+    *fresh = 0;
+    //  At most 3/4 full: linear probing stays short
+    if ((self->count + 1) * 4 > self->nslots * 3 && s_grow (self))
+        return NULL;
+    size_t i = s_probe (self, key, len, hash);
+    if (self->slots[i])
+        return self->values + (size_t) (self->slots[i] - 1) * self->value_size;
+    if (len > UINT32_MAX || self->arena.len + len > UINT32_MAX || self->count >= UINT32_MAX - 1)
+        return NULL;
+    if (self->count == self->room) {
+        size_t room = self->room ? self->room * 2 : 8;
+        s_entry *entries = realloc (self->entries, room * sizeof *entries);
+        if (!entries)
+            return NULL;
+        self->entries = entries;
+        char *values = realloc (self->values, room * self->value_size + 1);
+        if (!values)
+            return NULL;
+        self->values = values;
+        self->room = room;
+    }
+    uint32_t off = (uint32_t) self->arena.len;
+    if (weir__buf_append (&self->arena, key, len))
+        return NULL;
+    self->entries[self->count] = (s_entry){hash, off, (uint32_t) len};
+    char *value = self->values + self->count * self->value_size;
+    memset (value, 0, self->value_size);
+    self->slots[i] = (uint32_t) ++self->count;
+    *fresh = 1;
+    return value;
+}
+
+size_t weir__keytable_count (const weir__keytable *self)
+{
+    return self->count;
+}
+
+void *weir__keytable_entry (const weir__keytable *self, size_t i, const char **key, size_t *len)
+{
+    *key = self->arena.data + self->entries[i].off;
+    *len = self->entries[i].len;
+    return self->values + i * self->value_size;
+}
+
+size_t weir__keytable_memory (const weir__keytable *self)
+{
+    return sizeof *self + self->nslots * sizeof *self->slots
+           + self->room * (sizeof *self->entries + self->value_size) + self->arena.cap;
+}
+
+int weir__keytable_save (const weir__keytable *self, weir__buf *out)
+{
+    for (size_t i = 0; i < self->count; i++) {
+        const s_entry *e = &self->entries[i];
+        unsigned char n[4] = {(unsigned char) e->len, (unsigned char) (e->len >> 8),
+                              (unsigned char) (e->len >> 16), (unsigned char) (e->len >> 24)};
+        if (weir__buf_append (out, n, 4) || weir__buf_append (out, self->arena.data + e->off, e->len)
+            || weir__buf_append (out, self->values + i * self->value_size, self->value_size))
+            return -1;
+    }
+    return 0;
+}
+
+int weir__keytable_load (weir__keytable *self, const void *data, size_t len,
+                         uint64_t (*hash) (const void *key, size_t len))
+{
+    const unsigned char *p = data;
+    while (len) {
+        if (len < 4)
+            return -1;
+        size_t n = (size_t) p[0] | (size_t) p[1] << 8 | (size_t) p[2] << 16 | (size_t) p[3] << 24;
+        if (len - 4 < n || len - 4 - n < self->value_size)
+            return -1;
+        int fresh;
+        void *value = weir__keytable_upsert (self, p + 4, n, hash (p + 4, n), &fresh);
+        if (!value)
+            return -2;
+        if (!fresh)
+            return -1;  //  a key twice
+        memcpy (value, p + 4 + n, self->value_size);
+        p += 4 + n + self->value_size;
+        len -= 4 + n + self->value_size;
+    }
+    return 0;
+}

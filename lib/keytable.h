@@ -1,0 +1,53 @@
+/*  lib/keytable.h - the state of the keys of one key group: a table
+    from a key's canonical bytes (lib/key.h) to a value of a fixed size.
+
+    Open addressing with linear probing over an array of 32-bit entry
+    numbers; the entries (hash, where the key's bytes are) and their
+    values in arrays of their own, the keys' bytes back to back in one
+    arena: a key costs its bytes, 16 bytes of entry, its value and about
+    6 bytes of slots, and no allocation of its own.  Entries keep the
+    order they came in, so iterating is a walk along an array.
+
+    One owner at a time (the thread that owns the group): no lock.  */
+#ifndef WEIR_KEYTABLE_H_INCLUDED
+#define WEIR_KEYTABLE_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+
+typedef struct weir__keytable weir__keytable;
+
+/*  A table of values of VALUE_SIZE bytes (at most 4096).  NULL when out
+    of memory.  */
+weir__keytable *weir__keytable_new (size_t value_size);
+void weir__keytable_destroy (weir__keytable **self_p);
+
+/*  The value of the key of LEN bytes at KEY, whose hash (weir__key_hash)
+    is HASH; a new key's comes zeroed, with *FRESH set.  Valid until the
+    next key is added.  NULL when out of memory (or a key of 4 GiB).  */
+void *weir__keytable_upsert (weir__keytable *self, const void *key, size_t len, uint64_t hash, int *fresh);
+
+/*  The value of that key, or NULL.  */
+void *weir__keytable_find (const weir__keytable *self, const void *key, size_t len, uint64_t hash);
+
+/*  The keys it holds, and key I of them (in the order they came) with
+    its value.  */
+size_t weir__keytable_count (const weir__keytable *self);
+void *weir__keytable_entry (const weir__keytable *self, size_t i, const char **key, size_t *len);
+
+/*  Bytes of memory it holds.  */
+size_t weir__keytable_memory (const weir__keytable *self);
+
+/*  Append every key and value to OUT: per key, its length as 4 bytes
+    little-endian, its bytes, its value.  0 or -1 (out of memory).  */
+int weir__keytable_save (const weir__keytable *self, weir__buf *out);
+
+/*  Add the keys and values of what weir__keytable_save wrote, LEN bytes
+    at DATA, HASH giving each key's hash.  0, -1 when malformed, -2 when
+    out of memory.  */
+int weir__keytable_load (weir__keytable *self, const void *data, size_t len,
+                         uint64_t (*hash) (const void *key, size_t len));
+
+#endif

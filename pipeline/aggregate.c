@@ -1,0 +1,388 @@
+/*  pipeline/aggregate.c - count, sum, min, max and mean per key.  */
+#include "config.h"
+#include "pipeline/aggregate.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/key.h"
+#include "lib/keytable.h"
+#include "pipeline/stage.h"
+
+typedef enum { S_COUNT, S_SUM, S_MIN, S_MAX, S_MEAN } s_op;
+
+//  A key's state.  Sums of integers stay integers until one overflows
+//  or a float comes; min and max keep the kind of the value they hold.
+typedef struct {
+    union {
+        int64_t i;
+        double f;
+    } a;
+    uint64_t n;        //  values taken
+    uint8_t is_float;  //  a holds f
+    uint8_t changed;   //  in this epoch (emit=epoch)
+    uint8_t pad[6];
+} s_value;
+
+typedef struct {
+    s_op op;
+    weir__key *value;  //  value=, NULL for count
+    int changelog;     //  emit=epoch
+} s_agg;
+
+typedef struct {
+    s_agg *agg;
+    unsigned first, end;      //  the key groups it owns: [first, end)
+    weir__keytable **tables;  //  [end - first]
+    unsigned char *dirty;     //  [end - first]: changed this epoch
+    weir__buf key;            //  the record's key, canonical
+    weir__buf saved;          //  a group's blob being made
+    uint64_t keys_said;       //  keys added to the stage's metric
+    uint64_t keys;
+} s_thread;
+
+static const weir_property_info s_count_props[] = {
+    {"key", NULL, "the path of the key it counts by ('.user', '[0]', '.' for the whole record)"},
+    {"emit", "end",
+     "end: one [key, count] per key when the input ends; epoch: at each epoch's end, those "
+     "that changed in it (a changelog)"},
+    {NULL, NULL, NULL},
+};
+
+static const weir_property_info s_value_props[] = {
+    {"key", NULL, "the path of the key it aggregates by ('.user', '[0]', '.' for the whole record)"},
+    {"value", NULL, "the path of the number to aggregate ('.bytes', '[1]'); a record without one is bad"},
+    {"emit", "end",
+     "end: one [key, value] per key when the input ends; epoch: at each epoch's end, those "
+     "that changed in it (a changelog)"},
+    {NULL, NULL, NULL},
+};
+
+int weir__aggregate_check (weir__props *props, const char *element, const weir_property_info *common,
+                           weir__err *err)
+{
+    (void) common;
+    if (!weir__props_find (props, "key")) {
+        weir__err_set (err, WEIR_EPROPERTY,
+                       "%s needs key=PATH, the key it aggregates by ('.user', '[0]', '.' for the whole "
+                       "record)",
+                       element);
+        return err->code;
+    }
+    weir__prop *emit = weir__props_find (props, "emit");
+    if (emit && strcmp (emit->value, "end") && strcmp (emit->value, "epoch")) {
+        weir__err_set (err, WEIR_EPROPERTY, "%s: emit=%s: expected end or epoch", element, emit->value);
+        err->offset = emit->value_offset;
+        return err->code;
+    }
+    weir__prop *value = weir__props_find (props, "value");
+    if (strcmp (element, "count") && !value) {
+        weir__err_set (err, WEIR_EPROPERTY, "%s needs value=PATH, the number it aggregates ('.bytes')",
+                       element);
+        return err->code;
+    }
+    if (value) {
+        weir__key *k = weir__key_new (value->value, err);
+        if (!k) {
+            char was[sizeof err->msg];
+            snprintf (was, sizeof was, "%s", err->msg);
+            long at = err->offset;
+            weir__err_set (err, WEIR_EPROPERTY, "%s: value=%s: %s", element, value->value, was);
+            err->offset = value->value_offset < 0 ? -1 : value->value_offset + value->quoted + at;
+            return err->code;
+        }
+        weir__key_destroy (&k);
+    }
+    return 0;
+}
+
+static int s_open (weir_stage *st, s_op op, void **state)
+{
+    s_agg *agg = calloc (1, sizeof *agg);
+    if (!agg)
+        return weir_fail (st, "out of memory");
+    agg->op = op;
+    agg->changelog = strcmp (weir_prop (st, "emit", "end"), "epoch") == 0;
+    weir_prop (st, "key", NULL);
+    const char *value = weir_prop (st, "value", NULL);
+    weir__err err;
+    weir__err_init (&err);
+    if (value && !(agg->value = weir__key_new (value, &err))) {
+        free (agg);
+        return weir_fail (st, "value=%s: %s", value, err.msg);
+    }
+    *state = agg;
+    return 0;
+}
+
+static int s_open_count (weir_stage *st, void **state)
+{
+    return s_open (st, S_COUNT, state);
+}
+static int s_open_sum (weir_stage *st, void **state)
+{
+    return s_open (st, S_SUM, state);
+}
+static int s_open_min (weir_stage *st, void **state)
+{
+    return s_open (st, S_MIN, state);
+}
+static int s_open_max (weir_stage *st, void **state)
+{
+    return s_open (st, S_MAX, state);
+}
+static int s_open_mean (weir_stage *st, void **state)
+{
+    return s_open (st, S_MEAN, state);
+}
+
+static void s_close (weir_stage *st, void *state)
+{
+    (void) st;
+    s_agg *agg = state;
+    weir__key_destroy (&agg->value);
+    free (agg);
+}
+
+//  The blob of key group GROUP of ST's stage
+static void s_blob_name (const weir_stage *st, unsigned group, char *out, size_t size)
+{
+    snprintf (out, size, "keys/%zu/%u", st->stage->index, group);
+}
+
+static void s_thread_close (weir_stage *st, void *tstate)
+{
+    (void) st;
+    s_thread *t = tstate;
+    for (unsigned g = 0; t->tables && g < t->end - t->first; g++)
+        weir__keytable_destroy (&t->tables[g]);
+    free (t->tables);
+    free (t->dirty);
+    weir__buf_release (&t->key);
+    weir__buf_release (&t->saved);
+    free (t);
+}
+
+//  The keys added since last said, to the stage's metric 'keys'
+static void s_say (weir_stage *st, s_thread *t)
+{
+    if (t->keys != t->keys_said) {
+        weir_metric_add (st, "keys", (double) (t->keys - t->keys_said));
+        t->keys_said = t->keys;
+    }
+}
+
+//  The thread's key groups, each with its table, those of a resumed job
+//  loaded from their blobs
+static int s_thread_open (weir_stage *st, void *state, void **tstate)
+{
+    s_thread *t = calloc (1, sizeof *t);
+    if (!t)
+        return weir_fail (st, "out of memory");
+    unsigned groups = st->stage->run->key_groups, threads = st->stage->threads;
+    t->agg = state;
+    t->first = weir__key_first_group (st->index, groups, threads);
+    t->end = weir__key_first_group (st->index + 1, groups, threads);
+    weir__buf_init (&t->key);
+    weir__buf_init (&t->saved);
+    *tstate = t;
+    size_t n = t->end - t->first;
+    if (!(t->tables = calloc (n ? n : 1, sizeof *t->tables)) || !(t->dirty = calloc (n ? n : 1, 1)))
+        return weir_fail (st, "out of memory");
+    for (unsigned g = 0; g < n; g++) {
+        if (!(t->tables[g] = weir__keytable_new (sizeof (s_value))))
+            return weir_fail (st, "out of memory");
+        char name[64];
+        size_t size;
+        s_blob_name (st, t->first + g, name, sizeof name);
+        const void *blob = weir_blob_find (st, name, &size);
+        int rc = blob ? weir__keytable_load (t->tables[g], blob, size, weir__key_hash) : 0;
+        if (rc == -1)
+            return weir_fail (st,
+                              "the checkpointed state of key group %u (blob '%s', %zu bytes) is malformed",
+                              t->first + g, name, size);
+        if (rc)
+            return weir_fail (st, "out of memory loading key group %u", t->first + g);
+        t->keys += weir__keytable_count (t->tables[g]);
+    }
+    //  A resumed job's keys were said by the run before
+    t->keys_said = t->keys;
+    return 0;
+}
+
+//  A number of REC's value=, into *I (an integer that fits in 64 bits
+//  signed) or *F; 0, or -1 when it is no number (REASON says why)
+static int s_number (const s_agg *agg, const msgpack_object *rec, int64_t *i, double *f, int *is_float,
+                     char *reason, size_t size)
+{
+    const msgpack_object *v = weir__key_find (agg->value, rec);
+    *is_float = 0;
+    if (v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER && v->via.u64 <= INT64_MAX)
+        *i = (int64_t) v->via.u64;
+    else if (v && v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+        *i = v->via.i64;
+    else if (v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        *f = (double) v->via.u64, *is_float = 1;
+    else if (v && (v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32)
+             && !isnan (v->via.f64))
+        *f = v->via.f64, *is_float = 1;
+    else {
+        snprintf (reason, size, "value=%s is %s, not a number", weir__key_path (agg->value),
+                  !v ? "absent"
+                  : v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32
+                      ? "NaN"
+                      : weir_type_name (v));
+        return -1;
+    }
+    return 0;
+}
+
+static double s_as_float (const s_value *v)
+{
+    return v->is_float ? v->a.f : (double) v->a.i;
+}
+
+static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_thread *t = tstate;
+    const s_agg *agg = t->agg;
+    int64_t i = 0;
+    double f = 0;
+    int is_float = 0;
+    char reason[160];
+    if (agg->value && s_number (agg, rec, &i, &f, &is_float, reason, sizeof reason))
+        return weir_reject (st, "%s", reason);
+    uint64_t hash;
+    if (weir__key_pack (st->stage->key, rec, &t->key, &hash))
+        return weir_fail (st, "out of memory");
+    unsigned group = weir__key_group (hash, st->stage->run->key_groups);
+    if (group < t->first || group >= t->end)
+        return weir_fail (st, "a record of key group %u came to thread %u, which owns groups %u to %u", group,
+                          st->index, t->first, t->end - 1);
+    int fresh;
+    s_value *v = weir__keytable_upsert (t->tables[group - t->first], t->key.data, t->key.len, hash, &fresh);
+    if (!v)
+        return weir_fail (st, "out of memory (%" PRIu64 " keys held by thread %u)", t->keys, st->index);
+    t->keys += (uint64_t) fresh;
+    t->dirty[group - t->first] = 1;
+    v->changed = 1;
+    switch (agg->op) {
+    case S_COUNT: break;
+    case S_SUM: {
+        int64_t sum;
+        if (!is_float && !v->is_float && !__builtin_add_overflow (v->a.i, i, &sum)) {
+            v->a.i = sum;
+            break;
+        }
+        //  A float, or a sum past 64 bits: floats from here on
+        if (!v->is_float)
+            v->a.f = (double) v->a.i, v->is_float = 1;
+        v->a.f += is_float ? f : (double) i;
+        break;
+    }
+    case S_MIN:
+    case S_MAX: {
+        int less;
+        if (v->n == 0)
+            less = 1;
+        else if (!is_float && !v->is_float)
+            less = agg->op == S_MIN ? i < v->a.i : i > v->a.i;
+        else {
+            double x = is_float ? f : (double) i;
+            less = agg->op == S_MIN ? x < s_as_float (v) : x > s_as_float (v);
+        }
+        if (less) {
+            v->is_float = (uint8_t) is_float;
+            if (is_float)
+                v->a.f = f;
+            else
+                v->a.i = i;
+        }
+        break;
+    }
+    case S_MEAN:
+        //  The sum as a float from the first value: a mean is one
+        v->is_float = 1;
+        v->a.f += is_float ? f : (double) i;
+        break;
+    }
+    v->n++;
+    return 0;
+}
+
+//  [key, value] for the key of LEN canonical bytes at KEY
+static int s_emit (weir_stage *st, const s_agg *agg, const char *key, size_t len, const s_value *v)
+{
+    msgpack_packer *pk = weir_packer (st);
+    msgpack_pack_array (pk, 2);
+    //  The key's bytes are one msgpack object already
+    pk->callback (pk->data, key, len);
+    switch (agg->op) {
+    case S_COUNT: msgpack_pack_uint64 (pk, v->n); break;
+    case S_MEAN: msgpack_pack_double (pk, v->a.f / (double) v->n); break;
+    default:
+        if (v->is_float)
+            msgpack_pack_double (pk, v->a.f);
+        else
+            msgpack_pack_int64 (pk, v->a.i);
+    }
+    return weir_emit_packed (st);
+}
+
+static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
+{
+    (void) epoch;
+    s_thread *t = tstate;
+    const s_agg *agg = t->agg;
+    int all = !agg->changelog && weir_last_epoch (st);
+    for (unsigned g = 0; g < t->end - t->first; g++) {
+        weir__keytable *table = t->tables[g];
+        if (!t->dirty[g] && !all)
+            continue;
+        size_t n = weir__keytable_count (table);
+        for (size_t k = 0; k < n; k++) {
+            const char *key;
+            size_t len;
+            s_value *v = weir__keytable_entry (table, k, &key, &len);
+            if ((all || (agg->changelog && v->changed)) && s_emit (st, agg, key, len, v))
+                return -1;
+            v->changed = 0;
+        }
+        if (!t->dirty[g])
+            continue;
+        //  The group's state, as of this epoch's end, for the checkpoint
+        char name[64];
+        s_blob_name (st, t->first + g, name, sizeof name);
+        t->saved.len = 0;
+        if (weir__keytable_save (table, &t->saved))
+            return weir_fail (st, "out of memory saving key group %u", t->first + g);
+        if (weir_blob_store (st, name, t->saved.data, t->saved.len))
+            return -1;
+        t->dirty[g] = 0;
+    }
+    s_say (st, t);
+    return 0;
+}
+
+#define S_TABLE(NAME, OPEN, DESCRIPTION, PROPS)                                                              \
+    const weir_processor weir__processor_##NAME = {                                                          \
+        WEIR_PROCESSOR_INIT,                                                                                 \
+        .name = #NAME,                                                                                       \
+        .description = DESCRIPTION,                                                                          \
+        .open = OPEN,                                                                                        \
+        .thread_open = s_thread_open,                                                                        \
+        .process = s_process,                                                                                \
+        .epoch_end = s_epoch_end,                                                                            \
+        .thread_close = s_thread_close,                                                                      \
+        .close = s_close,                                                                                    \
+        .props = PROPS,                                                                                      \
+    }
+
+S_TABLE (count, s_open_count, "counts the records of each key (key=): [key, count] per key", s_count_props);
+S_TABLE (sum, s_open_sum, "sums value= per key (key=): [key, sum] per key", s_value_props);
+S_TABLE (min, s_open_min, "the least value= per key (key=): [key, min] per key", s_value_props);
+S_TABLE (max, s_open_max, "the greatest value= per key (key=): [key, max] per key", s_value_props);
+S_TABLE (mean, s_open_mean, "the mean of value= per key (key=): [key, mean] per key", s_value_props);

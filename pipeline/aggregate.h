@@ -1,0 +1,35 @@
+/*  pipeline/aggregate.h - the builtin aggregations: count, sum, min, max
+    and mean per key, each a processor of a keyed stage (key=, lib/key.h).
+
+        lines path=words.txt ! count key=. threads=2 ! json path=counts.jsonl
+        json path=app.jsonl ! sum key=.user value=.bytes ! json path=bytes.jsonl
+
+    Each thread keeps the state of the key groups it owns, one table per
+    group (lib/keytable.h), and no lock: every record of a key comes to
+    its thread.  At each epoch's end the groups that changed are stored
+    as workspace blobs "keys/STAGE/GROUP" (STAGE the stage's index in
+    the description), so that the checkpoint holds them as of the same
+    instant as the offsets, and a resume with another thread count has
+    each thread load the groups it owns now.
+
+    What comes out is one [key, value] array per key: when the input
+    ends (emit=end, the default), or at each epoch's end for the keys
+    that changed in it (emit=epoch: a changelog).  */
+#ifndef WEIR_AGGREGATE_H_INCLUDED
+#define WEIR_AGGREGATE_H_INCLUDED
+
+#include <weir/plugin.h>
+
+#include "lib/error.h"
+#include "lib/props.h"
+
+extern const weir_processor weir__processor_count, weir__processor_sum, weir__processor_min,
+    weir__processor_max, weir__processor_mean;
+
+/*  Check an aggregation's properties: key= given, value= where it needs
+    one, emit= known.  0 or WEIR_EPROPERTY with ERR's offset at the
+    culprit.  */
+int weir__aggregate_check (weir__props *props, const char *element, const weir_property_info *common,
+                           weir__err *err);
+
+#endif

@@ -1,0 +1,176 @@
+/*  tests/check_key.c - keys and key groups: a value is one key however it
+    was packed, and values of other kinds are other keys; every group has
+    one owner and the owners' runs of groups meet end to end; a key
+    group's table finds, grows, saves and loads back what it holds, and
+    refuses a malformed save.  */
+#include <stdint.h>
+#include <string.h>
+
+#include "lib/key.h"
+#include "lib/keytable.h"
+#include "tests/testutil.h"
+
+//  The canonical bytes of the key PATH of the record in the N bytes at P
+static void s_key_of (const char *path, const char *p, size_t n, weir__buf *out, uint64_t *hash)
+{
+    weir__err err;
+    weir__err_init (&err);
+    weir__key *k = weir__key_new (path, &err);
+    ck_assert_ptr_nonnull (k);
+    msgpack_zone zone;
+    msgpack_zone_init (&zone, 256);
+    msgpack_object rec;
+    size_t off = 0;
+    ck_assert_int_eq (msgpack_unpack (p, n, &off, &zone, &rec), MSGPACK_UNPACK_SUCCESS);
+    ck_assert_int_eq (weir__key_pack (k, &rec, out, hash), 0);
+    msgpack_zone_destroy (&zone);
+    weir__key_destroy (&k);
+}
+
+START_TEST (test_one_value_one_key)
+{
+    weir__buf a, b;
+    weir__buf_init (&a);
+    weir__buf_init (&b);
+    uint64_t ha, hb;
+    //  7 as a fixint and as a uint16; "ab" as a fixstr and as a str8
+    s_key_of (".", "\x07", 1, &a, &ha);
+    s_key_of (".", "\xcd\x00\x07", 3, &b, &hb);
+    ck_assert_uint_eq (a.len, b.len);
+    ck_assert_int_eq (memcmp (a.data, b.data, a.len), 0);
+    ck_assert_uint_eq (ha, hb);
+    s_key_of (".",
+              "\xa2"
+              "ab",
+              3, &a, &ha);
+    s_key_of (".",
+              "\xd9\x02"
+              "ab",
+              4, &b, &hb);
+    ck_assert_uint_eq (ha, hb);
+    //  A str and a bin of the same bytes are two keys, as are 7 and 7.0
+    s_key_of (".",
+              "\xc4\x02"
+              "ab",
+              4, &b, &hb);
+    ck_assert_uint_ne (ha, hb);
+    s_key_of (".", "\x07", 1, &a, &ha);
+    s_key_of (".", "\xcb\x40\x1c\x00\x00\x00\x00\x00\x00", 9, &b, &hb);
+    ck_assert_uint_ne (ha, hb);
+    //  A path into a map; a key that is absent is nil
+    s_key_of (".u", "\x81\xa1u\x05", 4, &a, &ha);
+    ck_assert_uint_eq (a.len, 1);
+    ck_assert_uint_eq ((unsigned char) a.data[0], 5);
+    s_key_of (".v", "\x81\xa1u\x05", 4, &a, &ha);
+    ck_assert_uint_eq ((unsigned char) a.data[0], 0xc0);
+    weir__buf_release (&a);
+    weir__buf_release (&b);
+}
+END_TEST
+
+START_TEST (test_bad_paths_name_their_column)
+{
+    weir__err err;
+    weir__err_init (&err);
+    ck_assert_ptr_null (weir__key_new ("", &err));
+    ck_assert_int_eq (err.code, WEIR_EPROPERTY);
+    ck_assert_ptr_null (weir__key_new (".a.[", &err));
+    ck_assert_int_eq (err.code, WEIR_EPROPERTY);
+    ck_assert_int_eq (err.offset, 2);
+    ck_assert_ptr_nonnull (strstr (err.msg, "column 3"));
+    weir__key *k = weir__key_new ("[0].u", &err);
+    ck_assert_ptr_nonnull (k);
+    ck_assert_str_eq (weir__key_path (k), "[0].u");
+    weir__key_destroy (&k);
+}
+END_TEST
+
+START_TEST (test_groups_have_one_owner_each)
+{
+    unsigned counts[] = {1, 7, 128, 1000, 65536};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        unsigned groups = counts[c];
+        for (unsigned threads = 1; threads <= groups && threads <= 300; threads += threads < 10 ? 1 : 37) {
+            //  Thread t's run starts where t-1's ended, every group's
+            //  owner is the thread whose run holds it
+            ck_assert_uint_eq (weir__key_first_group (0, groups, threads), 0);
+            ck_assert_uint_eq (weir__key_first_group (threads, groups, threads), groups);
+            for (unsigned t = 0; t < threads; t++) {
+                unsigned first = weir__key_first_group (t, groups, threads),
+                         end = weir__key_first_group (t + 1, groups, threads);
+                ck_assert_uint_lt (first, end);
+                ck_assert_uint_eq (weir__key_owner (first, groups, threads), t);
+                ck_assert_uint_eq (weir__key_owner (end - 1, groups, threads), t);
+            }
+        }
+    }
+    //  Hashes spread over the groups
+    unsigned seen[128] = {0};
+    for (uint64_t i = 0; i < 128000; i++) {
+        uint64_t h = weir__key_hash (&i, sizeof i);
+        unsigned g = weir__key_group (h, 128);
+        ck_assert_uint_lt (g, 128);
+        seen[g]++;
+    }
+    for (unsigned g = 0; g < 128; g++)
+        ck_assert_msg (seen[g] > 800 && seen[g] < 1200, "group %u got %u of 128000", g, seen[g]);
+}
+END_TEST
+
+START_TEST (test_table_grows_saves_and_loads)
+{
+    weir__keytable *t = weir__keytable_new (sizeof (uint64_t));
+    ck_assert_ptr_nonnull (t);
+    char key[32];
+    for (uint64_t i = 0; i < 100000; i++) {
+        int n = snprintf (key, sizeof key, "key%llu", (unsigned long long) (i % 50000)), fresh;
+        uint64_t *v = weir__keytable_upsert (t, key, (size_t) n, weir__key_hash (key, (size_t) n), &fresh);
+        ck_assert_ptr_nonnull (v);
+        ck_assert_int_eq (fresh, i < 50000);
+        *v += i;
+    }
+    ck_assert_uint_eq (weir__keytable_count (t), 50000);
+    ck_assert_ptr_null (weir__keytable_find (t, "nokey", 5, weir__key_hash ("nokey", 5)));
+    uint64_t *v = weir__keytable_find (t, "key7", 4, weir__key_hash ("key7", 4));
+    ck_assert_ptr_nonnull (v);
+    ck_assert_uint_eq (*v, 7 + 50007);
+    //  Entries keep the order they came in
+    const char *k;
+    size_t len;
+    weir__keytable_entry (t, 3, &k, &len);
+    ck_assert_uint_eq (len, 4);
+    ck_assert_int_eq (memcmp (k, "key3", 4), 0);
+    ck_assert_uint_gt (weir__keytable_memory (t), 50000 * (16 + 8 + 4));
+
+    weir__buf saved;
+    weir__buf_init (&saved);
+    ck_assert_int_eq (weir__keytable_save (t, &saved), 0);
+    weir__keytable *back = weir__keytable_new (sizeof (uint64_t));
+    ck_assert_int_eq (weir__keytable_load (back, saved.data, saved.len, weir__key_hash), 0);
+    ck_assert_uint_eq (weir__keytable_count (back), 50000);
+    v = weir__keytable_find (back, "key49999", 8, weir__key_hash ("key49999", 8));
+    ck_assert_ptr_nonnull (v);
+    ck_assert_uint_eq (*v, 49999 + 99999);
+    //  Cut short, or a key twice: malformed, not loaded as if whole
+    weir__keytable *cut = weir__keytable_new (sizeof (uint64_t));
+    ck_assert_int_eq (weir__keytable_load (cut, saved.data, saved.len - 3, weir__key_hash), -1);
+    weir__keytable_destroy (&cut);
+    ck_assert_int_eq (weir__keytable_load (back, saved.data, 16, weir__key_hash), -1);
+    weir__buf_release (&saved);
+    weir__keytable_destroy (&back);
+    weir__keytable_destroy (&t);
+    ck_assert_ptr_null (t);
+}
+END_TEST
+
+Suite *check_suite (void)
+{
+    Suite *s = suite_create ("key");
+    TCase *tc = tcase_create ("core");
+    tcase_add_test (tc, test_one_value_one_key);
+    tcase_add_test (tc, test_bad_paths_name_their_column);
+    tcase_add_test (tc, test_groups_have_one_owner_each);
+    tcase_add_test (tc, test_table_grows_saves_and_loads);
+    suite_add_tcase (s, tc);
+    return s;
+}

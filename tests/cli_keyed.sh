@@ -1,0 +1,134 @@
+#!/bin/sh
+# Keyed stages (key=): every record of a key goes to one thread, through
+# a straight line, a forwarding stage, a tee and a merge; the builtin
+# aggregations compared with what jq computes; the changelog; keys of
+# every kind; a key too long; rescaling by thread count across kills at
+# a checkpoint's points and at random; the number of key groups fixed.
+. "$(dirname "$0")/lib.sh"
+command -v jq > /dev/null || { echo "skipped: jq is not installed (scripts/install-deps.sh installs it)"; exit 77; }
+: "${PLUGINS_DIR:?PLUGINS_DIR must point at the test plugins}"
+WHOSE="$PLUGINS_DIR/whose.so"
+
+# 60,000 records of 97 users, bytes from -30,000 on, some floats
+awk 'BEGIN { for (i = 0; i < 60000; i++) {
+    b = (i % 10 == 3) ? (i - 30000) ".5" : i - 30000
+    printf "{\"u\": \"user%d\", \"b\": %s}\n", (i * 7919) % 97, b } }' > "$T/in.jsonl"
+
+# one_thread FILE WHAT: FILE holds [record, thread] lines; each user went
+# to one thread, and the users to more than one
+one_thread () {
+    jq -r '"\(.[0].u) \(.[1])"' "$1" | sort -u > "$T/pairs"
+    [ "$(cut -d' ' -f1 "$T/pairs" | uniq -d | wc -l)" -eq 0 ] && ok \
+        || fail "$2: a key went to several threads: $(cut -d' ' -f1 "$T/pairs" | uniq -d | head -3)"
+    [ "$(cut -d' ' -f2 "$T/pairs" | sort -u | wc -l)" -gt 1 ] && ok || fail "$2: every key went to one thread"
+    [ "$(wc -l < "$1")" -eq 60000 ] && ok || fail "$2: $(wc -l < "$1") records, not 60000"
+}
+"$WEIR" run -q "json path=$T/in.jsonl threads=2 ! $WHOSE key=.u threads=3 ! json path=$T/w1" || fail "straight"
+one_thread "$T/w1" "a reader into a keyed stage"
+"$WEIR" run -q "json path=$T/in.jsonl threads=2 ! identity threads=2 ! $WHOSE key=.u threads=3 ! json path=$T/w2" \
+    || fail "forwarded"
+one_thread "$T/w2" "identity into a keyed stage"
+"$WEIR" run -q "json path=$T/in.jsonl threads=2 ! tee name=t  t. ! $WHOSE key=.u threads=3 ! json path=$T/w3  t. ! null" \
+    || fail "tee"
+one_thread "$T/w3" "a tee into a keyed stage"
+head -30000 "$T/in.jsonl" > "$T/a.jsonl"; tail -30000 "$T/in.jsonl" > "$T/b.jsonl"
+"$WEIR" run -q "json path=$T/a.jsonl ! m.  json path=$T/b.jsonl threads=2 ! m.  $WHOSE name=m key=.u threads=4 ! json path=$T/w4" \
+    || fail "merge"
+one_thread "$T/w4" "a merge into a keyed stage"
+# A keyed writer's threads, each writing its keys
+"$WEIR" run -q "json path=$T/in.jsonl ! $WHOSE key=.u threads=2 ! json key=[0].u threads=3 path=$T/w5" || fail "keyed writer"
+one_thread "$T/w5" "a keyed stage into a keyed writer"
+
+# The aggregations against jq
+jq -s -c 'group_by(.u) | map([.[0].u, length]) | .[]' "$T/in.jsonl" > "$T/want.count"
+jq -s -c 'group_by(.u) | map([.[0].u, (map(.b) | add)]) | .[]' "$T/in.jsonl" > "$T/want.sum"
+jq -s -c 'group_by(.u) | map([.[0].u, (map(.b) | min)]) | .[]' "$T/in.jsonl" > "$T/want.min"
+jq -s -c 'group_by(.u) | map([.[0].u, (map(.b) | max)]) | .[]' "$T/in.jsonl" > "$T/want.max"
+jq -s -c 'group_by(.u) | map([.[0].u, ((map(.b) | add) / length)]) | .[]' "$T/in.jsonl" > "$T/want.mean"
+for op in count sum min max mean; do
+    value="value=.b"
+    [ $op = count ] && value=
+    "$WEIR" run -q "json path=$T/in.jsonl threads=2 ! $op key=.u $value threads=3 ! json path=$T/$op.out" || fail "$op"
+    jq -c . "$T/$op.out" | sort > "$T/got"
+    sort "$T/want.$op" > "$T/want"
+    same "$T/got" "$T/want" "$op key=.u"
+done
+
+# Integers stay integers; a float makes the sum a float; a sum past 64
+# bits goes on as a float rather than wrapping
+printf '{"k":"a","v":1}\n{"k":"a","v":2}\n{"k":"b","v":1}\n{"k":"b","v":0.5}\n{"k":"c","v":9223372036854775807}\n{"k":"c","v":1}\n' > "$T/kinds.jsonl"
+"$WEIR" run -q "json path=$T/kinds.jsonl ! sum key=.k value=.v ! json path=$T/kinds.out" || fail "sum of kinds"
+sort "$T/kinds.out" > "$T/got"
+printf '["a",3]\n["b",1.5]\n["c",9.223372036854776e+18]\n' > "$T/want"
+same "$T/got" "$T/want" "sums of integers and floats"
+
+# The changelog: at each epoch's end the keys that changed, with their
+# value; each key's last line is its final value, and no epoch repeats a
+# key it did not change
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "{\"u\": \"%s%d\"}\n", (i < 1500 ? "early" : "late"), i % 10 }' > "$T/cl.jsonl"
+"$WEIR" run -q --checkpoint "$T/clck" --epoch-records 1000 "json path=$T/cl.jsonl ! count key=.u emit=epoch threads=2 ! json path=$T/cl.out" \
+    || fail "changelog"
+jq -r '.[0]' "$T/cl.out" | sort | uniq -c | awk '{ print $2, $1 }' | sort > "$T/got"
+printf 'early%d 2\n' 0 1 2 3 4 5 6 7 8 9 > "$T/want.a"; printf 'late%d 2\n' 0 1 2 3 4 5 6 7 8 9 >> "$T/want.a"
+sort "$T/want.a" > "$T/want"
+same "$T/got" "$T/want" "each key in the changelog of the epochs it changed in, and only those"
+jq -c 'select(.[1] == 150)' "$T/cl.out" | wc -l | grep -qx 20 && ok || fail "changelog final values: $(cat "$T/cl.out")"
+
+# Keys of every kind, compared as values: 1 and 1.0 differ (a float is
+# no integer), a missing key is nil, as null is
+printf '%s\n' '{"k":1}' '{"k":1}' '{"k":"1"}' '{"k":1.5}' '{"k":true}' '{"k":null}' '{"x":0}' '{"k":[1,2]}' \
+    '{"k":[1,2]}' '{"k":{"a":1}}' '{"k":-1}' '{"k":1.0}' > "$T/types.jsonl"
+"$WEIR" run -q "json path=$T/types.jsonl ! count key=.k threads=2 ! json path=$T/types.out" || fail "keys of every kind"
+sort "$T/types.out" > "$T/got"
+printf '%s\n' '["1",1]' '[-1,1]' '[1,2]' '[1.0,1]' '[1.5,1]' '[[1,2],2]' '[null,2]' '[true,1]' '[{"a":1},1]' | sort > "$T/want"
+same "$T/got" "$T/want" "keys of every kind"
+
+# A key longer than the limit is a bad record of the stage that sends it
+awk 'BEGIN { printf "{\"k\":\""; for (i = 0; i < 70000; i++) printf "x"; printf "\"}\n{\"k\":\"short\"}\n" }' > "$T/huge.jsonl"
+expect_exit 1 "its key \(key=\.k\) is 70005 bytes, longer than the 65536 bytes a key may have" -- \
+    "$WEIR" run "json path=$T/huge.jsonl ! count key=.k ! null"
+"$WEIR" run -q "json path=$T/huge.jsonl on-error=skip dead-letter=$T/dl.mp ! count key=.k ! json path=$T/huge.out" \
+    || fail "a huge key skipped"
+grep -qx '\["short",1\]' "$T/huge.out" && ok || fail "after a skipped huge key: $(cat "$T/huge.out")"
+
+# Wrong descriptions are refused before anything runs
+refused "a reader has no input: give key= to the stage the records go to" "json path=$T/in.jsonl key=.u ! json path=$T/never.out"
+refused "count needs key=PATH" "json path=$T/in.jsonl ! count ! json path=$T/never.out"
+refused "sum needs value=PATH" "json path=$T/in.jsonl ! sum key=.u ! json path=$T/never.out"
+refused "count: key=\.u\[: expected a path step" "json path=$T/in.jsonl ! count key=.u[ ! json path=$T/never.out"
+refused "emit=never: expected end or epoch" "json path=$T/in.jsonl ! count key=.u emit=never ! json path=$T/never.out"
+refused "count has threads=3 and the job 2 key groups" --key-groups 2 "json path=$T/in.jsonl ! count key=.u threads=3 ! json path=$T/never.out"
+expect_exit 1 "sum: a bad record .*: value=\.x is absent, not a number" -- "$WEIR" run "json path=$T/in.jsonl ! sum key=.u value=.x ! null"
+
+# Rescaled: killed at a checkpoint's points with 3 keyed threads, resumed
+# with 1; then random kills, the thread counts changing every round
+J="json path=$T/in.jsonl split=400000 threads=2 ! sum key=.u value=.b THREADS ! json path=$T/k.out"
+for point in pipe-drained:2 writers-synced:3 after-leveldb-write:2; do
+    rm -rf "$T/ck" "$T/k.out"
+    WEIR_KILL_AT=$point "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 7000 "$(echo "$J" | sed 's/THREADS/threads=3/g')" 2> "$T/err"
+    rc=$?
+    [ $rc -eq 137 ] && ok || fail "killed at $point: exit $rc $(cat "$T/err")"
+    "$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 7000 "$(echo "$J" | sed 's/THREADS/threads=1/g')" \
+        || fail "resumed after $point"
+    jq -c . "$T/k.out" | sort > "$T/got"; sort "$T/want.sum" > "$T/want"
+    same "$T/got" "$T/want" "sums after a kill at $point, 3 threads then 1"
+done
+rm -rf "$T/ck" "$T/k.out"
+kill_rounds "$T/ck" 3000 "$J"
+jq -c . "$T/k.out" | sort > "$T/got"; same "$T/got" "$T/want" "sums after random kills"
+
+# The number of key groups is the job's: a resume takes it, another is
+# refused naming both
+rm -rf "$T/ck" "$T/g.out"
+"$WEIR" run -q --checkpoint "$T/ck" --key-groups 16 --epochs 2 --epoch-records 5000 \
+    "json path=$T/in.jsonl ! count key=.u threads=2 ! json path=$T/g.out" || fail "16 key groups, 2 epochs"
+expect_exit 2 "--key-groups 64, and the job in '$T/ck' was created with 16 key groups \(checkpoint 2\)" -- \
+    "$WEIR" run --checkpoint "$T/ck" --resume --key-groups 64 "json path=$T/in.jsonl ! count key=.u threads=2 ! json path=$T/g.out"
+"$WEIR" run -q --checkpoint "$T/ck" --resume "json path=$T/in.jsonl ! count key=.u threads=3 ! json path=$T/g.out" \
+    || fail "resumed without --key-groups"
+sort "$T/g.out" > "$T/got"; sort "$T/want.count" > "$T/want"
+same "$T/got" "$T/want" "counts over 16 key groups, resumed with 3 threads"
+"$WEIR" checkpoints "$T/ck" --epoch 3 > "$T/list" 2>&1
+grep -q "keys/1/" "$T/list" && ok || fail "the key groups' state is not among the checkpoint's blobs: $(cat "$T/list")"
+
+finish
