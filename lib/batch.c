@@ -36,6 +36,7 @@ int weir__batch_init (weir__batch *b, size_t cap)
         return WEIR_ENOMEM;
     b->cap = cap;
     b->len = WEIR__BATCH_HEADER;
+    b->kind = WEIR__BATCH_DATA;
     msgpack_packer_init (&b->pk, b, s_packer_write);
     return 0;
 }
@@ -73,7 +74,7 @@ char *weir__batch_take (weir__batch *b, size_t *len)
     char *fresh = malloc (b->cap);
     if (!fresh)
         return NULL;
-    weir__batch_header h = {WEIR__BATCH_DATA, b->count};
+    weir__batch_header h = {b->kind ? b->kind : WEIR__BATCH_DATA, b->count};
     memcpy (b->data, &h, sizeof h);
     char *out = b->data;
     *len = b->len;

@@ -19,6 +19,7 @@ enum {
     WEIR__BATCH_DATA = 1,    /*  records follow the header  */
     WEIR__BATCH_EOS = 2,     /*  end of stream from one producer thread  */
     WEIR__BATCH_BARRIER = 3, /*  end of the epoch from one producer thread  */
+    WEIR__BATCH_COMBINED = 4, /*  partial aggregates by key follow (lib/shuffle.h)  */
 };
 
 typedef struct weir__batch_header {
@@ -35,6 +36,7 @@ typedef struct weir__batch {
     size_t len; /*  bytes used, header included  */
     size_t cap;
     uint32_t count;    /*  records committed  */
+    uint32_t kind;     /*  what its header says it holds: WEIR__BATCH_DATA unless set  */
     int oom;           /*  an append failed for lack of memory  */
     msgpack_packer pk; /*  writes into this batch  */
 } weir__batch;

@@ -74,11 +74,6 @@ static int s_write (void *data, const char *buf, size_t len)
     return weir__buf_append (data, buf, len);
 }
 
-uint64_t weir__key_hash (const void *key, size_t len)
-{
-    return weir__hash64 (0x6b6579, key, len);
-}
-
 const msgpack_object *weir__key_find (const weir__key *self, const msgpack_object *rec)
 {
     const msgpack_object *at = rec;
@@ -87,17 +82,53 @@ const msgpack_object *weir__key_find (const weir__key *self, const msgpack_objec
     return at;
 }
 
-int weir__key_pack (const weir__key *self, const msgpack_object *rec, weir__buf *out, uint64_t *hash)
+int weir__key_of (const weir__key *self, const msgpack_object *rec, weir__buf *scratch, const char **key,
+                  size_t *len, uint64_t *hash)
 {
-    const msgpack_object *at = weir__key_find (self, rec);
-    out->len = 0;
+    const msgpack_object *at = self->nsteps ? weir__key_find (self, rec) : rec;
+    scratch->len = 0;
+    //  A str, the most common key (a word, a user): its bytes in the
+    //  record are its key when its header is the shortest, as a packer
+    //  writes it, and nothing is copied
+    if (at && at->type == MSGPACK_OBJECT_STR) {
+        uint32_t n = at->via.str.size;
+        unsigned char head[5];
+        size_t h;
+        if (n < 32)
+            head[0] = (unsigned char) (0xa0 | n), h = 1;
+        else if (n < 256)
+            head[0] = 0xd9, head[1] = (unsigned char) n, h = 2;
+        else if (n < 65536)
+            head[0] = 0xda, head[1] = (unsigned char) (n >> 8), head[2] = (unsigned char) n, h = 3;
+        else
+            head[0] = 0xdb, head[1] = (unsigned char) (n >> 24), head[2] = (unsigned char) (n >> 16),
+            head[3] = (unsigned char) (n >> 8), head[4] = (unsigned char) n, h = 5;
+        const char *body = at->via.str.ptr;
+        int same = 1;
+        for (size_t i = 0; i < h; i++)
+            same &= (unsigned char) body[i - h] == head[i];
+        if (same) {
+            *key = body - h;
+            *len = h + n;
+        }
+        else {
+            if (weir__buf_append (scratch, head, h) || weir__buf_append (scratch, body, n))
+                return -1;
+            *key = scratch->data;
+            *len = scratch->len;
+        }
+        *hash = weir__key_hash (*key, *len);
+        return 0;
+    }
     msgpack_packer pk;
-    msgpack_packer_init (&pk, out, s_write);
+    msgpack_packer_init (&pk, scratch, s_write);
     //  msgpack-c packs every value in its shortest form: the bytes are
     //  canonical whatever form the record came in
     int rc = at ? msgpack_pack_object (&pk, *at) : msgpack_pack_nil (&pk);
     if (rc)
         return -1;
-    *hash = weir__key_hash (out->data, out->len);
+    *key = scratch->data;
+    *len = scratch->len;
+    *hash = weir__key_hash (*key, *len);
     return 0;
 }

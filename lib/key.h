@@ -19,9 +19,11 @@
 #include <msgpack.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/buf.h"
 #include "lib/error.h"
+#include "lib/hash.h"
 
 /*  The default number of key groups, and the most a job may have.  */
 #define WEIR__KEY_GROUPS 128
@@ -44,13 +46,51 @@ const char *weir__key_path (const weir__key *self);
 /*  The value the path leads to in REC, or NULL when it is absent.  */
 const msgpack_object *weir__key_find (const weir__key *self, const msgpack_object *rec);
 
-/*  REC's key, canonical, into OUT (emptied first), and its hash.  0, or
-    -1 when out of memory.  */
-int weir__key_pack (const weir__key *self, const msgpack_object *rec, weir__buf *out, uint64_t *hash);
+/*  REC's key, canonical, in *KEY and *LEN, and its hash.  The key is
+    REC's own bytes when they are canonical already (a str with the
+    shortest header), else packed into SCRATCH; valid while both are.
+    REC must have been decoded from bytes in memory, its strings pointing
+    into them (weir__records, msgpack_unpack).  0, or -1 when out of
+    memory.  */
+int weir__key_of (const weir__key *self, const msgpack_object *rec, weir__buf *scratch, const char **key,
+                  size_t *len, uint64_t *hash);
 
 /*  The hash of the canonical key bytes KEY of LEN bytes, as
-    weir__key_pack gives it.  */
-uint64_t weir__key_hash (const void *key, size_t len);
+    weir__key_of gives it.  Inline: every record of a keyed stage is
+    hashed where it is sent and where it is counted.  */
+static inline uint64_t weir__key_mix (uint64_t a, uint64_t b)
+{
+    //  A 64 x 64 -> 128-bit multiply folded: every input bit reaches
+    //  every output bit, in a few cycles
+    unsigned __int128 m = (unsigned __int128) (a ^ 0xa0761d6478bd642full) * (b ^ 0xe7037ed1a0b428dbull);
+    return (uint64_t) m ^ (uint64_t) (m >> 64);
+}
+
+static inline uint64_t weir__key_hash (const void *key, size_t len)
+{
+    //  Most keys are a few bytes (a word, a user): two loads that may
+    //  overlap read them whole, with no loop and no call to memcpy of a
+    //  length unknown; longer keys take the checksum's loop
+    const unsigned char *p = key;
+    uint64_t a, b;
+    if (len > 16)
+        return weir__key_mix (weir__hash64 (0x6b6579, key, len), len);
+    if (len >= 8) {
+        memcpy (&a, p, 8);
+        memcpy (&b, p + len - 8, 8);
+    }
+    else if (len >= 4) {
+        uint32_t x, y;
+        memcpy (&x, p, 4);
+        memcpy (&y, p + len - 4, 4);
+        a = x, b = y;
+    }
+    else if (len)
+        a = (uint64_t) p[0] << 16 | (uint64_t) p[len / 2] << 8 | p[len - 1], b = 0;
+    else
+        a = b = 0;
+    return weir__key_mix (a ^ len, b);
+}
 
 /*  The group of a key of hash HASH among GROUPS.  */
 static inline unsigned weir__key_group (uint64_t hash, unsigned groups)

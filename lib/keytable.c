@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fieldpath.h"
+
 typedef struct {
     uint64_t hash;
     uint32_t off, len;  //  the key's bytes in the arena
@@ -12,8 +14,10 @@ typedef struct {
 
 struct weir__keytable {
     size_t value_size;
-    uint32_t *slots;  //  entry number + 1, 0 for empty
-    size_t nslots;    //  a power of two, or 0
+    //  The high half of the key's hash, then its entry number + 1 (0 for
+    //  an empty slot): a probe compares hashes without touching an entry
+    uint64_t *slots;
+    size_t nslots;  //  a power of two, or 0
     s_entry *entries;
     char *values;  //  [count * value_size]
     size_t count, room;
@@ -49,12 +53,15 @@ void weir__keytable_destroy (weir__keytable **self_p)
 static size_t s_probe (const weir__keytable *self, const void *key, size_t len, uint64_t hash)
 {
     size_t mask = self->nslots - 1;
+    uint64_t tag = hash >> 32 << 32;
     for (size_t i = (size_t) hash & mask;; i = (i + 1) & mask) {
-        uint32_t at = self->slots[i];
-        if (!at)
+        uint64_t slot = self->slots[i];
+        if (!slot)
             return i;
-        const s_entry *e = &self->entries[at - 1];
-        if (e->hash == hash && e->len == len && memcmp (self->arena.data + e->off, key, len) == 0)
+        if ((slot & ~(uint64_t) UINT32_MAX) != tag)
+            continue;
+        const s_entry *e = &self->entries[(uint32_t) slot - 1];
+        if (e->len == len && weir__same_bytes (self->arena.data + e->off, key, len))
             return i;
     }
 }
@@ -63,14 +70,15 @@ static size_t s_probe (const weir__keytable *self, const void *key, size_t len, 
 static int s_grow (weir__keytable *self)
 {
     size_t n = self->nslots ? self->nslots * 2 : 16;
-    uint32_t *slots = calloc (n, sizeof *slots);
+    uint64_t *slots = calloc (n, sizeof *slots);
     if (!slots)
         return -1;
     for (size_t k = 0; k < self->count; k++) {
-        size_t i = (size_t) self->entries[k].hash & (n - 1);
+        uint64_t hash = self->entries[k].hash;
+        size_t i = (size_t) hash & (n - 1);
         while (slots[i])
             i = (i + 1) & (n - 1);
-        slots[i] = (uint32_t) k + 1;
+        slots[i] = (hash >> 32 << 32) | (k + 1);
     }
     free (self->slots);
     self->slots = slots;
@@ -78,11 +86,19 @@ static int s_grow (weir__keytable *self)
     return 0;
 }
 
+void weir__keytable_clear (weir__keytable *self)
+{
+    if (self->count)
+        memset (self->slots, 0, self->nslots * sizeof *self->slots);
+    self->count = 0;
+    self->arena.len = 0;
+}
+
 void *weir__keytable_find (const weir__keytable *self, const void *key, size_t len, uint64_t hash)
 {
     if (!self->nslots)
         return NULL;
-    uint32_t at = self->slots[s_probe (self, key, len, hash)];
+    uint32_t at = (uint32_t) self->slots[s_probe (self, key, len, hash)];
     return at ? self->values + (size_t) (at - 1) * self->value_size : NULL;
 }
 
@@ -94,7 +110,7 @@ void *weir__keytable_upsert (weir__keytable *self, const void *key, size_t len, 
         return NULL;
     size_t i = s_probe (self, key, len, hash);
     if (self->slots[i])
-        return self->values + (size_t) (self->slots[i] - 1) * self->value_size;
+        return self->values + (size_t) ((uint32_t) self->slots[i] - 1) * self->value_size;
     if (len > UINT32_MAX || self->arena.len + len > UINT32_MAX || self->count >= UINT32_MAX - 1)
         return NULL;
     if (self->count == self->room) {
@@ -115,7 +131,7 @@ void *weir__keytable_upsert (weir__keytable *self, const void *key, size_t len, 
     self->entries[self->count] = (s_entry){hash, off, (uint32_t) len};
     char *value = self->values + self->count * self->value_size;
     memset (value, 0, self->value_size);
-    self->slots[i] = (uint32_t) ++self->count;
+    self->slots[i] = (hash >> 32 << 32) | ++self->count;
     *fresh = 1;
     return value;
 }
@@ -130,6 +146,11 @@ void *weir__keytable_entry (const weir__keytable *self, size_t i, const char **k
     *key = self->arena.data + self->entries[i].off;
     *len = self->entries[i].len;
     return self->values + i * self->value_size;
+}
+
+uint64_t weir__keytable_hash (const weir__keytable *self, size_t i)
+{
+    return self->entries[i].hash;
 }
 
 size_t weir__keytable_memory (const weir__keytable *self)

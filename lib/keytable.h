@@ -1,11 +1,13 @@
 /*  lib/keytable.h - the state of the keys of one key group: a table
     from a key's canonical bytes (lib/key.h) to a value of a fixed size.
 
-    Open addressing with linear probing over an array of 32-bit entry
-    numbers; the entries (hash, where the key's bytes are) and their
-    values in arrays of their own, the keys' bytes back to back in one
-    arena: a key costs its bytes, 16 bytes of entry, its value and about
-    6 bytes of slots, and no allocation of its own.  Entries keep the
+    Open addressing with linear probing over an array of slots, each half
+    the key's hash and half its entry number, so that a probe compares
+    hashes without a miss on the entries; the entries (hash, where the
+    key's bytes are) and their values in arrays of their own, the keys'
+    bytes back to back in one arena: a key costs its bytes, 16 bytes of
+    entry, its value and 11 to 21 bytes of slots, and no allocation of
+    its own.  Entries keep the
     order they came in, so iterating is a walk along an array.
 
     One owner at a time (the thread that owns the group): no lock.  */
@@ -29,6 +31,9 @@ void weir__keytable_destroy (weir__keytable **self_p);
     next key is added.  NULL when out of memory (or a key of 4 GiB).  */
 void *weir__keytable_upsert (weir__keytable *self, const void *key, size_t len, uint64_t hash, int *fresh);
 
+/*  Forget every key, keeping the memory for the next ones.  */
+void weir__keytable_clear (weir__keytable *self);
+
 /*  The value of that key, or NULL.  */
 void *weir__keytable_find (const weir__keytable *self, const void *key, size_t len, uint64_t hash);
 
@@ -36,6 +41,9 @@ void *weir__keytable_find (const weir__keytable *self, const void *key, size_t l
     its value.  */
 size_t weir__keytable_count (const weir__keytable *self);
 void *weir__keytable_entry (const weir__keytable *self, size_t i, const char **key, size_t *len);
+
+/*  The hash key I came with.  */
+uint64_t weir__keytable_hash (const weir__keytable *self, size_t i);
 
 /*  Bytes of memory it holds.  */
 size_t weir__keytable_memory (const weir__keytable *self);

@@ -8,6 +8,13 @@
     to their threads over the same FIFO pipes as everything else, so the
     markers a producer sends after them still come behind them.
 
+    A combiner (an aggregation's, pipeline/aggregate.h) folds the
+    records of each part by key before they go: a part then carries one
+    partial aggregate per key of the batch, in a batch of kind
+    WEIR__BATCH_COMBINED, and the records the combiner leaves to its
+    stage (a bad value, judged there) in an ordinary one.  A hot key costs
+    its consumer one record per producer batch, not one per event.
+
     One shuffle per producer thread, used by that thread alone.  */
 #ifndef WEIR_SHUFFLE_H_INCLUDED
 #define WEIR_SHUFFLE_H_INCLUDED
@@ -21,6 +28,20 @@
 
 typedef struct weir__shuffle weir__shuffle;
 
+/*  What a keyed stage that aggregates lets its producers do first.  */
+typedef struct weir__combiner {
+    size_t value_size;  //  of a key's partial aggregate
+    //  Fold REC into VALUE (zeroed for a key new in the batch): 0, or 1
+    //  when REC is to go on as it is (a bad value, for its stage to judge)
+    int (*fold) (const struct weir__combiner *self, const msgpack_object *rec, void *value);
+    //  Append the partial aggregate VALUE of the key of LEN canonical
+    //  bytes at KEY, of hash HASH, to B as one record: 0, -1 (out of
+    //  memory), or 1 when VALUE holds nothing (every record of the key
+    //  went on as it was)
+    int (*pack) (const struct weir__combiner *self, const char *key, size_t len, uint64_t hash,
+                 const void *value, weir__batch *b);
+} weir__combiner;
+
 weir__shuffle *weir__shuffle_new (void);
 void weir__shuffle_destroy (weir__shuffle **self_p);
 
@@ -29,12 +50,14 @@ void weir__shuffle_destroy (weir__shuffle **self_p);
 typedef int (weir__shuffle_reject_fn) (void *ctx, const msgpack_object *rec, const char *reason);
 
 /*  Split the records of PAYLOAD (LEN bytes, a batch's, after its header)
-    by KEY among GROUPS key groups, and send each part to its consumer
-    thread of QUEUE as PRODUCER.  *SENT is the records sent.  0,
-    WEIR__QUEUE_CLOSED, WEIR_ENOMEM, WEIR_ECORRUPT for a malformed record,
-    or what REJECT returned.  */
-int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned groups, weir__queue *queue,
-                        unsigned producer, const char *payload, size_t len, weir__shuffle_reject_fn *reject,
-                        void *ctx, uint32_t *sent, uint64_t *wait_ns);
+    by KEY among GROUPS key groups, folded by COMBINER when not NULL, and
+    send each part to its consumer thread of QUEUE as PRODUCER.  *SENT is
+    the records that went (those folded into a partial aggregate
+    included).  0, WEIR__QUEUE_CLOSED, WEIR_ENOMEM, WEIR_ECORRUPT for a
+    malformed record, or what REJECT returned.  */
+int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned groups,
+                        const weir__combiner *combiner, weir__queue *queue, unsigned producer,
+                        const char *payload, size_t len, weir__shuffle_reject_fn *reject, void *ctx,
+                        uint32_t *sent, uint64_t *wait_ns);
 
 #endif

@@ -28,6 +28,7 @@ typedef struct {
 } s_value;
 
 typedef struct {
+    weir__combine combine;  //  first: the combiner the producers call back is the s_agg
     s_op op;
     weir__key *value;  //  value=, NULL for count
     int changelog;     //  emit=epoch
@@ -99,6 +100,12 @@ int weir__aggregate_check (weir__props *props, const char *element, const weir_p
     return 0;
 }
 
+static int s_combine_fold (const weir__combiner *c, const msgpack_object *rec, void *value);
+static int s_combine_pack (const weir__combiner *c, const char *key, size_t len, uint64_t hash,
+                           const void *value, weir__batch *b);
+static int s_merge (weir__worker *w, void *tstate, const char *payload, size_t len, uint32_t count,
+                    uint64_t *records);
+
 static int s_open (weir_stage *st, s_op op, void **state)
 {
     s_agg *agg = calloc (1, sizeof *agg);
@@ -106,6 +113,10 @@ static int s_open (weir_stage *st, s_op op, void **state)
         return weir_fail (st, "out of memory");
     agg->op = op;
     agg->changelog = strcmp (weir_prop (st, "emit", "end"), "epoch") == 0;
+    agg->combine.combiner.value_size = sizeof (s_value);
+    agg->combine.combiner.fold = s_combine_fold;
+    agg->combine.combiner.pack = s_combine_pack;
+    agg->combine.merge = s_merge;
     weir_prop (st, "key", NULL);
     const char *value = weir_prop (st, "value", NULL);
     weir__err err;
@@ -115,6 +126,9 @@ static int s_open (weir_stage *st, s_op op, void **state)
         return weir_fail (st, "value=%s: %s", value, err.msg);
     }
     *state = agg;
+    //  Its producers fold their records by key before they send them;
+    //  they start after every stage opened
+    st->stage->combine = &agg->combine;
     return 0;
 }
 
@@ -141,8 +155,9 @@ static int s_open_mean (weir_stage *st, void **state)
 
 static void s_close (weir_stage *st, void *state)
 {
-    (void) st;
     s_agg *agg = state;
+    //  Closed once every thread is joined: no producer folds any more
+    st->stage->combine = NULL;
     weir__key_destroy (&agg->value);
     free (agg);
 }
@@ -245,31 +260,11 @@ static double s_as_float (const s_value *v)
     return v->is_float ? v->a.f : (double) v->a.i;
 }
 
-static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+//  Fold N values into V: their sum (for mean and sum), or their least or
+//  greatest (min, max), as *I when an integer, else as F
+static void s_fold (s_op op, s_value *v, int64_t i, double f, int is_float, uint64_t n)
 {
-    s_thread *t = tstate;
-    const s_agg *agg = t->agg;
-    int64_t i = 0;
-    double f = 0;
-    int is_float = 0;
-    char reason[160];
-    if (agg->value && s_number (agg, rec, &i, &f, &is_float, reason, sizeof reason))
-        return weir_reject (st, "%s", reason);
-    uint64_t hash;
-    if (weir__key_pack (st->stage->key, rec, &t->key, &hash))
-        return weir_fail (st, "out of memory");
-    unsigned group = weir__key_group (hash, st->stage->run->key_groups);
-    if (group < t->first || group >= t->end)
-        return weir_fail (st, "a record of key group %u came to thread %u, which owns groups %u to %u", group,
-                          st->index, t->first, t->end - 1);
-    int fresh;
-    s_value *v = weir__keytable_upsert (t->tables[group - t->first], t->key.data, t->key.len, hash, &fresh);
-    if (!v)
-        return weir_fail (st, "out of memory (%" PRIu64 " keys held by thread %u)", t->keys, st->index);
-    t->keys += (uint64_t) fresh;
-    t->dirty[group - t->first] = 1;
-    v->changed = 1;
-    switch (agg->op) {
+    switch (op) {
     case S_COUNT: break;
     case S_SUM: {
         int64_t sum;
@@ -289,10 +284,10 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
         if (v->n == 0)
             less = 1;
         else if (!is_float && !v->is_float)
-            less = agg->op == S_MIN ? i < v->a.i : i > v->a.i;
+            less = op == S_MIN ? i < v->a.i : i > v->a.i;
         else {
             double x = is_float ? f : (double) i;
-            less = agg->op == S_MIN ? x < s_as_float (v) : x > s_as_float (v);
+            less = op == S_MIN ? x < s_as_float (v) : x > s_as_float (v);
         }
         if (less) {
             v->is_float = (uint8_t) is_float;
@@ -309,7 +304,116 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
         v->a.f += is_float ? f : (double) i;
         break;
     }
-    v->n++;
+    v->n += n;
+}
+
+//  The state of the key of LEN canonical bytes at KEY, of hash HASH, in
+//  thread T of ST, marked changed; NULL when the job failed
+static s_value *s_state (weir_stage *st, s_thread *t, const char *key, size_t len, uint64_t hash)
+{
+    unsigned group = weir__key_group (hash, st->stage->run->key_groups);
+    if (group < t->first || group >= t->end) {
+        weir_fail (st, "a record of key group %u came to thread %u, which owns groups %u to %u", group,
+                   st->index, t->first, t->end - 1);
+        return NULL;
+    }
+    int fresh;
+    s_value *v = weir__keytable_upsert (t->tables[group - t->first], key, len, hash, &fresh);
+    if (!v) {
+        weir_fail (st, "out of memory (%" PRIu64 " keys held by thread %u)", t->keys, st->index);
+        return NULL;
+    }
+    t->keys += (uint64_t) fresh;
+    t->dirty[group - t->first] = 1;
+    v->changed = 1;
+    return v;
+}
+
+static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_thread *t = tstate;
+    const s_agg *agg = t->agg;
+    int64_t i = 0;
+    double f = 0;
+    int is_float = 0;
+    char reason[160];
+    if (agg->value && s_number (agg, rec, &i, &f, &is_float, reason, sizeof reason))
+        return weir_reject (st, "%s", reason);
+    uint64_t hash;
+    const char *key;
+    size_t len;
+    if (weir__key_of (st->stage->key, rec, &t->key, &key, &len, &hash))
+        return weir_fail (st, "out of memory");
+    s_value *v = s_state (st, t, key, len, hash);
+    if (!v)
+        return -1;
+    s_fold (agg->op, v, i, f, is_float, 1);
+    return 0;
+}
+
+//  The combiner, in the producers' threads: REC folded into the batch's
+//  partial aggregate of its key, unless its value is bad, which its
+//  stage judges
+static int s_combine_fold (const weir__combiner *c, const msgpack_object *rec, void *value)
+{
+    const s_agg *agg = (const s_agg *) c;
+    int64_t i = 0;
+    double f = 0;
+    int is_float = 0;
+    char reason[160];
+    if (agg->value && s_number (agg, rec, &i, &f, &is_float, reason, sizeof reason))
+        return 1;
+    s_fold (agg->op, value, i, f, is_float, 1);
+    return 0;
+}
+
+//  A partial aggregate as one record of the combined batch, a format of
+//  this file's alone, as this process lays out memory: the key's length
+//  (4 bytes) and hash (8), its canonical bytes, its state.  0, -1 out of
+//  memory, 1 for a key whose records all went on as they were
+static int s_combine_pack (const weir__combiner *c, const char *key, size_t len, uint64_t hash,
+                           const void *value, weir__batch *b)
+{
+    (void) c;
+    const s_value *v = value;
+    uint32_t n = (uint32_t) len;
+    if (v->n == 0)
+        return 1;
+    if (weir__batch_append (b, &n, 4) || weir__batch_append (b, &hash, 8) || weir__batch_append (b, key, len)
+        || weir__batch_append (b, v, sizeof *v))
+        return -1;
+    return 0;
+}
+
+//  The COUNT partial aggregates its producers folded, into the thread's
+//  state
+static int s_merge (weir__worker *w, void *tstate, const char *payload, size_t len, uint32_t count,
+                    uint64_t *records)
+{
+    s_thread *t = tstate;
+    const s_agg *agg = t->agg;
+    const char *p = payload, *end = p + len;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t n;
+        uint64_t hash;
+        s_value partial;
+        if (end - p < 12 || (memcpy (&n, p, 4), (size_t) (end - p - 12) < n + sizeof partial))
+            return weir_fail (w, "a malformed batch of partial aggregates came from its producers");
+        memcpy (&hash, p + 4, 8);
+        const char *key = p + 12;
+        memcpy (&partial, key + n, sizeof partial);
+        p += 12 + n + sizeof partial;
+        s_value *v = s_state (w, t, key, n, hash);
+        if (!v)
+            return -1;
+        s_fold (agg->op, v, partial.is_float ? 0 : partial.a.i, partial.is_float ? partial.a.f : 0,
+                partial.is_float, partial.n);
+        *records += partial.n;
+    }
+    //  What the combiner saved, for --stats: the records that came
+    //  folded, and the partial aggregates they came as
+    weir_metric_add (w, "combined", (double) *records);
+    weir_metric_add (w, "partials", (double) count);
     return 0;
 }
 

@@ -63,8 +63,9 @@ static int s_shuffle (weir__worker *w, weir__edge *e, const char *payload, size_
 {
     if (!w->shuffle && !(w->shuffle = weir__shuffle_new ()))
         return WEIR_ENOMEM;
-    return weir__shuffle_send (w->shuffle, e->to->key, w->stage->run->key_groups, e->queue, e->base + w->index,
-                               payload, len, s_reject_key, w, sent, wait);
+    const weir__combiner *combiner = e->to->combine ? &e->to->combine->combiner : NULL;
+    return weir__shuffle_send (w->shuffle, e->to->key, w->stage->run->key_groups, combiner, e->queue,
+                               e->base + w->index, payload, len, s_reject_key, w, sent, wait);
 }
 
 //  A send failed with RC: out of memory or a malformed batch fail the job

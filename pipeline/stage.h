@@ -28,6 +28,7 @@
 #include "lib/metrics.h"
 #include "lib/props.h"
 #include "lib/queue.h"
+#include "lib/shuffle.h"
 #include "lib/workspace.h"
 #include "pipeline/callbacks.h"
 #include "pipeline/input.h"
@@ -38,7 +39,6 @@
 struct weir__controller;
 typedef struct weir__stage weir__stage;
 typedef struct weir_stage weir__worker;
-struct weir__shuffle;
 
 /*  One runtime thread of a stage.  */
 struct weir_stage {
@@ -57,7 +57,7 @@ struct weir_stage {
     size_t ntargets;
     //  Its batches split by key, for a link into a keyed stage
     //  (lib/shuffle.h), made when first needed
-    struct weir__shuffle *shuffle;
+    weir__shuffle *shuffle;
     size_t shard;        //  a reader's shard in hand, or SIZE_MAX
     uint64_t seen;       //  its offset when last counted into the input's progress
     size_t packed_from;  //  where the record being packed began
@@ -72,6 +72,19 @@ struct weir_stage {
     int last_epoch;     //  what weir_last_epoch says in epoch_end
     _Atomic uint64_t start_ns, end_ns, wait_ns;
 };
+
+/*  What a keyed stage that aggregates (pipeline/aggregate.h) gives its
+    producers to fold records with before they cross the link
+    (lib/shuffle.h), and how it folds what they folded into its state.  */
+typedef struct weir__combine {
+    weir__combiner combiner;
+    //  Fold the COUNT partial aggregates of a batch of kind
+    //  WEIR__BATCH_COMBINED (LEN bytes at PAYLOAD, as the combiner packed
+    //  them) into worker W's state (TSTATE), *RECORDS the records they
+    //  stand for: 0, or -1 when it failed the job
+    int (*merge) (weir__worker *w, void *tstate, const char *payload, size_t len, uint32_t count,
+                  uint64_t *records);
+} weir__combine;
 
 /*  What every stage of a running pipe shares (the runtime fills it).  */
 typedef struct weir__shared {
@@ -125,6 +138,9 @@ struct weir__stage {
     //  lib/shuffle.h), else NULL
     weir__key *key;
     int keyed_outs;  //  some of its links lead into keyed stages (the runtime)
+    //  Set by its processor while it is open when it aggregates by key:
+    //  its producers then fold their records before sending them
+    const weir__combine *combine;
 
     //  Its role (the builder): the one of its kind, the others NULL
     weir__input *input;

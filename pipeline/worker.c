@@ -149,6 +149,20 @@ static int s_processor_epoch_end (weir__worker *w)
     return 0;
 }
 
+//  A batch of partial aggregates, folded by the producers of a stage
+//  that aggregates by key (lib/shuffle.h), into the thread's state,
+//  counted as the records they stand for.  0, or -1 when the job failed.
+static int s_merge (weir__worker *w, const weir__batch_header *hdr, const char *payload, size_t len)
+{
+    weir__stage *stage = w->stage;
+    uint64_t records = 0;
+    if (stage->combine->merge (w, w->tstate, payload, len, hdr->count, &records))
+        return -1;
+    atomic_fetch_add_explicit (&stage->counts.in, records, memory_order_relaxed);
+    atomic_fetch_add_explicit (&stage->counts.batches, 1, memory_order_relaxed);
+    return weir__job_failed (stage->run->job) ? -1 : 0;
+}
+
 static void s_processor (weir__worker *w)
 {
     weir__stage *stage = w->stage;
@@ -165,6 +179,11 @@ static void s_processor (weir__worker *w)
     size_t len;
     int ended = 0;
     while (!ended && weir__path_recv (w, &hdr, &payload, &len) == 0) {
+        if (hdr.kind == WEIR__BATCH_COMBINED) {
+            if (s_merge (w, &hdr, payload, len))
+                break;
+            continue;
+        }
         if (hdr.kind != WEIR__BATCH_DATA) {
             if ((ended = weir__path_marker_in (w, &hdr, s_processor_epoch_end)) < 0)
                 break;
