@@ -22,6 +22,7 @@ struct weir__keytable {
     char *values;  //  [count * value_size]
     size_t count, room;
     weir__buf arena;
+    size_t garbage;  //  bytes of the arena that deleted keys held
 };
 
 weir__keytable *weir__keytable_new (size_t value_size)
@@ -92,6 +93,7 @@ void weir__keytable_clear (weir__keytable *self)
         memset (self->slots, 0, self->nslots * sizeof *self->slots);
     self->count = 0;
     self->arena.len = 0;
+    self->garbage = 0;
 }
 
 void *weir__keytable_find (const weir__keytable *self, const void *key, size_t len, uint64_t hash)
@@ -134,6 +136,65 @@ void *weir__keytable_upsert (weir__keytable *self, const void *key, size_t len, 
     self->slots[i] = (hash >> 32 << 32) | ++self->count;
     *fresh = 1;
     return value;
+}
+
+//  The arena again, with only the keys the entries hold: deleted keys'
+//  bytes given back once they are half of it.  0 or -1.
+static int s_compact (weir__keytable *self)
+{
+    weir__buf arena;
+    weir__buf_init (&arena);
+    if (weir__buf_reserve (&arena, self->arena.len - self->garbage + 1))
+        return -1;
+    for (size_t k = 0; k < self->count; k++) {
+        s_entry *e = &self->entries[k];
+        uint32_t off = (uint32_t) arena.len;
+        weir__buf_append (&arena, self->arena.data + e->off, e->len);
+        e->off = off;
+    }
+    weir__buf_release (&self->arena);
+    self->arena = arena;
+    self->garbage = 0;
+    return 0;
+}
+
+int weir__keytable_delete (weir__keytable *self, const void *key, size_t len, uint64_t hash)
+{
+    if (!self->nslots)
+        return 0;
+    size_t mask = self->nslots - 1, i = s_probe (self, key, len, hash);
+    uint32_t at = (uint32_t) self->slots[i];
+    if (!at)
+        return 0;
+    //  Backward shift: each slot after the hole that may sit in it (its
+    //  home is not between the hole and it) moves up, so that probes
+    //  need no tombstones
+    for (size_t j = (i + 1) & mask; self->slots[j]; j = (j + 1) & mask) {
+        size_t home = (size_t) self->entries[(uint32_t) self->slots[j] - 1].hash & mask;
+        int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!between) {
+            self->slots[i] = self->slots[j];
+            i = j;
+        }
+    }
+    self->slots[i] = 0;
+    //  The last entry takes the deleted one's place, and its slot says so
+    size_t k = at - 1, last = self->count - 1;
+    self->garbage += self->entries[k].len;
+    if (k != last) {
+        uint64_t h = self->entries[last].hash;
+        size_t j = (size_t) h & mask;
+        while ((uint32_t) self->slots[j] != last + 1)
+            j = (j + 1) & mask;
+        self->slots[j] = (h >> 32 << 32) | (k + 1);
+        self->entries[k] = self->entries[last];
+        memcpy (self->values + k * self->value_size, self->values + last * self->value_size,
+                self->value_size);
+    }
+    self->count--;
+    if (self->garbage > 4096 && self->garbage * 2 > self->arena.len && s_compact (self))
+        return -1;
+    return 1;
 }
 
 size_t weir__keytable_count (const weir__keytable *self)

@@ -31,6 +31,11 @@ void weir__keytable_destroy (weir__keytable **self_p);
     next key is added.  NULL when out of memory (or a key of 4 GiB).  */
 void *weir__keytable_upsert (weir__keytable *self, const void *key, size_t len, uint64_t hash, int *fresh);
 
+/*  Forget the key of LEN bytes at KEY, of hash HASH, and its value: 1,
+    0 when it was not there, -1 when out of memory.  The last key takes
+    its place in the order keys came in.  */
+int weir__keytable_delete (weir__keytable *self, const void *key, size_t len, uint64_t hash);
+
 /*  Forget every key, keeping the memory for the next ones.  */
 void weir__keytable_clear (weir__keytable *self);
 

@@ -33,6 +33,15 @@
       output-synced         the new file is synced, not yet renamed
       output-renamed        renamed over the old file, the folder not
                             yet synced
+
+    And on the way into a keyed stage (lib/shuffle.h):
+
+      shuffle-part-sent     a producer sent one part of a batch it split
+                            by key; the other parts are not sent yet
+      keyed-epoch-ended     a thread of a keyed stage had every
+                            producer's barrier and ended its epoch (its
+                            key groups stored), and has not passed the
+                            barrier on
  */
 #ifndef WEIR_KILLPOINT_H_INCLUDED
 #define WEIR_KILLPOINT_H_INCLUDED

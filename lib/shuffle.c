@@ -9,6 +9,7 @@
 #include "lib/batch.h"
 #include "lib/buf.h"
 #include "lib/keytable.h"
+#include "lib/killpoint.h"
 
 //  What goes to one consumer thread
 typedef struct {
@@ -193,8 +194,10 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
             int r = rc ? rc : weir__queue_send_batch_to (queue, producer, c, b[i], wait_ns);
             if (r)
                 weir__batch_clear (b[i]);
-            else
+            else {
                 *sent += i ? count : p->folded;
+                WEIR_KILL_POINT ("shuffle-part-sent");
+            }
             if (!rc)
                 rc = r;
         }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/key.h"
-#include "lib/keytable.h"
+#include "pipeline/keyed.h"
 #include "pipeline/stage.h"
 
 typedef enum { S_COUNT, S_SUM, S_MIN, S_MAX, S_MEAN } s_op;
@@ -36,13 +36,8 @@ typedef struct {
 
 typedef struct {
     s_agg *agg;
-    unsigned first, end;      //  the key groups it owns: [first, end)
-    weir__keytable **tables;  //  [end - first]
-    unsigned char *dirty;     //  [end - first]: changed this epoch
-    weir__buf key;            //  the record's key, canonical
-    weir__buf saved;          //  a group's blob being made
-    uint64_t keys_said;       //  keys added to the stage's metric
-    uint64_t keys;
+    weir__buf key;       //  the record's key, when not its own bytes
+    uint64_t keys_said;  //  keys added to the stage's metric
 } s_thread;
 
 static const weir_property_info s_count_props[] = {
@@ -162,69 +157,36 @@ static void s_close (weir_stage *st, void *state)
     free (agg);
 }
 
-//  The blob of key group GROUP of ST's stage
-static void s_blob_name (const weir_stage *st, unsigned group, char *out, size_t size)
-{
-    snprintf (out, size, "keys/%zu/%u", st->stage->index, group);
-}
-
 static void s_thread_close (weir_stage *st, void *tstate)
 {
     (void) st;
     s_thread *t = tstate;
-    for (unsigned g = 0; t->tables && g < t->end - t->first; g++)
-        weir__keytable_destroy (&t->tables[g]);
-    free (t->tables);
-    free (t->dirty);
     weir__buf_release (&t->key);
-    weir__buf_release (&t->saved);
     free (t);
 }
 
-//  The keys added since last said, to the stage's metric 'keys'
+//  The keys added since last said, to the stage's metric 'keys': those
+//  the thread holds, of the key groups it loaded
 static void s_say (weir_stage *st, s_thread *t)
 {
-    if (t->keys != t->keys_said) {
-        weir_metric_add (st, "keys", (double) (t->keys - t->keys_said));
-        t->keys_said = t->keys;
+    uint64_t keys = weir__keyed_count (st->keyed);
+    if (keys != t->keys_said) {
+        weir_metric_add (st, "keys", (double) keys - (double) t->keys_said);
+        t->keys_said = keys;
     }
 }
 
-//  The thread's key groups, each with its table, those of a resumed job
-//  loaded from their blobs
+//  The thread's state is the engine's (st->keyed, pipeline/keyed.h):
+//  each key group's table, loaded when first needed, stored at each
+//  epoch's end
 static int s_thread_open (weir_stage *st, void *state, void **tstate)
 {
     s_thread *t = calloc (1, sizeof *t);
     if (!t)
         return weir_fail (st, "out of memory");
-    unsigned groups = st->stage->run->key_groups, threads = st->stage->threads;
     t->agg = state;
-    t->first = weir__key_first_group (st->index, groups, threads);
-    t->end = weir__key_first_group (st->index + 1, groups, threads);
     weir__buf_init (&t->key);
-    weir__buf_init (&t->saved);
     *tstate = t;
-    size_t n = t->end - t->first;
-    if (!(t->tables = calloc (n ? n : 1, sizeof *t->tables)) || !(t->dirty = calloc (n ? n : 1, 1)))
-        return weir_fail (st, "out of memory");
-    for (unsigned g = 0; g < n; g++) {
-        if (!(t->tables[g] = weir__keytable_new (sizeof (s_value))))
-            return weir_fail (st, "out of memory");
-        char name[64];
-        size_t size;
-        s_blob_name (st, t->first + g, name, sizeof name);
-        const void *blob = weir_blob_find (st, name, &size);
-        int rc = blob ? weir__keytable_load (t->tables[g], blob, size, weir__key_hash) : 0;
-        if (rc == -1)
-            return weir_fail (st,
-                              "the checkpointed state of key group %u (blob '%s', %zu bytes) is malformed",
-                              t->first + g, name, size);
-        if (rc)
-            return weir_fail (st, "out of memory loading key group %u", t->first + g);
-        t->keys += weir__keytable_count (t->tables[g]);
-    }
-    //  A resumed job's keys were said by the run before
-    t->keys_said = t->keys;
     return 0;
 }
 
@@ -308,23 +270,17 @@ static void s_fold (s_op op, s_value *v, int64_t i, double f, int is_float, uint
 }
 
 //  The state of the key of LEN canonical bytes at KEY, of hash HASH, in
-//  thread T of ST, marked changed; NULL when the job failed
-static s_value *s_state (weir_stage *st, s_thread *t, const char *key, size_t len, uint64_t hash)
+//  the thread of ST, marked changed; NULL when the job failed
+static s_value *s_state (weir_stage *st, const char *key, size_t len, uint64_t hash)
 {
-    unsigned group = weir__key_group (hash, st->stage->run->key_groups);
-    if (group < t->first || group >= t->end) {
-        weir_fail (st, "a record of key group %u came to thread %u, which owns groups %u to %u", group,
-                   st->index, t->first, t->end - 1);
-        return NULL;
-    }
+    weir__err err;
+    weir__err_init (&err);
     int fresh;
-    s_value *v = weir__keytable_upsert (t->tables[group - t->first], key, len, hash, &fresh);
+    s_value *v = weir__keyed_value (st->keyed, key, len, hash, sizeof *v, &fresh, &err);
     if (!v) {
-        weir_fail (st, "out of memory (%" PRIu64 " keys held by thread %u)", t->keys, st->index);
+        weir_fail (st, "%s", err.msg);
         return NULL;
     }
-    t->keys += (uint64_t) fresh;
-    t->dirty[group - t->first] = 1;
     v->changed = 1;
     return v;
 }
@@ -344,7 +300,7 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
     size_t len;
     if (weir__key_of (st->stage->key, rec, &t->key, &key, &len, &hash))
         return weir_fail (st, "out of memory");
-    s_value *v = s_state (st, t, key, len, hash);
+    s_value *v = s_state (st, key, len, hash);
     if (!v)
         return -1;
     s_fold (agg->op, v, i, f, is_float, 1);
@@ -403,7 +359,7 @@ static int s_merge (weir__worker *w, void *tstate, const char *payload, size_t l
         const char *key = p + 12;
         memcpy (&partial, key + n, sizeof partial);
         p += 12 + n + sizeof partial;
-        s_value *v = s_state (w, t, key, n, hash);
+        s_value *v = s_state (w, key, n, hash);
         if (!v)
             return -1;
         s_fold (agg->op, v, partial.is_float ? 0 : partial.a.i, partial.is_float ? partial.a.f : 0,
@@ -436,36 +392,37 @@ static int s_emit (weir_stage *st, const s_agg *agg, const char *key, size_t len
     return weir_emit_packed (st);
 }
 
+//  What s_emit_key needs
+typedef struct {
+    weir_stage *st;
+    const s_agg *agg;
+    int all;  //  every key, else those that changed in the epoch
+} s_emitting;
+
+static int s_emit_key (void *arg, const char *key, size_t len, void *value)
+{
+    const s_emitting *e = arg;
+    s_value *v = value;
+    int rc = (e->all || v->changed) ? s_emit (e->st, e->agg, key, len, v) : 0;
+    v->changed = 0;
+    return rc;
+}
+
 static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
 {
     (void) epoch;
     s_thread *t = tstate;
     const s_agg *agg = t->agg;
-    int all = !agg->changelog && weir_last_epoch (st);
-    for (unsigned g = 0; g < t->end - t->first; g++) {
-        weir__keytable *table = t->tables[g];
-        if (!t->dirty[g] && !all)
-            continue;
-        size_t n = weir__keytable_count (table);
-        for (size_t k = 0; k < n; k++) {
-            const char *key;
-            size_t len;
-            s_value *v = weir__keytable_entry (table, k, &key, &len);
-            if ((all || (agg->changelog && v->changed)) && s_emit (st, agg, key, len, v))
-                return -1;
-            v->changed = 0;
-        }
-        if (!t->dirty[g])
-            continue;
-        //  The group's state, as of this epoch's end, for the checkpoint
-        char name[64];
-        s_blob_name (st, t->first + g, name, sizeof name);
-        t->saved.len = 0;
-        if (weir__keytable_save (table, &t->saved))
-            return weir_fail (st, "out of memory saving key group %u", t->first + g);
-        if (weir_blob_store (st, name, t->saved.data, t->saved.len))
+    //  The engine stores the groups that changed once this returns
+    s_emitting e = {st, agg, !agg->changelog};
+    if (agg->changelog || weir_last_epoch (st)) {
+        weir__err err;
+        weir__err_init (&err);
+        int rc = weir__keyed_each (st->keyed, agg->changelog, s_emit_key, &e, &err);
+        if (rc < 0 && err.code)
+            return weir_fail (st, "%s", err.msg);
+        if (rc)
             return -1;
-        t->dirty[g] = 0;
     }
     s_say (st, t);
     return 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "lib/clock.h"
+#include "lib/killpoint.h"
 #include "lib/shuffle.h"
 #include "pipeline/controller.h"
 
@@ -234,6 +235,8 @@ int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__
     w->last_epoch = w->inputs_done && weir__controller_last_pass (stage->run->controller);
     if (end (w))
         return -1;
+    if (stage->key)
+        WEIR_KILL_POINT ("keyed-epoch-ended");
     if (stage->nouts
         && (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) w->inputs_done)))
         return -1;

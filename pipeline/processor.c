@@ -15,6 +15,7 @@
 #include "lib/pack.h"
 #include "lib/scan.h"
 #include "pipeline/controller.h"
+#include "pipeline/keyed.h"
 #include "pipeline/path.h"
 #include "pipeline/stage.h"
 
@@ -323,4 +324,80 @@ const char *weir_stage_name (const weir_stage *st)
 void *weir_user (weir_stage *st)
 {
     return weir__callbacks_user (st->stage->callbacks);
+}
+
+void *weir_key_state (weir_stage *st, size_t size, int *fresh)
+{
+    assert (st);
+    int ignored;
+    if (!fresh)
+        fresh = &ignored;
+    *fresh = 0;
+    if (!st->keyed) {
+        weir_fail (st, "weir_key_state: '%s' keeps state per key only with key=PATH (the key each record is "
+                       "sent to its thread by)",
+                   st->stage->name);
+        return NULL;
+    }
+    if (!st->record) {
+        weir_fail (st, "weir_key_state: the key is the record's, so only 'process' may ask for its state");
+        return NULL;
+    }
+    if (size == 0 || size > 4096) {
+        weir_fail (st, "weir_key_state: a state of %zu bytes (1 to 4096)", size);
+        return NULL;
+    }
+    weir__err err;
+    weir__err_init (&err);
+    void *state = weir__keyed_record_value (st->keyed, st->stage->key, st->record, size, fresh, &err);
+    if (!state)
+        weir_fail (st, "weir_key_state: %s", err.msg);
+    return state;
+}
+
+int weir_key_delete (weir_stage *st)
+{
+    assert (st);
+    if (!st->keyed || !st->record)
+        return weir_fail (st, "weir_key_delete: only in 'process' of a stage with key=PATH");
+    weir__err err;
+    weir__err_init (&err);
+    int rc = weir__keyed_record_delete (st->keyed, st->stage->key, st->record, &err);
+    return rc < 0 ? weir_fail (st, "weir_key_delete: %s", err.msg) : rc;
+}
+
+//  What s_each_key needs
+typedef struct {
+    weir_stage *st;
+    weir_key_fn fn;
+    void *arg;
+    msgpack_zone zone;
+} s_each;
+
+static int s_each_key (void *arg, const char *key, size_t len, void *value)
+{
+    s_each *e = arg;
+    msgpack_object obj;
+    size_t off = 0;
+    msgpack_zone_clear (&e->zone);
+    if (msgpack_unpack (key, len, &off, &e->zone, &obj) != MSGPACK_UNPACK_SUCCESS)
+        return weir_fail (e->st, "weir_key_each: a key of the state does not decode");
+    return e->fn (e->st, &obj, value, e->arg);
+}
+
+int weir_key_each (weir_stage *st, weir_key_fn fn, void *arg)
+{
+    assert (st && fn);
+    if (!st->keyed)
+        return weir_fail (st, "weir_key_each: '%s' keeps state per key only with key=PATH", st->stage->name);
+    s_each e = {.st = st, .fn = fn, .arg = arg};
+    if (!msgpack_zone_init (&e.zone, 1024))
+        return weir_fail (st, "out of memory");
+    weir__err err;
+    weir__err_init (&err);
+    int rc = weir__keyed_each (st->keyed, 0, s_each_key, &e, &err);
+    msgpack_zone_destroy (&e.zone);
+    if (rc < 0 && err.code)
+        return weir_fail (st, "weir_key_each: %s", err.msg);
+    return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "lib/clock.h"
 #include "lib/shuffle.h"
+#include "pipeline/keyed.h"
 
 void weir__stages_init (weir__stages *self)
 {
@@ -158,6 +159,7 @@ void weir__stage_workers_release (weir__stage *self)
         free (w->targets);
         w->targets = NULL;
         weir__shuffle_destroy (&w->shuffle);
+        weir__keyed_destroy (&w->keyed);
         w->ntargets = 0;
         if (w->decoder_ready)
             weir__records_release (&w->decoder);

@@ -58,6 +58,11 @@ struct weir_stage {
     //  Its batches split by key, for a link into a keyed stage
     //  (lib/shuffle.h), made when first needed
     weir__shuffle *shuffle;
+    //  A keyed stage's thread: the state of its key groups
+    //  (pipeline/keyed.h), made when the thread starts; and the record
+    //  its processor is given, whose key weir_key_state reads
+    struct weir__keyed *keyed;
+    const msgpack_object *record;
     size_t shard;        //  a reader's shard in hand, or SIZE_MAX
     uint64_t seen;       //  its offset when last counted into the input's progress
     size_t packed_from;  //  where the record being packed began

@@ -8,6 +8,7 @@
 #include "lib/clock.h"
 #include "lib/killpoint.h"
 #include "pipeline/controller.h"
+#include "pipeline/keyed.h"
 #include "pipeline/path.h"
 
 void weir__worker_callback_failed (weir__worker *w, const char *callback)
@@ -146,6 +147,16 @@ static int s_processor_epoch_end (weir__worker *w)
         weir__worker_callback_failed (w, "epoch_end");
         return -1;
     }
+    //  The key groups that changed, stored for the checkpoint this epoch
+    //  ends in
+    weir__err err;
+    weir__err_init (&err);
+    if (w->keyed && weir__keyed_store (w->keyed, &err)) {
+        weir__err named;
+        weir__err_set (&named, err.code, "%s: %s", w->stage->name, err.msg);
+        weir__job_fail (w->stage->run->job, &named);
+        return -1;
+    }
     return 0;
 }
 
@@ -170,6 +181,12 @@ static void s_processor (weir__worker *w)
     void *state = weir__callbacks_state (stage->callbacks);
     int passthrough = weir__callbacks_passthrough (stage->callbacks);
     w->tstate = state;
+    if (stage->key && !(w->keyed = weir__keyed_new (w))) {
+        weir__err err;
+        weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", stage->name);
+        weir__job_fail (stage->run->job, &err);
+        return;
+    }
     if (proc->thread_open && proc->thread_open (w, state, &w->tstate)) {
         weir__worker_callback_failed (w, "thread_open");
         return;
@@ -201,7 +218,9 @@ static void s_processor (weir__worker *w)
         //  A failed (or aborted) job leaves the batch at once: behind a slow
         //  callback, the rest of it could take long
         while ((more = weir__records_next (&w->decoder, &obj)) == 1) {
+            w->record = &obj;
             int rc = proc->process (w, w->tstate, &obj);
+            w->record = NULL;
             if (rc == WEIR_REJECTED && w->rejecting) {
                 w->rejecting = 0;
                 rc = weir__path_reject (w, &obj, w->reject_reason);

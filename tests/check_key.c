@@ -172,6 +172,47 @@ START_TEST (test_table_grows_saves_and_loads)
 }
 END_TEST
 
+START_TEST (test_table_deletes)
+{
+    //  Small slots and many keys: deletions must shift the probe chains,
+    //  or keys after a hole would be lost
+    weir__keytable *t = weir__keytable_new (sizeof (uint32_t));
+    char key[32];
+    enum { N = 5000 };
+    for (uint32_t i = 0; i < N; i++) {
+        int n = snprintf (key, sizeof key, "k%u", i), fresh;
+        uint32_t *v = weir__keytable_upsert (t, key, (size_t) n, weir__key_hash (key, (size_t) n), &fresh);
+        ck_assert_ptr_nonnull (v);
+        *v = i;
+    }
+    //  Every third key, in a scattered order
+    for (uint32_t j = 0; j < N; j++) {
+        uint32_t i = (j * 7919) % N;
+        if (i % 3)
+            continue;
+        int n = snprintf (key, sizeof key, "k%u", i);
+        ck_assert_int_eq (weir__keytable_delete (t, key, (size_t) n, weir__key_hash (key, (size_t) n)), 1);
+        ck_assert_int_eq (weir__keytable_delete (t, key, (size_t) n, weir__key_hash (key, (size_t) n)), 0);
+    }
+    ck_assert_uint_eq (weir__keytable_count (t), N - (N + 2) / 3);
+    for (uint32_t i = 0; i < N; i++) {
+        int n = snprintf (key, sizeof key, "k%u", i);
+        uint32_t *v = weir__keytable_find (t, key, (size_t) n, weir__key_hash (key, (size_t) n));
+        if (i % 3 == 0)
+            ck_assert_ptr_null (v);
+        else {
+            ck_assert_ptr_nonnull (v);
+            ck_assert_uint_eq (*v, i);
+        }
+    }
+    //  A deleted key comes back fresh
+    int fresh;
+    ck_assert_ptr_nonnull (weir__keytable_upsert (t, "k0", 2, weir__key_hash ("k0", 2), &fresh));
+    ck_assert_int_eq (fresh, 1);
+    weir__keytable_destroy (&t);
+}
+END_TEST
+
 Suite *check_suite (void)
 {
     Suite *s = suite_create ("key");
@@ -180,6 +221,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_bad_paths_name_their_column);
     tcase_add_test (tc, test_groups_have_one_owner_each);
     tcase_add_test (tc, test_table_grows_saves_and_loads);
+    tcase_add_test (tc, test_table_deletes);
     suite_add_tcase (s, tc);
     return s;
 }

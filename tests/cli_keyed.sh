@@ -8,6 +8,7 @@
 command -v jq > /dev/null || { echo "skipped: jq is not installed (scripts/install-deps.sh installs it)"; exit 77; }
 : "${PLUGINS_DIR:?PLUGINS_DIR must point at the test plugins}"
 WHOSE="$PLUGINS_DIR/whose.so"
+DEDUPE="$PLUGINS_DIR/dedupe.so"
 
 # 60,000 records of 97 users, bytes from -30,000 on, some floats
 awk 'BEGIN { for (i = 0; i < 60000; i++) {
@@ -119,7 +120,7 @@ expect_exit 1 "sum: a bad record .*: value=\.x is absent, not a number" -- "$WEI
 # Rescaled: killed at a checkpoint's points with 3 keyed threads, resumed
 # with 1; then random kills, the thread counts changing every round
 J="json path=$T/in.jsonl split=400000 threads=2 ! sum key=.u value=.b THREADS ! json path=$T/k.out"
-for point in pipe-drained:2 writers-synced:3 after-leveldb-write:2; do
+for point in pipe-drained:2 writers-synced:3 after-leveldb-write:2 shuffle-part-sent:40 keyed-epoch-ended:5; do
     rm -rf "$T/ck" "$T/k.out"
     WEIR_KILL_AT=$point "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 7000 "$(echo "$J" | sed 's/THREADS/threads=3/g')" 2> "$T/err"
     rc=$?
@@ -146,5 +147,32 @@ sort "$T/g.out" > "$T/got"; sort "$T/want.count" > "$T/want"
 same "$T/got" "$T/want" "counts over 16 key groups, resumed with 3 threads"
 "$WEIR" checkpoints "$T/ck" --epoch 3 > "$T/list" 2>&1
 grep -q "keys/1/" "$T/list" && ok || fail "the key groups' state is not among the checkpoint's blobs: $(cat "$T/list")"
+
+# A plugin's keyed state (weir_key_state, weir_key_delete, weir_key_each):
+# the first record of each user passes, over 3 threads, across kills and
+# resumes with other thread counts; a forgotten key passes again
+jq -c -s 'group_by(.u) | map(.[0].u) | .[]' "$T/in.jsonl" | sort > "$T/want.users"
+D="json path=$T/in.jsonl split=400000 threads=2 ! $DEDUPE key=.u THREADS ! json path=$T/d.out"
+for point in writers-synced:3 keyed-epoch-ended:4; do
+    rm -rf "$T/ck" "$T/d.out"
+    WEIR_KILL_AT=$point "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 7000 "$(echo "$D" | sed 's/THREADS/threads=3/')" 2> "$T/err"
+    [ $? -eq 137 ] && ok || fail "dedupe killed at $point: $(cat "$T/err")"
+    "$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 7000 "$(echo "$D" | sed 's/THREADS/threads=2/')" \
+        || fail "dedupe resumed after $point"
+    jq -r 'select(type == "object") | .u' "$T/d.out" | sort > "$T/got"
+    sed 's/"//g' "$T/want.users" > "$T/want"
+    same "$T/got" "$T/want" "the first record of each user once, killed at $point, resumed on 2 threads"
+    jq -r 'select(type == "array") | .[1]' "$T/d.out" | awk '{ n += $1 } END { print n }' | grep -qx 97 && ok \
+        || fail "dedupe holds $(jq -c 'select(type == "array")' "$T/d.out" | tr '\n' ' ') keys, not 97"
+done
+printf '%s\n' '{"u":"a","n":1}' '{"u":"a","n":2}' '{"u":"a","forget":true}' '{"u":"a","n":3}' '{"u":"b","n":4}' > "$T/f.jsonl"
+"$WEIR" run -q "json path=$T/f.jsonl ! $DEDUPE key=.u ! json path=$T/f.out" || fail "dedupe with forget"
+printf '%s\n' '{"u":"a","n":1}' '{"u":"a","n":3}' '{"u":"b","n":4}' '["held",2]' > "$T/want"
+same "$T/f.out" "$T/want" "a forgotten key passes again"
+expect_exit 1 "weir_key_state: '.*dedupe.so' keeps state per key only with key=PATH" -- \
+    "$WEIR" run "json path=$T/f.jsonl ! $DEDUPE ! null"
+printf '%s\n' '{"u":"a"}' '{"u":"a","big":true}' > "$T/big.jsonl"
+expect_exit 1 "weir_key_state: the keyed state holds values of 1 bytes, and 2 were asked for" -- \
+    "$WEIR" run "json path=$T/big.jsonl ! $DEDUPE key=.u ! null"
 
 finish

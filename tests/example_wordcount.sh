@@ -20,24 +20,24 @@ END
 
 for threads in 1 3; do
     WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q \
-        "lines path=$T/in.txt ! tokenize lowercase=1 threads=$threads ! wordcount threads=$threads ! lines path=$T/out.txt" \
+        "lines path=$T/in.txt ! tokenize lowercase=1 threads=$threads ! wordcount key=. threads=$threads ! lines path=$T/out.txt" \
         || fail "wordcount threads=$threads failed"
     sort "$T/out.txt" | cmp -s - "$T/expected" && ok || fail "wordcount threads=$threads: $(sort "$T/out.txt")"
 done
 
 # Without lowercase=1 case is kept
-WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q "lines path=$T/in.txt ! tokenize ! wordcount ! lines path=$T/out.txt" || fail "case kept"
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q "lines path=$T/in.txt ! tokenize ! wordcount key=. ! lines path=$T/out.txt" || fail "case kept"
 grep -q '^\["The",1\]$' "$T/out.txt" && grep -q '^\["HAT",1\]$' "$T/out.txt" && ok || fail "case kept: $(cat "$T/out.txt")"
 
 # Many words over several threads: the counts add up
 seq 1 20000 | sed 's/.*/alpha beta beta/' > "$T/many.txt"
 WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q \
-    "lines path=$T/many.txt split=10000 threads=2 ! tokenize threads=2 ! wordcount threads=2 ! lines path=$T/out.txt" || fail "many words"
+    "lines path=$T/many.txt split=10000 threads=2 ! tokenize threads=2 ! wordcount key=. threads=2 ! lines path=$T/out.txt" || fail "many words"
 printf '["alpha",20000]\n["beta",40000]\n' > "$T/expected"
 sort "$T/out.txt" | cmp -s - "$T/expected" && ok || fail "many words: $(cat "$T/out.txt")"
 
 # An ingestion job into LevelDB: words as keys, counts as values
-WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q "lines path=$T/in.txt ! tokenize lowercase=1 ! wordcount ! leveldb path=$T/db" \
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q "lines path=$T/in.txt ! tokenize lowercase=1 ! wordcount key=. ! leveldb path=$T/db" \
     || fail "wordcount into leveldb"
 "$WEIR" run -q "leveldb path=$T/db ! lines path=$T/out.txt" || fail "reading the counts back"
 cat > "$T/expected.db" <<'END'
@@ -55,13 +55,13 @@ same "$T/out.txt" "$T/expected.db" "wordcount in leveldb"
 # The counts are checkpointed: a job stopped after epoch 2 and resumed
 # counts exactly what an uninterrupted one does, with other thread counts
 seq 1 300 | awk '{ printf "w%d w%d shared\n", $1 % 7, $1 % 13 }' > "$T/long.txt"
-WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q "lines path=$T/long.txt ! tokenize ! wordcount threads=2 ! lines path=$T/once.txt" \
+WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q "lines path=$T/long.txt ! tokenize ! wordcount key=. threads=2 ! lines path=$T/once.txt" \
     || fail "uninterrupted count"
 WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q --checkpoint "$T/ck" --epoch-records 40 --epochs 2 \
-    "lines path=$T/long.txt ! tokenize ! wordcount threads=2 ! lines path=$T/resumed.txt" || fail "count, first 2 epochs"
+    "lines path=$T/long.txt ! tokenize ! wordcount key=. threads=2 ! lines path=$T/resumed.txt" || fail "count, first 2 epochs"
 [ ! -s "$T/resumed.txt" ] && ok || fail "counts were emitted before the last epoch: $(cat "$T/resumed.txt")"
 WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 40 \
-    "lines path=$T/long.txt threads=2 ! tokenize threads=3 ! wordcount threads=3 ! lines path=$T/resumed.txt" || fail "count, resumed"
+    "lines path=$T/long.txt threads=2 ! tokenize threads=3 ! wordcount key=. threads=3 ! lines path=$T/resumed.txt" || fail "count, resumed"
 sort "$T/once.txt" > "$T/a"
 sort "$T/resumed.txt" > "$T/b"
 same "$T/a" "$T/b" "counts after a resume"
@@ -70,7 +70,7 @@ grep -q '^\["shared",300\]$' "$T/a" && ok || fail "uninterrupted counts: $(cat "
 # Bad properties and records are errors, not silent loss
 expect_exit 1 "lowercase=yes: expected 0 or 1" -- env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "lines path=$T/in.txt ! tokenize lowercase=yes ! null"
 expect_exit 1 "wordcount: expected str records \(words\), got a msgpack positive integer" -- \
-    env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "range count=3 ! wordcount ! null"
+    env WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run "range count=3 ! wordcount key=. ! null"
 
 # The plugins on the search path are elements too: listed, marked as
 # plugins, with the properties they declare

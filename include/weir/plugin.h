@@ -257,6 +257,38 @@ typedef struct weir_field_edit {
 WEIR_EXPORT int weir_emit_edited (weir_stage *st, const msgpack_object *rec, const weir_field_edit *edits,
                                   size_t n);
 
+/*  ---------------------------------------------------------------------
+    Keyed state.  A stage given key=PATH gets every record of one key in
+    the same thread (a key is the value at PATH, compared as its msgpack
+    value).  Its processor may keep a value of a fixed size per key, and
+    the engine owns the rest: the tables, their growth, the checkpoint of
+    each key group that changed in an epoch (as the workspace blobs
+    "keys/STAGE/GROUP"), and their hand-over to the thread that owns a
+    group after a resume with another thread count.  No locks: a key's
+    state is only ever seen by one thread.
+
+    weir_key_state gives the state of the key of the record being
+    processed (so only inside 'process'), SIZE bytes, the same SIZE on
+    every call of the stage: zeroed, with *FRESH set (when FRESH is not
+    NULL), the first time the key is seen.  It stays valid until the
+    thread's next call of weir_key_state or weir_key_delete.  NULL fails
+    the job, saying why: a stage without key=, a call outside 'process',
+    another SIZE, out of memory.  */
+WEIR_EXPORT void *weir_key_state (weir_stage *st, size_t size, int *fresh);
+
+/*  Forget the state of the key of the record being processed: 1, 0
+    when it had none, or a negative WEIR_E* code (the job fails).  */
+WEIR_EXPORT int weir_key_delete (weir_stage *st);
+
+/*  FN for every key this thread holds state for (the key as a msgpack
+    value, its state), from any callback of a keyed stage's thread, as
+    epoch_end emits results in the last epoch; FN may change the states,
+    not add or delete keys.  Stops at FN's first non-zero return, which it
+    returns; a negative WEIR_E* code when the state cannot be read (the
+    job fails).  */
+typedef int (*weir_key_fn) (weir_stage *st, const msgpack_object *key, void *state, void *arg);
+WEIR_EXPORT int weir_key_each (weir_stage *st, weir_key_fn fn, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

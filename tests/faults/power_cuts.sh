@@ -181,6 +181,27 @@ for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resum
     done
 done
 
+# --- A keyed aggregation, cut -------------------------------------------
+# Words of 37 keys counted by a keyed stage whose state is kept per key
+# group in every checkpoint.  Killed at a checkpoint's points (and as the
+# producers split their batches by key, between epochs), cut, resumed
+# with another thread count: every key's count exact, emitted once.
+awk -v n=$((2 * PER)) 'BEGIN { for (i = 0; i < n; i++) printf "k%d\n", (i * 7) % 37 }' > "$T/kin.txt"
+sort "$T/kin.txt" | uniq -c | awk '{ printf "[\"%s\",%d]\n", $2, $1 }' | sort > "$T/k.ref"
+KDESC="lines path=$T/kin.txt split=2000 THREADS ! count key=. THREADS ! lines path=$ROOT/kout"
+for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resumed:1; do
+    rm -rf "$ROOT"/* && "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+    WEIR_KILL_AT=$point shimmed "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --epoch-records 300 \
+        "$(echo "$KDESC" | sed 's/THREADS/threads=2/g')" 2>"$T/err"
+    [ $RC -eq 137 ] && ok || { fail "keyed ($point): exit $RC, wanted 137"; sed 's/^/    /' "$T/err" >&2; }
+    power_cut "keyed ($point)"
+    timed 120 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 \
+        "$(echo "$KDESC" | sed 's/THREADS/threads=1/g')" 2>"$T/err"
+    [ $RC -eq 0 ] && ok || { fail "keyed ($point): resume exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+    sort "$ROOT/kout" > "$T/k.got"
+    same "$T/k.got" "$T/k.ref" "keyed count killed at $point, cut, resumed on 1 thread"
+done
+
 # --- Cuts at kill points and at random instants, every writer ---------
 POINTS="readers-stopped pipe-drained writers-synced blobs-copied before-leveldb-write after-leveldb-write readers-resumed"
 for writer in lines msgpack leveldb-flush leveldb-sync; do

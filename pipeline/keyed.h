@@ -1,0 +1,65 @@
+/*  pipeline/keyed.h - the keyed state of one thread of a keyed stage.
+
+    A thread of a stage with key= owns a contiguous run of the job's key
+    groups (lib/key.h), and keeps a value of a fixed size per key of its
+    groups: a table per group (lib/keytable.h), no lock, since no other
+    thread sees those keys.  A group's table is loaded from the workspace
+    blob "keys/STAGE/GROUP" (STAGE the stage's index in the description)
+    the first time the thread needs it, and stored there again at each
+    epoch's end when it changed in the epoch, so that every checkpoint
+    holds the state as of the offsets' instant, and a resume with another
+    thread count has each thread load the groups it owns now.
+
+    The builtin aggregations (pipeline/aggregate.h) and the plugins'
+    weir_key_state (<weir/plugin.h>) keep their state here.  A blob is
+    the value size (4 bytes, little-endian), then per key its length (4
+    bytes), its canonical bytes and its value.  */
+#ifndef WEIR_KEYED_H_INCLUDED
+#define WEIR_KEYED_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+#include "pipeline/stage.h"
+
+typedef struct weir__keyed weir__keyed;
+
+/*  The keyed state of worker W of a keyed stage.  NULL when out of
+    memory.  */
+weir__keyed *weir__keyed_new (const weir__worker *w);
+void weir__keyed_destroy (weir__keyed **self_p);
+
+/*  The value of SIZE bytes of the key of LEN canonical bytes at KEY, of
+    hash HASH: zeroed, *FRESH set, when the key is new; its group marked
+    changed.  Valid until the next key is added.  NULL with ERR when the
+    key is not one of this thread's groups, when SIZE is not the size the
+    state has (its first call's, or the checkpoint's), on a malformed
+    blob, or out of memory.  */
+void *weir__keyed_value (weir__keyed *self, const char *key, size_t len, uint64_t hash, size_t size,
+                         int *fresh, weir__err *err);
+
+/*  The same for the key KEY reads in REC (lib/key.h).  */
+void *weir__keyed_record_value (weir__keyed *self, const weir__key *key, const msgpack_object *rec,
+                                size_t size, int *fresh, weir__err *err);
+int weir__keyed_record_delete (weir__keyed *self, const weir__key *key, const msgpack_object *rec,
+                               weir__err *err);
+
+/*  Forget that key and its value: 1, 0 when it had none, or -1 with ERR.  */
+int weir__keyed_delete (weir__keyed *self, const char *key, size_t len, uint64_t hash, weir__err *err);
+
+/*  FN for every key of the thread's groups (CHANGED: of the groups that
+    changed in this epoch only), with its canonical bytes and value,
+    until FN returns non-zero, which this returns.  -1 with ERR when a
+    group cannot be loaded.  */
+typedef int (weir__keyed_fn) (void *arg, const char *key, size_t len, void *value);
+int weir__keyed_each (weir__keyed *self, int changed, weir__keyed_fn *fn, void *arg, weir__err *err);
+
+/*  Store the groups that changed in this epoch as their blobs.  0, or -1
+    with ERR.  */
+int weir__keyed_store (weir__keyed *self, weir__err *err);
+
+/*  The keys the thread holds now (of the groups loaded).  */
+uint64_t weir__keyed_count (const weir__keyed *self);
+
+#endif
