@@ -12,7 +12,11 @@
 #include "pipeline/keyed.h"
 #include "pipeline/stage.h"
 
-typedef enum { S_COUNT, S_SUM, S_MIN, S_MAX, S_MEAN } s_op;
+typedef enum { S_COUNT, S_SUM, S_MIN, S_MAX, S_MEAN, S_DISTINCT } s_op;
+
+//  The first byte of a distinct value's entry (msgpack never uses it, so
+//  no key starts with it): then the key's bytes and the value's
+#define S_MEMBER 0xc1
 
 //  A key's state.  Sums of integers stay integers until one overflows
 //  or a float comes; min and max keep the kind of the value they hold.
@@ -37,6 +41,8 @@ typedef struct {
 typedef struct {
     s_agg *agg;
     weir__buf key;       //  the record's key, when not its own bytes
+    weir__buf value;     //  distinct: its value= when not its own bytes
+    weir__buf member;    //  distinct: the entry of a key's value
     uint64_t keys_said;  //  keys added to the stage's metric
 } s_thread;
 
@@ -53,6 +59,15 @@ static const weir_property_info s_value_props[] = {
     {"value", NULL, "the path of the number to aggregate ('.bytes', '[1]'); a record without one is bad"},
     {"emit", "end",
      "end: one [key, value] per key when the input ends; epoch: at each epoch's end, those "
+     "that changed in it (a changelog)"},
+    {NULL, NULL, NULL},
+};
+
+static const weir_property_info s_distinct_props[] = {
+    {"key", NULL, "the path of the key it counts the distinct values of ('.user', '[0]')"},
+    {"value", ".", "the path of the values counted once each ('.ip'; '.', the whole record)"},
+    {"emit", "end",
+     "end: one [key, distinct values] per key when the input ends; epoch: at each epoch's end, those "
      "that changed in it (a changelog)"},
     {NULL, NULL, NULL},
 };
@@ -75,7 +90,7 @@ int weir__aggregate_check (weir__props *props, const char *element, const weir_p
         return err->code;
     }
     weir__prop *value = weir__props_find (props, "value");
-    if (strcmp (element, "count") && !value) {
+    if (strcmp (element, "count") && strcmp (element, "distinct") && !value) {
         weir__err_set (err, WEIR_EPROPERTY, "%s needs value=PATH, the number it aggregates ('.bytes')",
                        element);
         return err->code;
@@ -113,7 +128,7 @@ static int s_open (weir_stage *st, s_op op, void **state)
     agg->combine.combiner.pack = s_combine_pack;
     agg->combine.merge = s_merge;
     weir_prop (st, "key", NULL);
-    const char *value = weir_prop (st, "value", NULL);
+    const char *value = weir_prop (st, "value", op == S_DISTINCT ? "." : NULL);
     weir__err err;
     weir__err_init (&err);
     if (value && !(agg->value = weir__key_new (value, &err))) {
@@ -122,8 +137,10 @@ static int s_open (weir_stage *st, s_op op, void **state)
     }
     *state = agg;
     //  Its producers fold their records by key before they send them;
-    //  they start after every stage opened
-    st->stage->combine = &agg->combine;
+    //  they start after every stage opened.  Distinct values cannot be
+    //  counted in part: a value in two batches is one
+    if (op != S_DISTINCT)
+        st->stage->combine = &agg->combine;
     return 0;
 }
 
@@ -147,6 +164,10 @@ static int s_open_mean (weir_stage *st, void **state)
 {
     return s_open (st, S_MEAN, state);
 }
+static int s_open_distinct (weir_stage *st, void **state)
+{
+    return s_open (st, S_DISTINCT, state);
+}
 
 static void s_close (weir_stage *st, void *state)
 {
@@ -162,6 +183,8 @@ static void s_thread_close (weir_stage *st, void *tstate)
     (void) st;
     s_thread *t = tstate;
     weir__buf_release (&t->key);
+    weir__buf_release (&t->value);
+    weir__buf_release (&t->member);
     free (t);
 }
 
@@ -186,6 +209,8 @@ static int s_thread_open (weir_stage *st, void *state, void **tstate)
         return weir_fail (st, "out of memory");
     t->agg = state;
     weir__buf_init (&t->key);
+    weir__buf_init (&t->value);
+    weir__buf_init (&t->member);
     *tstate = t;
     return 0;
 }
@@ -227,7 +252,9 @@ static double s_as_float (const s_value *v)
 static void s_fold (s_op op, s_value *v, int64_t i, double f, int is_float, uint64_t n)
 {
     switch (op) {
-    case S_COUNT: break;
+    case S_COUNT:
+    case S_DISTINCT:  //  counted in s_distinct, never folded
+        break;
     case S_SUM: {
         int64_t sum;
         if (!is_float && !v->is_float && !__builtin_add_overflow (v->a.i, i, &sum)) {
@@ -285,10 +312,44 @@ static s_value *s_state (weir_stage *st, const char *key, size_t len, uint64_t h
     return v;
 }
 
+//  distinct: REC's value= kept once per key, in the key's group (an entry
+//  of its own: S_MEMBER, the key's bytes, the value's), and the key's
+//  count of them
+static int s_distinct (weir_stage *st, s_thread *t, const msgpack_object *rec)
+{
+    uint64_t hash, vhash;
+    const char *key, *value;
+    size_t len, vlen;
+    if (weir__key_of (st->stage->key, rec, &t->key, &key, &len, &hash)
+        || weir__key_of (t->agg->value, rec, &t->value, &value, &vlen, &vhash))
+        return weir_fail (st, "out of memory");
+    t->member.len = 0;
+    if (weir__buf_putc (&t->member, (char) S_MEMBER) || weir__buf_append (&t->member, key, len)
+        || weir__buf_append (&t->member, value, vlen))
+        return weir_fail (st, "out of memory");
+    weir__err err;
+    weir__err_init (&err);
+    int fresh;
+    if (!weir__keyed_value_in (st->keyed, hash, t->member.data, t->member.len,
+                               weir__key_hash (t->member.data, t->member.len), sizeof (s_value), &fresh,
+                               &err))
+        return weir_fail (st, "%s", err.msg);
+    if (!fresh)
+        return 0;
+    //  The key's bytes are in the record or in t->key: both still hold
+    s_value *v = s_state (st, key, len, hash);
+    if (!v)
+        return -1;
+    v->n++;
+    return 0;
+}
+
 static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
 {
     s_thread *t = tstate;
     const s_agg *agg = t->agg;
+    if (agg->op == S_DISTINCT)
+        return s_distinct (st, t, rec);
     int64_t i = 0;
     double f = 0;
     int is_float = 0;
@@ -381,7 +442,8 @@ static int s_emit (weir_stage *st, const s_agg *agg, const char *key, size_t len
     //  The key's bytes are one msgpack object already
     pk->callback (pk->data, key, len);
     switch (agg->op) {
-    case S_COUNT: msgpack_pack_uint64 (pk, v->n); break;
+    case S_COUNT:
+    case S_DISTINCT: msgpack_pack_uint64 (pk, v->n); break;
     case S_MEAN: msgpack_pack_double (pk, v->a.f / (double) v->n); break;
     default:
         if (v->is_float)
@@ -403,6 +465,8 @@ static int s_emit_key (void *arg, const char *key, size_t len, void *value)
 {
     const s_emitting *e = arg;
     s_value *v = value;
+    if (len && (unsigned char) key[0] == S_MEMBER)
+        return 0;
     int rc = (e->all || v->changed) ? s_emit (e->st, e->agg, key, len, v) : 0;
     v->changed = 0;
     return rc;
@@ -447,3 +511,5 @@ S_TABLE (sum, s_open_sum, "sums value= per key (key=): [key, sum] per key", s_va
 S_TABLE (min, s_open_min, "the least value= per key (key=): [key, min] per key", s_value_props);
 S_TABLE (max, s_open_max, "the greatest value= per key (key=): [key, max] per key", s_value_props);
 S_TABLE (mean, s_open_mean, "the mean of value= per key (key=): [key, mean] per key", s_value_props);
+S_TABLE (distinct, s_open_distinct,
+         "counts the distinct value= of each key (key=): [key, distinct values] per key", s_distinct_props);

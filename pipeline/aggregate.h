@@ -1,5 +1,8 @@
-/*  pipeline/aggregate.h - the builtin aggregations: count, sum, min, max
-    and mean per key, each a processor of a keyed stage (key=, lib/key.h).
+/*  pipeline/aggregate.h - the builtin aggregations: count, sum, min, max,
+    mean and distinct per key, each a processor of a keyed stage (key=,
+    lib/key.h).  distinct counts each value= (the whole record unless
+    given) once per key, keeping the values it saw as entries of their
+    own in the key's group; it has no combiner.
 
         lines path=words.txt ! count key=. threads=2 ! json path=counts.jsonl
         json path=app.jsonl ! sum key=.user value=.bytes ! json path=bytes.jsonl
@@ -24,7 +27,7 @@
 #include "lib/props.h"
 
 extern const weir_processor weir__processor_count, weir__processor_sum, weir__processor_min,
-    weir__processor_max, weir__processor_mean;
+    weir__processor_max, weir__processor_mean, weir__processor_distinct;
 
 /*  Check an aggregation's properties: key= given, value= where it needs
     one, emit= known.  0 or WEIR_EPROPERTY with ERR's offset at the

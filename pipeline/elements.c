@@ -131,6 +131,8 @@ static const weir__element s_elements[] = {
     {"min", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_min, 0, weir__aggregate_check, 0, NULL},
     {"max", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_max, 0, weir__aggregate_check, 0, NULL},
     {"mean", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_mean, 0, weir__aggregate_check, 0, NULL},
+    {"distinct", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_distinct, 0, weir__aggregate_check, 0,
+     NULL},
     {"null", WEIR_ELEMENT_WRITER, NULL, &weir__writer_null, NULL, 0, NULL, 0, NULL},
     {"lines", WEIR_ELEMENT_WRITER, NULL, &weir__writer_lines, NULL, 0, NULL, 0, NULL},
     {"msgpack", WEIR_ELEMENT_WRITER, NULL, &weir__writer_msgpack, NULL, 0, NULL, 0, NULL},

@@ -124,13 +124,19 @@ static long s_group_of (weir__keyed *self, uint64_t hash, size_t size, weir__err
 void *weir__keyed_value (weir__keyed *self, const char *key, size_t len, uint64_t hash, size_t size,
                          int *fresh, weir__err *err)
 {
+    return weir__keyed_value_in (self, hash, key, len, hash, size, fresh, err);
+}
+
+void *weir__keyed_value_in (weir__keyed *self, uint64_t group_hash, const char *key, size_t len,
+                            uint64_t hash, size_t size, int *fresh, weir__err *err)
+{
     *fresh = 0;
     if (self->value_size && size != self->value_size) {
         weir__err_set (err, WEIR_EINVAL, "the keyed state holds values of %zu bytes, and %zu were asked for",
                        self->value_size, size);
         return NULL;
     }
-    long g = s_group_of (self, hash, size, err);
+    long g = s_group_of (self, group_hash, size, err);
     if (g < 0)
         return NULL;
     s_group *group = &self->groups[g];

@@ -39,6 +39,12 @@ void weir__keyed_destroy (weir__keyed **self_p);
 void *weir__keyed_value (weir__keyed *self, const char *key, size_t len, uint64_t hash, size_t size,
                          int *fresh, weir__err *err);
 
+/*  The same for an entry kept in the group of the key of hash GROUP_HASH
+    (a distinct value of that key, pipeline/aggregate.c): its own bytes
+    and hash for the table, its key's for the group.  */
+void *weir__keyed_value_in (weir__keyed *self, uint64_t group_hash, const char *key, size_t len,
+                            uint64_t hash, size_t size, int *fresh, weir__err *err);
+
 /*  The same for the key KEY reads in REC (lib/key.h).  */
 void *weir__keyed_record_value (weir__keyed *self, const weir__key *key, const msgpack_object *rec,
                                 size_t size, int *fresh, weir__err *err);

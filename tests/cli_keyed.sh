@@ -71,6 +71,22 @@ awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{\"u\":\"u%d\"}\n", i }' > "$T
 jq -e '.stages[1].records_in == 100000 and (.stages[1].metrics.combined // 0) < 10000 and .stages[1].metrics.keys == 100000' \
     "$T/cold.json" > /dev/null && ok || fail "distinct keys were combined: $(jq -c '.stages[1]' "$T/cold.json")"
 
+# distinct: the distinct values of each key, against jq; the whole
+# record by default; across a kill and a resume on other thread counts
+awk 'BEGIN { for (i = 0; i < 30000; i++) printf "{\"page\":\"p%d\",\"user\":\"u%d\"}\n", i % 13, (i * 31) % 211 }' > "$T/pages.jsonl"
+jq -s -c 'group_by(.page) | map([.[0].page, (map(.user) | unique | length)]) | .[]' "$T/pages.jsonl" | sort > "$T/want.distinct"
+"$WEIR" run -q "json path=$T/pages.jsonl threads=2 ! distinct key=.page value=.user threads=3 ! json path=$T/d1.out" || fail "distinct"
+sort "$T/d1.out" > "$T/got"; same "$T/got" "$T/want.distinct" "distinct key=.page value=.user"
+jq -s -c 'group_by(.page) | map([.[0].page, (unique | length)]) | .[]' "$T/pages.jsonl" | sort > "$T/want.records"
+"$WEIR" run -q "json path=$T/pages.jsonl ! distinct key=.page threads=2 ! json path=$T/d2.out" || fail "distinct records"
+sort "$T/d2.out" > "$T/got"; same "$T/got" "$T/want.records" "distinct key=.page (whole records)"
+rm -rf "$T/ck" "$T/d3.out"
+DJ="json path=$T/pages.jsonl ! distinct key=.page value=.user THREADS ! json path=$T/d3.out"
+WEIR_KILL_AT=writers-synced:3 "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 4000 "$(echo "$DJ" | sed 's/THREADS/threads=3/')" 2> /dev/null
+"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 4000 "$(echo "$DJ" | sed 's/THREADS/threads=1/')" \
+    || fail "distinct resumed"
+sort "$T/d3.out" > "$T/got"; same "$T/got" "$T/want.distinct" "distinct killed, resumed on 1 thread"
+
 # Integers stay integers; a float makes the sum a float; a sum past 64
 # bits goes on as a float rather than wrapping
 printf '{"k":"a","v":1}\n{"k":"a","v":2}\n{"k":"b","v":1}\n{"k":"b","v":0.5}\n{"k":"c","v":9223372036854775807}\n{"k":"c","v":1}\n' > "$T/kinds.jsonl"
