@@ -109,44 +109,24 @@ int main (int argc, char **argv)
         return 1;
     }
     enum { S_BLOCK = 1 << 20 };
-    char *buf = s_grown (NULL, S_BLOCK + 256);
-    char word[256];
-    size_t wlen = 0;
-    int spilled = 0;  //  a word longer than WORD: kept whole in a heap copy
-    char *long_word = NULL;
-    size_t long_len = 0;
+    char *buf = s_grown (NULL, S_BLOCK);
+    char *word = NULL;  //  the word in hand, which may run across blocks
+    size_t wlen = 0, wcap = 0;
     size_t got;
-    while ((got = fread (buf, 1, S_BLOCK, f)) > 0) {
+    while ((got = fread (buf, 1, S_BLOCK, f)) > 0)
         for (size_t i = 0; i < got; i++) {
             unsigned char c = (unsigned char) buf[i];
             if (s_word_byte (c)) {
-                char lc = (char) tolower (c);
-                if (!spilled && wlen < sizeof word)
-                    word[wlen++] = lc;
-                else {
-                    if (!spilled) {
-                        long_word = s_grown (long_word, wlen + 1);
-                        memcpy (long_word, word, wlen);
-                        long_len = wlen;
-                        spilled = 1;
-                    }
-                    long_word = s_grown (long_word, long_len + 1);
-                    long_word[long_len++] = lc;
-                }
+                if (wlen == wcap)
+                    word = s_grown (word, wcap = wcap ? wcap * 2 : 256);
+                word[wlen++] = (char) tolower (c);
             }
-            else if (wlen || spilled) {
-                if (spilled)
-                    s_add (long_word, long_len);
-                else
-                    s_add (word, wlen);
+            else if (wlen) {
+                s_add (word, wlen);
                 wlen = 0;
-                spilled = 0;
             }
         }
-    }
-    if (spilled)
-        s_add (long_word, long_len);
-    else if (wlen)
+    if (wlen)
         s_add (word, wlen);
     fclose (f);
     for (size_t k = 0; k < s_count; k++)

@@ -7,6 +7,7 @@
 
 #include "lib/fieldpath.h"
 #include "lib/hash.h"
+#include "lib/pack.h"
 
 struct weir__key {
     char *path;         //  the text the steps point into
@@ -92,21 +93,12 @@ int weir__key_of (const weir__key *self, const msgpack_object *rec, weir__buf *s
     //  writes it, and nothing is copied
     if (at && at->type == MSGPACK_OBJECT_STR) {
         uint32_t n = at->via.str.size;
-        unsigned char head[5];
-        size_t h;
-        if (n < 32)
-            head[0] = (unsigned char) (0xa0 | n), h = 1;
-        else if (n < 256)
-            head[0] = 0xd9, head[1] = (unsigned char) n, h = 2;
-        else if (n < 65536)
-            head[0] = 0xda, head[1] = (unsigned char) (n >> 8), head[2] = (unsigned char) n, h = 3;
-        else
-            head[0] = 0xdb, head[1] = (unsigned char) (n >> 24), head[2] = (unsigned char) (n >> 16),
-            head[3] = (unsigned char) (n >> 8), head[4] = (unsigned char) n, h = 5;
+        char head[5];
+        size_t h = weir__pack_bytes_header (head, n, 0);
         const char *body = at->via.str.ptr;
         int same = 1;
         for (size_t i = 0; i < h; i++)
-            same &= (unsigned char) body[i - h] == head[i];
+            same &= body[i - h] == head[i];
         if (same) {
             *key = body - h;
             *len = h + n;

@@ -220,16 +220,36 @@ size_t weir__keytable_memory (const weir__keytable *self)
            + self->room * (sizeof *self->entries + self->value_size) + self->arena.cap;
 }
 
+//  N as 4 bytes little-endian, the save's one width, and back
+static int s_put32 (weir__buf *out, size_t n)
+{
+    unsigned char b[4] = {(unsigned char) n, (unsigned char) (n >> 8), (unsigned char) (n >> 16),
+                          (unsigned char) (n >> 24)};
+    return weir__buf_append (out, b, 4);
+}
+static size_t s_get32 (const unsigned char *p)
+{
+    return (size_t) p[0] | (size_t) p[1] << 8 | (size_t) p[2] << 16 | (size_t) p[3] << 24;
+}
+
 int weir__keytable_save (const weir__keytable *self, weir__buf *out)
 {
+    if (s_put32 (out, self->value_size))
+        return -1;
     for (size_t i = 0; i < self->count; i++) {
         const s_entry *e = &self->entries[i];
-        unsigned char n[4] = {(unsigned char) e->len, (unsigned char) (e->len >> 8),
-                              (unsigned char) (e->len >> 16), (unsigned char) (e->len >> 24)};
-        if (weir__buf_append (out, n, 4) || weir__buf_append (out, self->arena.data + e->off, e->len)
+        if (s_put32 (out, e->len) || weir__buf_append (out, self->arena.data + e->off, e->len)
             || weir__buf_append (out, self->values + i * self->value_size, self->value_size))
             return -1;
     }
+    return 0;
+}
+
+int weir__keytable_saved_size (const void *data, size_t len, size_t *value_size)
+{
+    if (len < 4)
+        return -1;
+    *value_size = s_get32 (data);
     return 0;
 }
 
@@ -237,10 +257,15 @@ int weir__keytable_load (weir__keytable *self, const void *data, size_t len,
                          uint64_t (*hash) (const void *key, size_t len))
 {
     const unsigned char *p = data;
+    size_t size;
+    if (weir__keytable_saved_size (p, len, &size) || size != self->value_size)
+        return -1;
+    p += 4;
+    len -= 4;
     while (len) {
         if (len < 4)
             return -1;
-        size_t n = (size_t) p[0] | (size_t) p[1] << 8 | (size_t) p[2] << 16 | (size_t) p[3] << 24;
+        size_t n = s_get32 (p);
         if (len - 4 < n || len - 4 - n < self->value_size)
             return -1;
         int fresh;

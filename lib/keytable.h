@@ -53,13 +53,18 @@ uint64_t weir__keytable_hash (const weir__keytable *self, size_t i);
 /*  Bytes of memory it holds.  */
 size_t weir__keytable_memory (const weir__keytable *self);
 
-/*  Append every key and value to OUT: per key, its length as 4 bytes
-    little-endian, its bytes, its value.  0 or -1 (out of memory).  */
+/*  Append every key and value to OUT: the value size, then per key its
+    length, its bytes, its value (sizes as 4 bytes little-endian).  0 or
+    -1 (out of memory).  */
 int weir__keytable_save (const weir__keytable *self, weir__buf *out);
 
+/*  The value size of what weir__keytable_save wrote, LEN bytes at DATA,
+    into *VALUE_SIZE: 0, or -1 when it is too short to say.  */
+int weir__keytable_saved_size (const void *data, size_t len, size_t *value_size);
+
 /*  Add the keys and values of what weir__keytable_save wrote, LEN bytes
-    at DATA, HASH giving each key's hash.  0, -1 when malformed, -2 when
-    out of memory.  */
+    at DATA, HASH giving each key's hash.  0, -1 when malformed (or of
+    another value size), -2 when out of memory.  */
 int weir__keytable_load (weir__keytable *self, const void *data, size_t len,
                          uint64_t (*hash) (const void *key, size_t len));
 

@@ -11,26 +11,7 @@ int weir__pack_bytes (weir__batch *b, const char *data, size_t n, int bin)
     char *p = weir__pack_room (b, 5 + n);
     if (!p)
         return -1;
-    size_t head;
-    if (!bin && n < 32) {
-        p[0] = (char) (0xa0 | n);
-        head = 1;
-    }
-    else if (n < 256) {
-        p[0] = (char) (bin ? 0xc4 : 0xd9);
-        p[1] = (char) n;
-        head = 2;
-    }
-    else if (n < 65536) {
-        p[0] = (char) (bin ? 0xc5 : 0xda);
-        weir__pack_be16 (p + 1, (uint16_t) n);
-        head = 3;
-    }
-    else {
-        p[0] = (char) (bin ? 0xc6 : 0xdb);
-        weir__pack_be32 (p + 1, (uint32_t) n);
-        head = 5;
-    }
+    size_t head = weir__pack_bytes_header (p, (uint32_t) n, bin);
     if (n)
         memcpy (p + head, data, n);
     b->len += head + n;

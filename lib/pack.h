@@ -154,6 +154,29 @@ static inline int weir__pack_map (weir__batch *b, uint32_t n)
     return weir__pack_container (b, n, 0x80, 0xde);
 }
 
+/*  The shortest header of a str (or, with BIN set, a bin) of N bytes,
+    into P (room for 5): its length.  */
+static inline size_t weir__pack_bytes_header (char *p, uint32_t n, int bin)
+{
+    if (!bin && n < 32) {
+        p[0] = (char) (0xa0 | n);
+        return 1;
+    }
+    if (n < 256) {
+        p[0] = (char) (bin ? 0xc4 : 0xd9);
+        p[1] = (char) n;
+        return 2;
+    }
+    if (n < 65536) {
+        p[0] = (char) (bin ? 0xc5 : 0xda);
+        weir__pack_be16 (p + 1, (uint16_t) n);
+        return 3;
+    }
+    p[0] = (char) (bin ? 0xc6 : 0xdb);
+    weir__pack_be32 (p + 1, n);
+    return 5;
+}
+
 /*  A str (or, with BIN set, a bin) header for N bytes, then the bytes.  */
 int weir__pack_bytes (weir__batch *b, const char *data, size_t n, int bin);
 

@@ -97,7 +97,8 @@ static int s_parts (weir__shuffle *self, unsigned n, const weir__combiner *combi
     return 0;
 }
 
-//  The partial aggregates of part P, into its combined batch.  0 or -1.
+//  The partial aggregates of part P, into its combined batch (its keys
+//  are cleared once the part is sent).  0 or -1.
 static int s_pack (s_part *p, const weir__combiner *combiner)
 {
     size_t keys = weir__keytable_count (p->keys);
@@ -110,7 +111,6 @@ static int s_pack (s_part *p, const weir__combiner *combiner)
             return -1;
         p->combined.count += rc == 0;
     }
-    weir__keytable_clear (p->keys);
     return 0;
 }
 

@@ -44,6 +44,9 @@ typedef struct {
     weir__buf value;     //  distinct: its value= when not its own bytes
     weir__buf member;    //  distinct: the entry of a key's value
     uint64_t keys_said;  //  keys added to the stage's metric
+    //  What the combiner saved, not yet added to the stage's metrics:
+    //  the records that came folded, the partial aggregates they came as
+    uint64_t combined, partials;
 } s_thread;
 
 static const weir_property_info s_count_props[] = {
@@ -116,8 +119,15 @@ static int s_combine_pack (const weir__combiner *c, const char *key, size_t len,
 static int s_merge (weir__worker *w, void *tstate, const char *payload, size_t len, uint32_t count,
                     uint64_t *records);
 
-static int s_open (weir_stage *st, s_op op, void **state)
+//  The tables' names, in s_op's order: one open for them all
+static const char *const s_op_names[] = {"count", "sum", "min", "max", "mean", "distinct"};
+
+static int s_open (weir_stage *st, void **state)
 {
+    const char *name = weir__callbacks_table (st->stage->callbacks)->name;
+    s_op op = S_COUNT;
+    while (op < S_DISTINCT && strcmp (s_op_names[op], name))
+        op++;
     s_agg *agg = calloc (1, sizeof *agg);
     if (!agg)
         return weir_fail (st, "out of memory");
@@ -144,31 +154,6 @@ static int s_open (weir_stage *st, s_op op, void **state)
     return 0;
 }
 
-static int s_open_count (weir_stage *st, void **state)
-{
-    return s_open (st, S_COUNT, state);
-}
-static int s_open_sum (weir_stage *st, void **state)
-{
-    return s_open (st, S_SUM, state);
-}
-static int s_open_min (weir_stage *st, void **state)
-{
-    return s_open (st, S_MIN, state);
-}
-static int s_open_max (weir_stage *st, void **state)
-{
-    return s_open (st, S_MAX, state);
-}
-static int s_open_mean (weir_stage *st, void **state)
-{
-    return s_open (st, S_MEAN, state);
-}
-static int s_open_distinct (weir_stage *st, void **state)
-{
-    return s_open (st, S_DISTINCT, state);
-}
-
 static void s_close (weir_stage *st, void *state)
 {
     s_agg *agg = state;
@@ -188,14 +173,21 @@ static void s_thread_close (weir_stage *st, void *tstate)
     free (t);
 }
 
-//  The keys added since last said, to the stage's metric 'keys': those
-//  the thread holds, of the key groups it loaded
+//  What the thread counted since it last said, to the stage's metrics
+//  ('keys': those it holds, of the key groups it loaded; 'combined' and
+//  'partials': what its producers folded), once an epoch: a metric is
+//  found by name, too dear for every batch
 static void s_say (weir_stage *st, s_thread *t)
 {
     uint64_t keys = weir__keyed_count (st->keyed);
     if (keys != t->keys_said) {
         weir_metric_add (st, "keys", (double) keys - (double) t->keys_said);
         t->keys_said = keys;
+    }
+    if (t->partials) {
+        weir_metric_add (st, "combined", (double) t->combined);
+        weir_metric_add (st, "partials", (double) t->partials);
+        t->combined = t->partials = 0;
     }
 }
 
@@ -427,10 +419,8 @@ static int s_merge (weir__worker *w, void *tstate, const char *payload, size_t l
                 partial.is_float, partial.n);
         *records += partial.n;
     }
-    //  What the combiner saved, for --stats: the records that came
-    //  folded, and the partial aggregates they came as
-    weir_metric_add (w, "combined", (double) *records);
-    weir_metric_add (w, "partials", (double) count);
+    t->combined += *records;
+    t->partials += count;
     return 0;
 }
 
@@ -492,12 +482,12 @@ static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
     return 0;
 }
 
-#define S_TABLE(NAME, OPEN, DESCRIPTION, PROPS)                                                              \
+#define S_TABLE(NAME, DESCRIPTION, PROPS)                                                                    \
     const weir_processor weir__processor_##NAME = {                                                          \
         WEIR_PROCESSOR_INIT,                                                                                 \
         .name = #NAME,                                                                                       \
         .description = DESCRIPTION,                                                                          \
-        .open = OPEN,                                                                                        \
+        .open = s_open,                                                                                      \
         .thread_open = s_thread_open,                                                                        \
         .process = s_process,                                                                                \
         .epoch_end = s_epoch_end,                                                                            \
@@ -506,10 +496,10 @@ static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
         .props = PROPS,                                                                                      \
     }
 
-S_TABLE (count, s_open_count, "counts the records of each key (key=): [key, count] per key", s_count_props);
-S_TABLE (sum, s_open_sum, "sums value= per key (key=): [key, sum] per key", s_value_props);
-S_TABLE (min, s_open_min, "the least value= per key (key=): [key, min] per key", s_value_props);
-S_TABLE (max, s_open_max, "the greatest value= per key (key=): [key, max] per key", s_value_props);
-S_TABLE (mean, s_open_mean, "the mean of value= per key (key=): [key, mean] per key", s_value_props);
-S_TABLE (distinct, s_open_distinct,
-         "counts the distinct value= of each key (key=): [key, distinct values] per key", s_distinct_props);
+S_TABLE (count, "counts the records of each key (key=): [key, count] per key", s_count_props);
+S_TABLE (sum, "sums value= per key (key=): [key, sum] per key", s_value_props);
+S_TABLE (min, "the least value= per key (key=): [key, min] per key", s_value_props);
+S_TABLE (max, "the greatest value= per key (key=): [key, max] per key", s_value_props);
+S_TABLE (mean, "the mean of value= per key (key=): [key, mean] per key", s_value_props);
+S_TABLE (distinct, "counts the distinct value= of each key (key=): [key, distinct values] per key",
+         s_distinct_props);

@@ -7,13 +7,11 @@
         lines path=words.txt ! count key=. threads=2 ! json path=counts.jsonl
         json path=app.jsonl ! sum key=.user value=.bytes ! json path=bytes.jsonl
 
-    Each thread keeps the state of the key groups it owns, one table per
-    group (lib/keytable.h), and no lock: every record of a key comes to
-    its thread.  At each epoch's end the groups that changed are stored
-    as workspace blobs "keys/STAGE/GROUP" (STAGE the stage's index in
-    the description), so that the checkpoint holds them as of the same
-    instant as the offsets, and a resume with another thread count has
-    each thread load the groups it owns now.
+    A key's value lives in its thread's keyed state (pipeline/keyed.h),
+    which the engine checkpoints per key group and hands over on a
+    resume with another thread count; no lock: every record of a key
+    comes to its thread.  Its producers fold their records by key first
+    (lib/shuffle.h's combiner), when that halves what they send.
 
     What comes out is one [key, value] array per key: when the input
     ends (emit=end, the default), or at each epoch's end for the keys

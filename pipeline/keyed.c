@@ -77,15 +77,11 @@ static int s_load (weir__keyed *self, unsigned g, size_t size, weir__err *err)
     char name[64];
     size_t bytes = 0;
     s_name (self, self->first + g, name, sizeof name);
-    const unsigned char *blob = weir__workspace_find (self->workspace, name, &bytes);
+    const void *blob = weir__workspace_find (self->workspace, name, &bytes);
     size_t have = 0;
-    if (blob) {
-        if (bytes < 4)
-            return weir__err_set (err, WEIR_ECORRUPT,
-                                  "the keyed state of key group %u (blob '%s') is malformed", self->first + g,
-                                  name);
-        have = (size_t) blob[0] | (size_t) blob[1] << 8 | (size_t) blob[2] << 16 | (size_t) blob[3] << 24;
-    }
+    if (blob && weir__keytable_saved_size (blob, bytes, &have))
+        return weir__err_set (err, WEIR_ECORRUPT, "the keyed state of key group %u (blob '%s') is malformed",
+                              self->first + g, name);
     size_t want = self->value_size ? self->value_size : size ? size : have;
     if ((have && want != have) || (size && want != size))
         return weir__err_set (err, WEIR_EINVAL,
@@ -97,7 +93,7 @@ static int s_load (weir__keyed *self, unsigned g, size_t size, weir__err *err)
     self->value_size = want;
     if (!(group->table = weir__keytable_new (want)))
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    int rc = blob ? weir__keytable_load (group->table, blob + 4, bytes - 4, weir__key_hash) : 0;
+    int rc = blob ? weir__keytable_load (group->table, blob, bytes, weir__key_hash) : 0;
     if (rc == -1)
         return weir__err_set (err, WEIR_ECORRUPT,
                               "the keyed state of key group %u (blob '%s', %zu bytes) is malformed",
@@ -219,13 +215,10 @@ int weir__keyed_store (weir__keyed *self, weir__err *err)
         s_group *group = &self->groups[g];
         if (!group->dirty)
             continue;
-        size_t size = self->value_size;
-        unsigned char head[4] = {(unsigned char) size, (unsigned char) (size >> 8),
-                                 (unsigned char) (size >> 16), (unsigned char) (size >> 24)};
         char name[64];
         s_name (self, self->first + g, name, sizeof name);
         self->saved.len = 0;
-        if (weir__buf_append (&self->saved, head, 4) || weir__keytable_save (group->table, &self->saved)
+        if (weir__keytable_save (group->table, &self->saved)
             || weir__workspace_restore (self->workspace, name, self->saved.data, self->saved.len))
             return weir__err_set (err, WEIR_ENOMEM, "out of memory storing key group %u", self->first + g);
         group->dirty = 0;

@@ -12,8 +12,7 @@
 
     The builtin aggregations (pipeline/aggregate.h) and the plugins'
     weir_key_state (<weir/plugin.h>) keep their state here.  A blob is
-    the value size (4 bytes, little-endian), then per key its length (4
-    bytes), its canonical bytes and its value.  */
+    what weir__keytable_save writes (its value size first).  */
 #ifndef WEIR_KEYED_H_INCLUDED
 #define WEIR_KEYED_H_INCLUDED
 

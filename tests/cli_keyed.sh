@@ -82,9 +82,7 @@ jq -s -c 'group_by(.page) | map([.[0].page, (unique | length)]) | .[]' "$T/pages
 sort "$T/d2.out" > "$T/got"; same "$T/got" "$T/want.records" "distinct key=.page (whole records)"
 rm -rf "$T/ck" "$T/d3.out"
 DJ="json path=$T/pages.jsonl ! distinct key=.page value=.user THREADS ! json path=$T/d3.out"
-WEIR_KILL_AT=writers-synced:3 "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 4000 "$(echo "$DJ" | sed 's/THREADS/threads=3/')" 2> /dev/null
-"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 4000 "$(echo "$DJ" | sed 's/THREADS/threads=1/')" \
-    || fail "distinct resumed"
+killed_at writers-synced:3 "$T/ck" 4000 "$DJ" distinct 3 1
 sort "$T/d3.out" > "$T/got"; same "$T/got" "$T/want.distinct" "distinct killed, resumed on 1 thread"
 
 # Integers stay integers; a float makes the sum a float; a sum past 64
@@ -138,11 +136,7 @@ expect_exit 1 "sum: a bad record .*: value=\.x is absent, not a number" -- "$WEI
 J="json path=$T/in.jsonl split=400000 threads=2 ! sum key=.u value=.b THREADS ! json path=$T/k.out"
 for point in pipe-drained:2 writers-synced:3 after-leveldb-write:2 shuffle-part-sent:40 keyed-epoch-ended:5; do
     rm -rf "$T/ck" "$T/k.out"
-    WEIR_KILL_AT=$point "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 7000 "$(echo "$J" | sed 's/THREADS/threads=3/g')" 2> "$T/err"
-    rc=$?
-    [ $rc -eq 137 ] && ok || fail "killed at $point: exit $rc $(cat "$T/err")"
-    "$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 7000 "$(echo "$J" | sed 's/THREADS/threads=1/g')" \
-        || fail "resumed after $point"
+    killed_at $point "$T/ck" 7000 "$J" sums 3 1
     jq -c . "$T/k.out" | sort > "$T/got"; sort "$T/want.sum" > "$T/want"
     same "$T/got" "$T/want" "sums after a kill at $point, 3 threads then 1"
 done
@@ -171,10 +165,7 @@ jq -c -s 'group_by(.u) | map(.[0].u) | .[]' "$T/in.jsonl" | sort > "$T/want.user
 D="json path=$T/in.jsonl split=400000 threads=2 ! $DEDUPE key=.u THREADS ! json path=$T/d.out"
 for point in writers-synced:3 keyed-epoch-ended:4; do
     rm -rf "$T/ck" "$T/d.out"
-    WEIR_KILL_AT=$point "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 7000 "$(echo "$D" | sed 's/THREADS/threads=3/')" 2> "$T/err"
-    [ $? -eq 137 ] && ok || fail "dedupe killed at $point: $(cat "$T/err")"
-    "$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 7000 "$(echo "$D" | sed 's/THREADS/threads=2/')" \
-        || fail "dedupe resumed after $point"
+    killed_at $point "$T/ck" 7000 "$D" dedupe 3 2
     jq -r 'select(type == "object") | .u' "$T/d.out" | sort > "$T/got"
     sed 's/"//g' "$T/want.users" > "$T/want"
     same "$T/got" "$T/want" "the first record of each user once, killed at $point, resumed on 2 threads"

@@ -64,16 +64,6 @@ awk 'BEGIN { for (i = 0; i < 60000; i++) printf "{\"app\": %d}\n", i }' > "$T/bi
 awk 'BEGIN { for (i = 0; i < 60000; i++) printf "GET /big/%d\n", i }' > "$T/big.log"
 { jq -c . "$T/big.jsonl"; jq -R -c . "$T/big.log"; } | sort > "$T/big.sorted"
 J="json path=$T/big.jsonl split=200000 THREADS ! m.  lines path=$T/big.log split=300000 ! m.  identity name=m ! json path=$T/k.out"
-# killed_at POINT CK EPOCH_RECORDS JOB WHAT: JOB (THREADS its threads=)
-# killed at kill point POINT with threads=2, then resumed with threads=1
-killed_at () {
-    WEIR_KILL_AT=$1 "$WEIR_KP" run -q --checkpoint "$2" --epoch-records "$3" "$(echo "$4" | sed 's/THREADS/threads=2/')" \
-        2> "$T/err"
-    rc=$?
-    [ $rc -eq 137 ] && ok || fail "$5 killed at $1: exit $rc $(cat "$T/err")"
-    "$WEIR" run -q --checkpoint "$2" --resume --epoch-records "$3" "$(echo "$4" | sed 's/THREADS/threads=1/')" \
-        || fail "$5 resumed after $1"
-}
 for point in pipe-drained:2 writers-synced:3 after-leveldb-write:2; do
     rm -rf "$T/ck" "$T/k.out"
     killed_at $point "$T/ck" 10000 "$J" merge

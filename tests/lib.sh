@@ -119,6 +119,19 @@ kill_rounds () {
         || fail "the last resume after random kills"
 }
 
+# killed_at POINT CK EPOCH_RECORDS JOB WHAT [KILLED [RESUMED]]: JOB (a
+# description in which THREADS stands for threads=) killed at kill point
+# POINT (with $WEIR_KP) with threads=KILLED (2), then resumed with
+# threads=RESUMED (1)
+killed_at () {
+    WEIR_KILL_AT=$1 "$WEIR_KP" run -q --checkpoint "$2" --epoch-records "$3" \
+        "$(echo "$4" | sed "s/THREADS/threads=${6:-2}/g")" 2> "$T/err"
+    rc=$?
+    [ $rc -eq 137 ] && ok || fail "$5 killed at $1: exit $rc $(cat "$T/err")"
+    "$WEIR" run -q --checkpoint "$2" --resume --epoch-records "$3" "$(echo "$4" | sed "s/THREADS/threads=${7:-1}/g")" \
+        || fail "$5 resumed after $1"
+}
+
 finish () {
     echo "$checks passed, $failures failed"
     [ "$failures" -eq 0 ]

@@ -156,6 +156,19 @@ for point in pipe-drained:2 writers-synced:1 writers-synced:3 after-leveldb-writ
     same "$T/inc.got" "$T/inc.ref" "incremental ingest killed at $point, cut, resumed"
 done
 
+# cut_at POINT DESC WHAT: DESC (THREADS standing for threads=) killed at
+# POINT with threads=2 under the shim, cut, and resumed with threads=1
+cut_at () {
+    rm -rf "$ROOT"/* && "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+    WEIR_KILL_AT=$1 shimmed "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --epoch-records 300 \
+        "$(echo "$2" | sed 's/THREADS/threads=2/g')" 2>"$T/err"
+    [ $RC -eq 137 ] && ok || { fail "$3 ($1): exit $RC, wanted 137"; sed 's/^/    /' "$T/err" >&2; }
+    power_cut "$3 ($1)"
+    timed 120 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 \
+        "$(echo "$2" | sed 's/THREADS/threads=1/g')" 2>"$T/err"
+    [ $RC -eq 0 ] && ok || { fail "$3 ($1): resume exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+}
+
 # --- A graph, cut ---------------------------------------------------------
 # Two readers merged, teed into a writer and a route of two writers.
 # Killed at a checkpoint's points and cut, then resumed with other thread
@@ -167,14 +180,7 @@ GDESC="lines path='$IN/*.txt' THREADS ! m.  range count=500 start=100000 ! m.  t
 seq 100000 100499 > "$T/g.big"
 seq 0 $((2 * PER - 1)) | sort > "$T/g.small"
 for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resumed:1; do
-    rm -rf "$ROOT"/* && "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
-    WEIR_KILL_AT=$point shimmed "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --epoch-records 300 \
-        "$(echo "$GDESC" | sed 's/THREADS/threads=2/')" 2>"$T/err"
-    [ $RC -eq 137 ] && ok || { fail "graph ($point): exit $RC, wanted 137"; sed 's/^/    /' "$T/err" >&2; }
-    power_cut "graph ($point)"
-    timed 120 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 \
-        "$(echo "$GDESC" | sed 's/THREADS/threads=1/')" 2>"$T/err"
-    [ $RC -eq 0 ] && ok || { fail "graph ($point): resume exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+    cut_at $point "$GDESC" graph
     for o in all big small; do
         sort "$ROOT/$o" > "$T/g.got"
         same "$T/g.got" "$T/g.$o" "graph killed at $point, cut, resumed: output '$o'"
@@ -190,14 +196,7 @@ awk -v n=$((2 * PER)) 'BEGIN { for (i = 0; i < n; i++) printf "k%d\n", (i * 7) %
 sort "$T/kin.txt" | uniq -c | awk '{ printf "[\"%s\",%d]\n", $2, $1 }' | sort > "$T/k.ref"
 KDESC="lines path=$T/kin.txt split=2000 THREADS ! count key=. THREADS ! lines path=$ROOT/kout"
 for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resumed:1; do
-    rm -rf "$ROOT"/* && "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
-    WEIR_KILL_AT=$point shimmed "$WEIR_KP" run -q --checkpoint "$ROOT/ck" --epoch-records 300 \
-        "$(echo "$KDESC" | sed 's/THREADS/threads=2/g')" 2>"$T/err"
-    [ $RC -eq 137 ] && ok || { fail "keyed ($point): exit $RC, wanted 137"; sed 's/^/    /' "$T/err" >&2; }
-    power_cut "keyed ($point)"
-    timed 120 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 \
-        "$(echo "$KDESC" | sed 's/THREADS/threads=1/g')" 2>"$T/err"
-    [ $RC -eq 0 ] && ok || { fail "keyed ($point): resume exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+    cut_at $point "$KDESC" keyed
     sort "$ROOT/kout" > "$T/k.got"
     same "$T/k.got" "$T/k.ref" "keyed count killed at $point, cut, resumed on 1 thread"
 done
