@@ -1,4 +1,5 @@
-/*  pipeline/aggregate.c - count, sum, min, max and mean per key.  */
+/*  pipeline/aggregate.c - count, sum, min, max, mean and distinct per
+    key, over the whole input or per tumbling window.  */
 #include "config.h"
 #include "pipeline/aggregate.h"
 
@@ -7,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/key.h"
+#include "lib/timestamp.h"
 #include "pipeline/keyed.h"
 #include "pipeline/stage.h"
 
@@ -36,7 +39,23 @@ typedef struct {
     s_op op;
     weir__key *value;  //  value=, NULL for count
     int changelog;     //  emit=epoch
+    //  Tumbling windows (window=): a key's state is one entry per window,
+    //  its key's bytes and then the window's start (8 bytes, this
+    //  machine's order, milliseconds since 1970)
+    int64_t window, lateness;  //  milliseconds; window 0: none
+    weir__key *time;           //  time=, NULL: processing time
+    char lateness_text[32];    //  lateness= as given, for messages
+    //  The latest event time any thread of the stage saw, biased so that
+    //  0 is none (s_biased): in the blob keys/STAGE/watermark, so that
+    //  the checkpoint keeps it with the state of the windows
+    uint64_t *latest;
 } s_agg;
+
+//  An instant as an unsigned number of the same order, 0 for none
+static uint64_t s_biased (int64_t ms)
+{
+    return (uint64_t) ms ^ (1ull << 63);
+}
 
 typedef struct {
     s_agg *agg;
@@ -47,13 +66,28 @@ typedef struct {
     //  What the combiner saved, not yet added to the stage's metrics:
     //  the records that came folded, the partial aggregates they came as
     uint64_t combined, partials;
+    weir__buf entry;         //  windows: the entry of the record's key and window
+    int64_t next_close;      //  the end of its first open window (INT64_MIN: to find out)
+    uint64_t late, windows;  //  not yet said: late records, windows emitted
 } s_thread;
+
+// clang-format off
+#define S_WINDOW_PROPS                                                                                       \
+    {"window", "", "tumbling windows of this length (60s, 5m, 1h, 250ms): one [key, value, start, end] "     \
+                   "per key and window, once the window closes"},                                            \
+    {"time", "", "the path of the event time that puts a record in its window (RFC 3339 or epoch "           \
+                 "seconds); none: the time it is processed"},                                                \
+    {"lateness", "0s", "how far behind the latest event time seen a record may be and still count; a "       \
+                       "window closes once the latest time less this passes its end, and later records "     \
+                       "are bad ('late')"}
+// clang-format on
 
 static const weir_property_info s_count_props[] = {
     {"key", NULL, "the path of the key it counts by ('.user', '[0]', '.' for the whole record)"},
     {"emit", "end",
      "end: one [key, count] per key when the input ends; epoch: at each epoch's end, those "
      "that changed in it (a changelog)"},
+    S_WINDOW_PROPS,
     {NULL, NULL, NULL},
 };
 
@@ -63,6 +97,7 @@ static const weir_property_info s_value_props[] = {
     {"emit", "end",
      "end: one [key, value] per key when the input ends; epoch: at each epoch's end, those "
      "that changed in it (a changelog)"},
+    S_WINDOW_PROPS,
     {NULL, NULL, NULL},
 };
 
@@ -72,8 +107,80 @@ static const weir_property_info s_distinct_props[] = {
     {"emit", "end",
      "end: one [key, distinct values] per key when the input ends; epoch: at each epoch's end, those "
      "that changed in it (a changelog)"},
+    S_WINDOW_PROPS,
     {NULL, NULL, NULL},
 };
+
+//  PROP (given, of ELEMENT) as a path; 0 or WEIR_EPROPERTY
+static int s_check_path (const weir__prop *prop, const char *element, weir__err *err)
+{
+    weir__key *k = weir__key_new (prop->value, err);
+    if (k) {
+        weir__key_destroy (&k);
+        return 0;
+    }
+    char was[sizeof err->msg];
+    snprintf (was, sizeof was, "%s", err->msg);
+    long at = err->offset;
+    weir__err_set (err, WEIR_EPROPERTY, "%s: %s=%s: %s", element, prop->key, prop->value, was);
+    err->offset = prop->value_offset < 0 ? -1 : prop->value_offset + prop->quoted + at;
+    return err->code;
+}
+
+//  lateness=0 and 0s are no lateness, which a duration cannot be
+static int s_lateness (const char *text, int64_t *ms)
+{
+    if (!strcmp (text, "0") || !strcmp (text, "0s") || !strcmp (text, "0ms")) {
+        *ms = 0;
+        return 0;
+    }
+    return weir__duration_parse (text, ms);
+}
+
+//  window=, time= and lateness= make sense together, or not at all
+static int s_check_window (weir__props *props, const char *element, weir__err *err)
+{
+    weir__prop *window = weir__props_find (props, "window"), *time = weir__props_find (props, "time"),
+               *lateness = weir__props_find (props, "lateness"), *emit = weir__props_find (props, "emit");
+    int64_t ms;
+    weir__prop *culprit = NULL;
+    if (window && weir__duration_parse (window->value, &ms)) {
+        weir__err_set (err, WEIR_EPROPERTY,
+                       "%s: window=%s: expected a length of time, a number and a unit (250ms, 60s, 5m, 1h, "
+                       "1d)",
+                       element, window->value);
+        culprit = window;
+    }
+    else if (lateness && s_lateness (lateness->value, &ms)) {
+        weir__err_set (err, WEIR_EPROPERTY,
+                       "%s: lateness=%s: expected a length of time, a number and a unit (0s, 250ms, 60s, 5m)",
+                       element, lateness->value);
+        culprit = lateness;
+    }
+    else if (!window && (time || lateness)) {
+        culprit = time ? time : lateness;
+        weir__err_set (err, WEIR_EPROPERTY, "%s: %s= is for windows, and there is no window= (window=60s)",
+                       element, culprit->key);
+    }
+    else if (window && emit) {
+        weir__err_set (err, WEIR_EPROPERTY,
+                       "%s: emit=%s and window=%s: a window is emitted when it closes; give one of them",
+                       element, emit->value, window->value);
+        culprit = emit;
+    }
+    else if (window && lateness && !time) {
+        weir__err_set (err, WEIR_EPROPERTY,
+                       "%s: lateness= needs time=, the event time: by processing time no record is late",
+                       element);
+        culprit = lateness;
+    }
+    else if (time)
+        return s_check_path (time, element, err);
+    if (!culprit)
+        return 0;
+    err->offset = culprit->value_offset < 0 ? -1 : culprit->value_offset + culprit->quoted;
+    return err->code;
+}
 
 int weir__aggregate_check (weir__props *props, const char *element, const weir_property_info *common,
                            weir__err *err)
@@ -98,19 +205,9 @@ int weir__aggregate_check (weir__props *props, const char *element, const weir_p
                        element);
         return err->code;
     }
-    if (value) {
-        weir__key *k = weir__key_new (value->value, err);
-        if (!k) {
-            char was[sizeof err->msg];
-            snprintf (was, sizeof was, "%s", err->msg);
-            long at = err->offset;
-            weir__err_set (err, WEIR_EPROPERTY, "%s: value=%s: %s", element, value->value, was);
-            err->offset = value->value_offset < 0 ? -1 : value->value_offset + value->quoted + at;
-            return err->code;
-        }
-        weir__key_destroy (&k);
-    }
-    return 0;
+    if (value && s_check_path (value, element, err))
+        return err->code;
+    return s_check_window (props, element, err);
 }
 
 static int s_combine_fold (const weir__combiner *c, const msgpack_object *rec, void *value);
@@ -139,17 +236,39 @@ static int s_open (weir_stage *st, void **state)
     agg->combine.merge = s_merge;
     weir_prop (st, "key", NULL);
     const char *value = weir_prop (st, "value", op == S_DISTINCT ? "." : NULL);
+    const char *window = weir_prop (st, "window", ""), *time = weir_prop (st, "time", "");
     weir__err err;
     weir__err_init (&err);
     if (value && !(agg->value = weir__key_new (value, &err))) {
         free (agg);
         return weir_fail (st, "value=%s: %s", value, err.msg);
     }
+    //  The properties were checked when the job was built
+    if (*window) {
+        char blob[64];
+        snprintf (blob, sizeof blob, "keys/%zu/watermark", st->stage->index);
+        weir__duration_parse (window, &agg->window);
+        const char *lateness = weir_prop (st, "lateness", "0s");
+        s_lateness (lateness, &agg->lateness);
+        snprintf (agg->lateness_text, sizeof agg->lateness_text, "%s", lateness);
+        int rc = 0;
+        if (*time && !(agg->time = weir__key_new (time, &err)))
+            rc = weir_fail (st, "time=%s: %s", time, err.msg);
+        else if (!(agg->latest = weir_blob (st, blob, sizeof (uint64_t))))
+            rc = WEIR_EPROCESSOR;  //  weir_blob said why
+        if (rc) {
+            weir__key_destroy (&agg->value);
+            weir__key_destroy (&agg->time);
+            free (agg);
+            return rc;
+        }
+    }
     *state = agg;
     //  Its producers fold their records by key before they send them;
     //  they start after every stage opened.  Distinct values cannot be
-    //  counted in part: a value in two batches is one
-    if (op != S_DISTINCT)
+    //  counted in part: a value in two batches is one.  Nor windows yet:
+    //  a producer would fold by key and window
+    if (op != S_DISTINCT && !agg->window)
         st->stage->combine = &agg->combine;
     return 0;
 }
@@ -160,6 +279,7 @@ static void s_close (weir_stage *st, void *state)
     //  Closed once every thread is joined: no producer folds any more
     st->stage->combine = NULL;
     weir__key_destroy (&agg->value);
+    weir__key_destroy (&agg->time);
     free (agg);
 }
 
@@ -170,6 +290,7 @@ static void s_thread_close (weir_stage *st, void *tstate)
     weir__buf_release (&t->key);
     weir__buf_release (&t->value);
     weir__buf_release (&t->member);
+    weir__buf_release (&t->entry);
     free (t);
 }
 
@@ -189,6 +310,14 @@ static void s_say (weir_stage *st, s_thread *t)
         weir_metric_add (st, "partials", (double) t->partials);
         t->combined = t->partials = 0;
     }
+    if (t->windows) {
+        weir_metric_add (st, "windows", (double) t->windows);
+        t->windows = 0;
+    }
+    if (t->late) {
+        weir_metric_add (st, "late", (double) t->late);
+        t->late = 0;
+    }
 }
 
 //  The thread's state is the engine's (st->keyed, pipeline/keyed.h):
@@ -203,6 +332,8 @@ static int s_thread_open (weir_stage *st, void *state, void **tstate)
     weir__buf_init (&t->key);
     weir__buf_init (&t->value);
     weir__buf_init (&t->member);
+    weir__buf_init (&t->entry);
+    t->next_close = INT64_MIN;
     *tstate = t;
     return 0;
 }
@@ -289,13 +420,29 @@ static void s_fold (s_op op, s_value *v, int64_t i, double f, int is_float, uint
 }
 
 //  The state of the key of LEN canonical bytes at KEY, of hash HASH, in
-//  the thread of ST, marked changed; NULL when the job failed
-static s_value *s_state (weir_stage *st, const char *key, size_t len, uint64_t hash)
+//  the thread of ST, marked changed: with START, of its window that
+//  starts then.  NULL when the job failed
+static s_value *s_state (weir_stage *st, s_thread *t, const char *key, size_t len, uint64_t hash,
+                         const int64_t *start)
 {
     weir__err err;
     weir__err_init (&err);
     int fresh;
-    s_value *v = weir__keyed_value (st->keyed, key, len, hash, sizeof *v, &fresh, &err);
+    s_value *v;
+    if (!start)
+        v = weir__keyed_value (st->keyed, key, len, hash, sizeof *v, &fresh, &err);
+    else {
+        //  An entry of its own in the key's group: the key, the start
+        t->entry.len = 0;
+        if (weir__buf_append (&t->entry, key, len) || weir__buf_append (&t->entry, start, sizeof *start)) {
+            weir_fail (st, "out of memory");
+            return NULL;
+        }
+        v = weir__keyed_value_in (st->keyed, hash, t->entry.data, t->entry.len,
+                                  weir__key_hash (t->entry.data, t->entry.len), sizeof *v, &fresh, &err);
+        if (v && *start + t->agg->window < t->next_close)
+            t->next_close = *start + t->agg->window;
+    }
     if (!v) {
         weir_fail (st, "%s", err.msg);
         return NULL;
@@ -304,10 +451,98 @@ static s_value *s_state (weir_stage *st, const char *key, size_t len, uint64_t h
     return v;
 }
 
-//  distinct: REC's value= kept once per key, in the key's group (an entry
-//  of its own: S_MEMBER, the key's bytes, the value's), and the key's
-//  count of them
-static int s_distinct (weir_stage *st, s_thread *t, const msgpack_object *rec)
+//  Now, in milliseconds since 1970: processing time
+static int64_t s_now_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+//  The event time time= reads in REC, into *MS: 0, or -1 when it has
+//  none (REASON says why)
+static int s_event_time (const s_agg *agg, const msgpack_object *rec, int64_t *ms, char *reason, size_t size)
+{
+    const msgpack_object *v = weir__key_find (agg->time, rec);
+    const char *path = weir__key_path (agg->time);
+    int bad = 0;
+    if (!v)
+        bad = snprintf (reason, size, "time=%s is absent", path);
+    else if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER || v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER
+             || v->type == MSGPACK_OBJECT_FLOAT64 || v->type == MSGPACK_OBJECT_FLOAT32) {
+        double seconds = v->type == MSGPACK_OBJECT_POSITIVE_INTEGER   ? (double) v->via.u64
+                         : v->type == MSGPACK_OBJECT_NEGATIVE_INTEGER ? (double) v->via.i64
+                                                                      : v->via.f64;
+        if (weir__timestamp_of_seconds (seconds, ms))
+            bad = snprintf (reason, size, "time=%s is %g, not a time in epoch seconds of years 0 to 9999",
+                            path, seconds);
+    }
+    else if (v->type == MSGPACK_OBJECT_STR) {
+        if (weir__timestamp_parse (v->via.str.ptr, v->via.str.size, ms))
+            bad = snprintf (reason, size, "time=%s is '%.*s', not an RFC 3339 time (2026-11-27T17:55:00Z)",
+                            path, v->via.str.size > 64 ? 64 : (int) v->via.str.size, v->via.str.ptr);
+    }
+    else
+        bad = snprintf (reason, size, "time=%s is %s %s, not a time (RFC 3339 or epoch seconds)", path,
+                        v->type == MSGPACK_OBJECT_ARRAY ? "an" : "a", weir_type_name (v));
+    return bad ? -1 : 0;
+}
+
+//  The time from which the stage's windows that end by it are closed:
+//  the latest event time seen less lateness=, or now
+static int64_t s_watermark (const s_agg *agg)
+{
+    if (!agg->time)
+        return s_now_ms ();
+    uint64_t latest = __atomic_load_n (agg->latest, __ATOMIC_RELAXED);
+    return latest ? (int64_t) (latest ^ (1ull << 63)) - agg->lateness : INT64_MIN;
+}
+
+//  The start of REC's window into *START: 0, 1 when the window closed
+//  already (the record is late), -1 when REC has no time; REASON says why
+static int s_window (s_thread *t, const msgpack_object *rec, int64_t *start, char *reason, size_t size)
+{
+    const s_agg *agg = t->agg;
+    int64_t at;
+    if (!agg->time)
+        at = s_now_ms ();
+    else if (s_event_time (agg, rec, &at, reason, size))
+        return -1;
+    int64_t into = at % agg->window;
+    *start = at - (into < 0 ? into + agg->window : into);
+    if (!agg->time)
+        return 0;
+    int64_t watermark = s_watermark (agg);
+    if (*start + agg->window <= watermark) {
+        char when[32], from[32], to[32], mark[32];
+        weir__timestamp_format (at, when, sizeof when);
+        weir__timestamp_format (*start, from, sizeof from);
+        weir__timestamp_format (*start + agg->window, to, sizeof to);
+        weir__timestamp_format (watermark, mark, sizeof mark);
+        snprintf (reason, size,
+                  "late: its time %s is in the window from %s to %s, closed at %s (the latest time seen less "
+                  "lateness=%s)",
+                  when, from, to, mark, agg->lateness_text);
+        t->late++;
+        return 1;
+    }
+    //  The latest time only moves forward, whichever thread sees it
+    uint64_t latest = __atomic_load_n (agg->latest, __ATOMIC_RELAXED), mine = s_biased (at);
+    while (
+        mine > latest
+        && !__atomic_compare_exchange_n (agg->latest, &latest, mine, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+    return 0;
+}
+
+//  The windows of the thread that end by WATERMARK, emitted and
+//  forgotten
+static int s_close_windows (weir_stage *st, s_thread *t, int64_t watermark);
+
+//  distinct: REC's value= kept once per key (and window), in the key's
+//  group (an entry of its own: S_MEMBER, the key's bytes, the value's,
+//  the window's start), and the key's count of them
+static int s_distinct (weir_stage *st, s_thread *t, const msgpack_object *rec, const int64_t *start)
 {
     uint64_t hash, vhash;
     const char *key, *value;
@@ -317,7 +552,8 @@ static int s_distinct (weir_stage *st, s_thread *t, const msgpack_object *rec)
         return weir_fail (st, "out of memory");
     t->member.len = 0;
     if (weir__buf_putc (&t->member, (char) S_MEMBER) || weir__buf_append (&t->member, key, len)
-        || weir__buf_append (&t->member, value, vlen))
+        || weir__buf_append (&t->member, value, vlen)
+        || (start && weir__buf_append (&t->member, start, sizeof *start)))
         return weir_fail (st, "out of memory");
     weir__err err;
     weir__err_init (&err);
@@ -329,7 +565,7 @@ static int s_distinct (weir_stage *st, s_thread *t, const msgpack_object *rec)
     if (!fresh)
         return 0;
     //  The key's bytes are in the record or in t->key: both still hold
-    s_value *v = s_state (st, key, len, hash);
+    s_value *v = s_state (st, t, key, len, hash, start);
     if (!v)
         return -1;
     v->n++;
@@ -340,24 +576,39 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
 {
     s_thread *t = tstate;
     const s_agg *agg = t->agg;
+    char reason[320];
+    int64_t start;
+    const int64_t *window = NULL;
+    if (agg->window) {
+        if (s_window (t, rec, &start, reason, sizeof reason))
+            return weir_reject (st, "%s", reason);
+        window = &start;
+    }
+    int rc = 0;
     if (agg->op == S_DISTINCT)
-        return s_distinct (st, t, rec);
-    int64_t i = 0;
-    double f = 0;
-    int is_float = 0;
-    char reason[160];
-    if (agg->value && s_number (agg, rec, &i, &f, &is_float, reason, sizeof reason))
-        return weir_reject (st, "%s", reason);
-    uint64_t hash;
-    const char *key;
-    size_t len;
-    if (weir__key_of (st->stage->key, rec, &t->key, &key, &len, &hash))
-        return weir_fail (st, "out of memory");
-    s_value *v = s_state (st, key, len, hash);
-    if (!v)
-        return -1;
-    s_fold (agg->op, v, i, f, is_float, 1);
-    return 0;
+        rc = s_distinct (st, t, rec, window);
+    else {
+        int64_t i = 0;
+        double f = 0;
+        int is_float = 0;
+        if (agg->value && s_number (agg, rec, &i, &f, &is_float, reason, sizeof reason))
+            return weir_reject (st, "%s", reason);
+        uint64_t hash;
+        const char *key;
+        size_t len;
+        if (weir__key_of (st->stage->key, rec, &t->key, &key, &len, &hash))
+            return weir_fail (st, "out of memory");
+        s_value *v = s_state (st, t, key, len, hash, window);
+        if (!v)
+            return -1;
+        s_fold (agg->op, v, i, f, is_float, 1);
+    }
+    if (!rc && window) {
+        int64_t watermark = s_watermark (agg);
+        if (watermark >= t->next_close)
+            rc = s_close_windows (st, t, watermark);
+    }
+    return rc;
 }
 
 //  The combiner, in the producers' threads: REC folded into the batch's
@@ -412,7 +663,7 @@ static int s_merge (weir__worker *w, void *tstate, const char *payload, size_t l
         const char *key = p + 12;
         memcpy (&partial, key + n, sizeof partial);
         p += 12 + n + sizeof partial;
-        s_value *v = s_state (w, key, n, hash);
+        s_value *v = s_state (w, t, key, n, hash, NULL);
         if (!v)
             return -1;
         s_fold (agg->op, v, partial.is_float ? 0 : partial.a.i, partial.is_float ? partial.a.f : 0,
@@ -424,11 +675,13 @@ static int s_merge (weir__worker *w, void *tstate, const char *payload, size_t l
     return 0;
 }
 
-//  [key, value] for the key of LEN canonical bytes at KEY
-static int s_emit (weir_stage *st, const s_agg *agg, const char *key, size_t len, const s_value *v)
+//  [key, value] for the key of LEN canonical bytes at KEY; with START,
+//  [key, value, start, end] for its window that starts then
+static int s_emit (weir_stage *st, const s_agg *agg, const char *key, size_t len, const s_value *v,
+                   const int64_t *start)
 {
     msgpack_packer *pk = weir_packer (st);
-    msgpack_pack_array (pk, 2);
+    msgpack_pack_array (pk, start ? 4 : 2);
     //  The key's bytes are one msgpack object already
     pk->callback (pk->data, key, len);
     switch (agg->op) {
@@ -441,7 +694,56 @@ static int s_emit (weir_stage *st, const s_agg *agg, const char *key, size_t len
         else
             msgpack_pack_int64 (pk, v->a.i);
     }
+    for (int end = 0; start && end < 2; end++) {
+        char text[32];
+        size_t n = weir__timestamp_format (*start + (end ? agg->window : 0), text, sizeof text);
+        msgpack_pack_str (pk, n);
+        msgpack_pack_str_body (pk, text, n);
+    }
     return weir_emit_packed (st);
+}
+
+//  What s_close_window needs
+typedef struct {
+    weir_stage *st;
+    s_thread *t;
+    int64_t watermark;
+    int64_t next_close;  //  of the windows left open
+} s_closing;
+
+//  An entry of a window that ends by the watermark: emitted (unless a
+//  distinct value) and forgotten (1)
+static int s_close_window (void *arg, const char *entry, size_t len, void *value)
+{
+    s_closing *c = arg;
+    const s_agg *agg = c->t->agg;
+    int64_t start;
+    if (len < sizeof start)
+        return weir_fail (c->st, "a malformed entry of a window in the keyed state");
+    memcpy (&start, entry + len - sizeof start, sizeof start);
+    if (start + agg->window > c->watermark) {
+        if (start + agg->window < c->next_close)
+            c->next_close = start + agg->window;
+        return 0;
+    }
+    if ((unsigned char) entry[0] == S_MEMBER)
+        return 1;
+    c->t->windows++;
+    return s_emit (c->st, agg, entry, len - sizeof start, value, &start) ? -1 : 1;
+}
+
+static int s_close_windows (weir_stage *st, s_thread *t, int64_t watermark)
+{
+    s_closing c = {st, t, watermark, INT64_MAX};
+    weir__err err;
+    weir__err_init (&err);
+    int rc = weir__keyed_sweep (st->keyed, s_close_window, &c, &err);
+    if (rc < 0 && err.code)
+        return weir_fail (st, "%s", err.msg);
+    if (rc)
+        return -1;
+    t->next_close = c.next_close;
+    return 0;
 }
 
 //  What s_emit_key needs
@@ -457,7 +759,7 @@ static int s_emit_key (void *arg, const char *key, size_t len, void *value)
     s_value *v = value;
     if (len && (unsigned char) key[0] == S_MEMBER)
         return 0;
-    int rc = (e->all || v->changed) ? s_emit (e->st, e->agg, key, len, v) : 0;
+    int rc = (e->all || v->changed) ? s_emit (e->st, e->agg, key, len, v, NULL) : 0;
     v->changed = 0;
     return rc;
 }
@@ -469,7 +771,14 @@ static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
     const s_agg *agg = t->agg;
     //  The engine stores the groups that changed once this returns
     s_emitting e = {st, agg, !agg->changelog};
-    if (agg->changelog || weir_last_epoch (st)) {
+    if (agg->window) {
+        //  Windows another thread's times closed, or the clock; at the
+        //  end of the input, every one
+        int64_t watermark = weir_last_epoch (st) ? INT64_MAX : s_watermark (agg);
+        if (watermark >= t->next_close && s_close_windows (st, t, watermark))
+            return -1;
+    }
+    else if (agg->changelog || weir_last_epoch (st)) {
         weir__err err;
         weir__err_init (&err);
         int rc = weir__keyed_each (st->keyed, agg->changelog, s_emit_key, &e, &err);
@@ -496,10 +805,21 @@ static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
         .props = PROPS,                                                                                      \
     }
 
-S_TABLE (count, "counts the records of each key (key=): [key, count] per key", s_count_props);
-S_TABLE (sum, "sums value= per key (key=): [key, sum] per key", s_value_props);
-S_TABLE (min, "the least value= per key (key=): [key, min] per key", s_value_props);
-S_TABLE (max, "the greatest value= per key (key=): [key, max] per key", s_value_props);
-S_TABLE (mean, "the mean of value= per key (key=): [key, mean] per key", s_value_props);
-S_TABLE (distinct, "counts the distinct value= of each key (key=): [key, distinct values] per key",
+S_TABLE (
+    count,
+    "counts the records of each key (key=): [key, count] per key, or per key and tumbling window (window=)",
+    s_count_props);
+S_TABLE (sum, "sums value= per key (key=): [key, sum] per key, or per key and tumbling window (window=)",
+         s_value_props);
+S_TABLE (min, "the least value= per key (key=): [key, min] per key, or per key and tumbling window (window=)",
+         s_value_props);
+S_TABLE (max,
+         "the greatest value= per key (key=): [key, max] per key, or per key and tumbling window (window=)",
+         s_value_props);
+S_TABLE (mean,
+         "the mean of value= per key (key=): [key, mean] per key, or per key and tumbling window (window=)",
+         s_value_props);
+S_TABLE (distinct,
+         "counts the distinct value= of each key (key=): [key, distinct values] per key, or per key and "
+         "tumbling window (window=)",
          s_distinct_props);

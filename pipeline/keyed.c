@@ -209,6 +209,32 @@ int weir__keyed_each (weir__keyed *self, int changed, weir__keyed_fn *fn, void *
     return 0;
 }
 
+int weir__keyed_sweep (weir__keyed *self, weir__keyed_fn *fn, void *arg, weir__err *err)
+{
+    for (unsigned g = 0; g < self->end - self->first; g++) {
+        s_group *group = &self->groups[g];
+        if (s_load (self, g, 0, err))
+            return -1;
+        //  From the last key down: a key forgotten takes the last one's
+        //  place (lib/keytable.h), which was seen already
+        for (size_t k = group->table ? weir__keytable_count (group->table) : 0; k-- > 0;) {
+            const char *key;
+            size_t len;
+            void *value = weir__keytable_entry (group->table, k, &key, &len);
+            int rc = fn (arg, key, len, value);
+            if (rc < 0)
+                return rc;
+            if (rc == 0)
+                continue;
+            if (weir__keytable_delete (group->table, key, len, weir__keytable_hash (group->table, k)) < 0)
+                return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            self->keys--;
+            group->dirty = 1;
+        }
+    }
+    return 0;
+}
+
 int weir__keyed_store (weir__keyed *self, weir__err *err)
 {
     for (unsigned g = 0; g < self->end - self->first; g++) {

@@ -60,6 +60,11 @@ int weir__keyed_delete (weir__keyed *self, const char *key, size_t len, uint64_t
 typedef int (weir__keyed_fn) (void *arg, const char *key, size_t len, void *value);
 int weir__keyed_each (weir__keyed *self, int changed, weir__keyed_fn *fn, void *arg, weir__err *err);
 
+/*  FN for every key of the thread's groups, as weir__keyed_each; a key
+    for which FN returns 1 is forgotten (the windows of an aggregation,
+    once emitted).  0, FN's negative return, or -1 with ERR.  */
+int weir__keyed_sweep (weir__keyed *self, weir__keyed_fn *fn, void *arg, weir__err *err);
+
 /*  Store the groups that changed in this epoch as their blobs.  0, or -1
     with ERR.  */
 int weir__keyed_store (weir__keyed *self, weir__err *err);

@@ -201,6 +201,23 @@ for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resum
     same "$T/k.got" "$T/k.ref" "keyed count killed at $point, cut, resumed on 1 thread"
 done
 
+# --- Windows, cut ----------------------------------------------------------
+# Events 10 ms apart counted per key and 1 s window by their event time;
+# windows close as the input flows (lateness=10s: 1,000 events, more than
+# the 4-batch queues let one thread run ahead of the other).  Killed,
+# cut and resumed on another thread count: every window exact, once.
+awk -v n=$((2 * PER)) 'BEGIN { for (i = 0; i < n; i++) printf "{\"k\":\"k%d\",\"t\":%d.%02d}\n", (i * 7) % 37, i / 100, i % 100 }' > "$T/win.jsonl"
+awk -v n=$((2 * PER)) 'BEGIN { for (i = 0; i < n; i++) c[sprintf ("k%d %d", (i * 7) % 37, int (i / 100))]++
+    for (w in c) { split (w, p, " "); s = p[2]
+        printf "[\"%s\",%d,\"1970-01-01T00:%02d:%02dZ\",\"1970-01-01T00:%02d:%02dZ\"]\n", p[1], c[w], s / 60, s % 60, (s + 1) / 60, (s + 1) % 60 } }' \
+    | sort > "$T/w.ref"
+WDESC="json path=$T/win.jsonl ! count key=.k window=1s time=.t lateness=10s capacity=4 THREADS ! lines path=$ROOT/wout"
+for point in pipe-drained:3 writers-synced:3 after-leveldb-write:4 keyed-epoch-ended:5; do
+    cut_at $point "$WDESC" windows
+    sort "$ROOT/wout" > "$T/w.got"
+    same "$T/w.got" "$T/w.ref" "windowed count killed at $point, cut, resumed on 1 thread"
+done
+
 # --- Cuts at kill points and at random instants, every writer ---------
 POINTS="readers-stopped pipe-drained writers-synced blobs-copied before-leveldb-write after-leveldb-write readers-resumed"
 for writer in lines msgpack leveldb-flush leveldb-sync; do
