@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "checkpoint/keys.h"
+#include "lib/buf.h"
 #include "lib/hash.h"
 
 #define S_CHUNK WEIR__STORE_CHUNK
@@ -26,18 +27,35 @@ static void s_sum (char *out, size_t size, size_t count, uint64_t hash)
     snprintf (out, size, "%zu %016" PRIx64, count, hash);
 }
 
-//  A blob's size entry, decimal: 0 and *SIZE, or -1 (and 0) when it is
-//  empty or too long to be one
-static int s_blob_size (const char *text, size_t len, size_t *size)
+int weir__layout_blob_value (const char *text, size_t len, size_t *size, uint64_t *held, uint64_t *hash)
 {
-    char digits[24];
+    char buf[64];
     *size = 0;
-    if (len == 0 || len >= sizeof digits)
+    *held = *hash = 0;
+    if (len == 0 || len >= sizeof buf)
         return -1;
-    memcpy (digits, text, len);
-    digits[len] = '\0';
-    *size = (size_t) strtoull (digits, NULL, 10);
+    memcpy (buf, text, len);
+    buf[len] = '\0';
+    unsigned long long n, e, h;
+    int used = 0;
+    if (sscanf (buf, "%llu %llu %llx%n", &n, &e, &h, &used) == 3 && (size_t) used == len) {
+        *size = (size_t) n, *held = e, *hash = h;
+        return 1;
+    }
+    //  A store written before blobs were kept once: the size alone
+    if (strspn (buf, "0123456789") != len)
+        return -1;
+    *size = (size_t) strtoull (buf, NULL, 10);
     return 0;
+}
+
+//  The key of chunk CHUNK of blob NAME (NLEN bytes) of checkpoint HELD's
+//  write, into OUT of SIZE bytes; its length
+static size_t s_shared_key (char *out, size_t size, const char *name, size_t nlen, uint64_t held,
+                            size_t chunk)
+{
+    int n = snprintf (out, size, "s/%020" PRIu64 "/%.*s#%08zu", held, (int) nlen, name, chunk);
+    return n < 0 ? 0 : (size_t) n;
 }
 
 //  ---------------------------------------------------------------------
@@ -71,24 +89,44 @@ static char *s_pack_section (const weir__ckpt *ckpt, char section, size_t *len)
     return out;
 }
 
-static int s_unpack_section (weir__ckpt *ckpt, char section, const char *data, size_t len)
+//  FN for each item of a packed section, LEN bytes at DATA: its name
+//  (NLEN bytes, not terminated) and value.  0, or -1 when malformed or
+//  FN returned non-zero
+typedef int (s_item_fn) (void *arg, const char *name, size_t nlen, const char *value, size_t vlen);
+static int s_each_item (const char *data, size_t len, s_item_fn *fn, void *arg)
 {
     while (len) {
         uint32_t n, v;
         if (len < 4 || (memcpy (&n, data, 4), len - 4 < (size_t) n + 4))
             return -1;
         memcpy (&v, data + 4 + n, 4);
-        if (len - 8 - n < v)
-            return -1;
-        char *name = strndup (data + 4, n);
-        int rc = name ? weir__ckpt_put (ckpt, section, name, data + 8 + n, v, 1) : -1;
-        free (name);
-        if (rc)
+        if (len - 8 - n < v || fn (arg, data + 4, n, data + 8 + n, v))
             return -1;
         data += 8 + n + v;
         len -= 8 + (size_t) n + v;
     }
     return 0;
+}
+
+//  What s_put_item needs
+typedef struct {
+    weir__ckpt *ckpt;
+    char section;
+} s_unpacking;
+
+static int s_put_item (void *arg, const char *name, size_t nlen, const char *value, size_t vlen)
+{
+    const s_unpacking *u = arg;
+    char *copy = strndup (name, nlen);
+    int rc = copy ? weir__ckpt_put (u->ckpt, u->section, copy, value, vlen, 1) : -1;
+    free (copy);
+    return rc ? -1 : 0;
+}
+
+static int s_unpack_section (weir__ckpt *ckpt, char section, const char *data, size_t len)
+{
+    s_unpacking u = {ckpt, section};
+    return s_each_item (data, len, s_put_item, &u);
 }
 
 //  ---------------------------------------------------------------------
@@ -129,11 +167,17 @@ static int s_put (weir__layout *self, const char *value, size_t vlen, char *own,
     return 0;
 }
 
-//  Every entry of CKPT under PREFIX: the small sections packed, blobs cut
-//  into chunks.
-static int s_fill (weir__layout *self, const weir__ckpt *ckpt, const char *prefix)
+//  Every entry of CKPT under PREFIX: the small sections packed, and each
+//  blob's entry; the bytes of a blob the store holds already (FIND) are
+//  not written again, the others go in chunks under this epoch's write.
+static int s_fill (weir__layout *self, const weir__ckpt *ckpt, const char *prefix, weir__layout_find_fn *find,
+                   void *arg)
 {
+    uint64_t epoch = weir__ckpt_epoch (ckpt);
     size_t nblobs = weir__ckpt_count (ckpt, WEIR__SECTION_BLOBS);
+    self->blobs = calloc (nblobs ? nblobs : 1, sizeof *self->blobs);
+    if (!self->blobs)
+        return WEIR_ENOMEM;
     self->cap = 4 + nblobs;
     for (size_t i = 0; i < nblobs; i++) {
         size_t len;
@@ -155,40 +199,93 @@ static int s_fill (weir__layout *self, const weir__ckpt *ckpt, const char *prefi
         if (!packed || s_put (self, packed, len, packed, "%s%c", prefix, small[k]))
             return WEIR_ENOMEM;
     }
+    //  The blobs' entries packed under 'b' as a small section is, one key
+    //  whatever their number (a keyed stage has one per key group): each
+    //  blob's size, the write that holds its bytes and their hash.  Its
+    //  bytes in chunks under 's/HELD/', when this write holds them
+    weir__buf packed;
+    weir__buf_init (&packed);
     for (size_t i = 0; i < nblobs; i++) {
         const void *data;
         size_t len;
         const char *name = weir__ckpt_item (ckpt, WEIR__SECTION_BLOBS, i, &data, &len);
-        //  A blob: its size under 'b', its bytes in chunks under 'c'
-        char *size = NULL;
-        int n = asprintf (&size, "%zu", len);
-        if (n < 0 || s_put (self, size, (size_t) n, size, "%s%c/%s", prefix, WEIR__SECTION_BLOBS, name))
+        weir__layout_blob *blob = &self->blobs[self->nblobs];
+        blob->size = len;
+        blob->hash = weir__hash64 (0, data, len);
+        if (!find || !find (arg, name, len, blob->hash, &blob->held))
+            blob->held = epoch;
+        if (!(blob->name = strdup (name))) {
+            weir__buf_release (&packed);
             return WEIR_ENOMEM;
-        for (size_t off = 0, chunk = 0; off < len; off += S_CHUNK, chunk++)
+        }
+        self->nblobs++;
+        char text[64];
+        uint32_t n = (uint32_t) strlen (name),
+                 v = (uint32_t) snprintf (text, sizeof text, "%zu %" PRIu64 " %016" PRIx64, len, blob->held,
+                                          blob->hash);
+        if (weir__buf_append (&packed, &n, 4) || weir__buf_append (&packed, name, n)
+            || weir__buf_append (&packed, &v, 4) || weir__buf_append (&packed, text, v)) {
+            weir__buf_release (&packed);
+            return WEIR_ENOMEM;
+        }
+        for (size_t off = 0, chunk = 0; blob->held == epoch && off < len; off += S_CHUNK, chunk++)
             if (s_put (self, (const char *) data + off, len - off < S_CHUNK ? len - off : S_CHUNK, NULL,
-                       "%s%c/%s#%08zu", prefix, WEIR__SECTION_CHUNKS, name, chunk))
+                       "s/%020" PRIu64 "/%s#%08zu", epoch, name, chunk)) {
+                weir__buf_release (&packed);
                 return WEIR_ENOMEM;
+            }
     }
+    //  The buffer is the layout's to free, as a packed section's
+    if (nblobs && s_put (self, packed.data, packed.len, packed.data, "%s%c", prefix, WEIR__SECTION_BLOBS))
+        return WEIR_ENOMEM;
+    if (!nblobs)
+        weir__buf_release (&packed);
     return 0;
 }
 
-int weir__layout_init (weir__layout *self, const weir__ckpt *ckpt)
+//  What s_held_item needs
+typedef struct {
+    weir__layout_blob_fn *fn;
+    void *arg;
+} s_blobs_each;
+
+static int s_held_item (void *arg, const char *name, size_t nlen, const char *value, size_t vlen)
+{
+    const s_blobs_each *e = arg;
+    size_t size;
+    uint64_t held, hash;
+    int shared = weir__layout_blob_value (value, vlen, &size, &held, &hash);
+    return shared < 0 || (shared && e->fn (e->arg, name, nlen, size, held, hash)) ? -1 : 0;
+}
+
+int weir__layout_blobs_each (const char *packed, size_t len, weir__layout_blob_fn *fn, void *arg)
+{
+    s_blobs_each e = {fn, arg};
+    return s_each_item (packed, len, s_held_item, &e);
+}
+
+int weir__layout_init (weir__layout *self, const weir__ckpt *ckpt, weir__layout_find_fn *find, void *arg)
 {
     memset (self, 0, sizeof *self);
     char prefix[32];
     weir__store_prefix (prefix, sizeof prefix, weir__ckpt_epoch (ckpt));
-    if (s_fill (self, ckpt, prefix))
+    if (s_fill (self, ckpt, prefix, find, arg))
         return WEIR_ENOMEM;
-    //  The checksum covers every key and value in key order, as they will
-    //  be read back
+    //  The checksum covers every key and value of the epoch's own in key
+    //  order, as they will be read back; the bytes of blobs, which may
+    //  serve later checkpoints too, by the hash in their entry
     qsort (self->entries, self->count, sizeof *self->entries, s_entry_cmp);
     uint64_t h = 0;
+    size_t own = 0;
     for (size_t i = 0; i < self->count; i++) {
         const weir__layout_entry *e = &self->entries[i];
+        if (e->klen < S_PREFIX_LEN || memcmp (e->key, prefix, S_PREFIX_LEN))
+            continue;
         h = weir__layout_hash (h, e->key, e->klen, e->value, e->vlen);
+        own++;
     }
     snprintf (self->sum_key, sizeof self->sum_key, "%s%s", prefix, WEIR__STORE_SUM);
-    s_sum (self->sum, sizeof self->sum, self->count, h);
+    s_sum (self->sum, sizeof self->sum, own, h);
     return 0;
 }
 
@@ -198,8 +295,11 @@ void weir__layout_release (weir__layout *self)
         free (self->entries[i].key);
     for (size_t i = 0; i < self->nowned; i++)
         free (self->owned[i]);
+    for (size_t i = 0; i < self->nblobs; i++)
+        free (self->blobs[i].name);
     free (self->entries);
     free (self->owned);
+    free (self->blobs);
 }
 
 //  ---------------------------------------------------------------------
@@ -238,14 +338,17 @@ int weir__layout_check (const weir__ckpt *ckpt, const char *dir, size_t count, u
     return 0;
 }
 
-int weir__layout_assemble (weir__ckpt *ckpt, const char *dir, weir__err *err)
+int weir__layout_assemble (weir__ckpt *ckpt, const char *dir, weir__layout_get_fn *get, void *arg,
+                           weir__err *err)
 {
     size_t nblobs = weir__ckpt_count (ckpt, WEIR__SECTION_BLOBS);
     for (size_t b = 0; b < nblobs; b++) {
         const void *text;
         size_t tlen, size;
+        uint64_t held, hash;
         const char *name = weir__ckpt_item (ckpt, WEIR__SECTION_BLOBS, b, &text, &tlen);
-        if (s_blob_size (text, tlen, &size))
+        int shared = weir__layout_blob_value (text, tlen, &size, &held, &hash);
+        if (shared < 0)
             return s_corrupt (err, ckpt, dir, "a blob size is malformed");
         char *bytes = malloc (size ? size : 1);
         if (!bytes)
@@ -253,17 +356,40 @@ int weir__layout_assemble (weir__ckpt *ckpt, const char *dir, weir__err *err)
         size_t off = 0;
         for (size_t chunk = 0; off < size; chunk++) {
             char cname[4200];
-            snprintf (cname, sizeof cname, "%s#%08zu", name, chunk);
-            size_t clen;
-            const void *data = weir__ckpt_get (ckpt, WEIR__SECTION_CHUNKS, cname, &clen);
-            if (!data || clen > size - off || (clen != S_CHUNK && off + clen != size)) {
+            size_t clen = 0, want = size - off < S_CHUNK ? size - off : S_CHUNK;
+            const void *data = NULL;
+            int got;
+            if (shared) {
+                size_t klen = s_shared_key (cname, sizeof cname, name, strlen (name), held, chunk);
+                got = get (arg, cname, klen, bytes + off, want, &clen) == 0;
+            }
+            else {
+                snprintf (cname, sizeof cname, "%s#%08zu", name, chunk);
+                data = weir__ckpt_get (ckpt, WEIR__SECTION_CHUNKS, cname, &clen);
+                got = data != NULL;
+            }
+            if (!got || clen != want) {
                 free (bytes);
-                char why[4300];
-                snprintf (why, sizeof why, "blob '%s' misses chunk %zu", name, chunk);
+                char why[4400];
+                if (shared)
+                    snprintf (why, sizeof why,
+                              "blob '%s' misses chunk %zu of its bytes, which checkpoint %" PRIu64 " wrote",
+                              name, chunk, held);
+                else
+                    snprintf (why, sizeof why, "blob '%s' misses chunk %zu", name, chunk);
                 return s_corrupt (err, ckpt, dir, why);
             }
-            memcpy (bytes + off, data, clen);
+            if (data)
+                memcpy (bytes + off, data, clen);
             off += clen;
+        }
+        if (shared && weir__hash64 (0, bytes, size) != hash) {
+            free (bytes);
+            char why[4400];
+            snprintf (why, sizeof why,
+                      "the bytes of blob '%s', which checkpoint %" PRIu64 " wrote, do not match their hash",
+                      name, held);
+            return s_corrupt (err, ckpt, dir, why);
         }
         //  Replace the size text with the bytes
         weir__ckpt_replace (ckpt, WEIR__SECTION_BLOBS, name, bytes, size);
@@ -272,12 +398,22 @@ int weir__layout_assemble (weir__ckpt *ckpt, const char *dir, weir__err *err)
     return 0;
 }
 
+void weir__layout_shared_keys (const char *name, size_t nlen, size_t size, uint64_t held,
+                               weir__layout_key_fn *fn, void *arg)
+{
+    char key[4400];
+    for (size_t off = 0, chunk = 0; off < size; off += S_CHUNK, chunk++)
+        fn (arg, key, s_shared_key (key, sizeof key, name, nlen, held, chunk));
+}
+
 void weir__layout_chunk_keys (const char *key, size_t klen, const char *value, size_t vlen,
                               weir__layout_key_fn *fn, void *arg)
 {
     //  A size that is no number has no chunks
     size_t size;
-    s_blob_size (value, vlen, &size);
+    uint64_t held, hash;
+    if (weir__layout_blob_value (value, vlen, &size, &held, &hash) != 0)
+        return;
     size_t nlen = klen - S_PREFIX_LEN - 2;
     char *ckey = malloc (klen + 16);
     if (!ckey)

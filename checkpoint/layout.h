@@ -37,6 +37,14 @@ typedef struct {
     size_t vlen;
 } weir__layout_entry;
 
+/*  A blob as a checkpoint stores it: its bytes (SIZE of them, of hash
+    HASH) are those checkpoint HELD's write put in the store.  */
+typedef struct {
+    char *name;
+    size_t size;
+    uint64_t held, hash;
+} weir__layout_blob;
+
 /*  Every entry of one checkpoint, in key order, and its checksum entry.
     Caller-owned: weir__layout_init, then weir__layout_release.  */
 typedef struct {
@@ -45,11 +53,20 @@ typedef struct {
     char **owned;  //  packed sections and size texts
     size_t nowned;
     char sum_key[40], sum[48];
+    weir__layout_blob *blobs;  //  one per blob of the checkpoint
+    size_t nblobs;
 } weir__layout;
 
+/*  1 and *HELD when the store holds the bytes of blob NAME, SIZE of them
+    of hash HASH, as checkpoint *HELD wrote them; else 0.  */
+typedef int (weir__layout_find_fn) (void *arg, const char *name, size_t size, uint64_t hash, uint64_t *held);
+
 /*  The entries of CKPT, which must outlive SELF (its blobs are borrowed,
-    not copied).  0 or WEIR_ENOMEM; release SELF either way.  */
-int weir__layout_init (weir__layout *self, const weir__ckpt *ckpt);
+    not copied).  A blob whose bytes FIND says the store holds already
+    gets only its entry, naming the write that holds them; the others'
+    bytes are written again, under this epoch (FIND NULL: every blob's).
+    0 or WEIR_ENOMEM; release SELF either way.  */
+int weir__layout_init (weir__layout *self, const weir__ckpt *ckpt, weir__layout_find_fn *find, void *arg);
 void weir__layout_release (weir__layout *self);
 
 /*  H with one more entry mixed in, as the checksum counts them.  */
@@ -68,14 +85,43 @@ int weir__layout_take (weir__ckpt *ckpt, const char *dir, const char *key, size_
 int weir__layout_check (const weir__ckpt *ckpt, const char *dir, size_t count, uint64_t hash, const char *sum,
                         weir__err *err);
 
-/*  Replace the size of each blob of CKPT with its bytes, put together from
-    its chunks, and drop the chunks.  0 or an error.  */
-int weir__layout_assemble (weir__ckpt *ckpt, const char *dir, weir__err *err);
+/*  Copy the value of KEY into DST when it is CAP bytes long: 0 and *LEN;
+    -1 when there is no such key (*LEN 0) or it has another length (*LEN
+    its length).  */
+typedef int (weir__layout_get_fn) (void *arg, const char *key, size_t klen, char *dst, size_t cap,
+                                   size_t *len);
 
-/*  Hand each key of the chunks of the blob whose size entry is KEY, with
-    VALUE, to FN, as deleting an epoch needs them: chunks are never read
-    to find their keys, which would read every byte of every blob.  */
+/*  Replace the entry of each blob of CKPT with its bytes, put together
+    from its chunks (the epoch's own, taken, in a store written before
+    blobs were kept once; else read with GET from the write that holds
+    them, and checked against their hash), and drop the chunks.  0 or an
+    error.  */
+int weir__layout_assemble (weir__ckpt *ckpt, const char *dir, weir__layout_get_fn *get, void *arg,
+                           weir__err *err);
+
+/*  A blob's entry, VALUE of LEN bytes: 1 with *SIZE, *HELD and *HASH when
+    its bytes are in the chunks of write *HELD; 0 with *SIZE for a store
+    written before, whose chunks are the epoch's own; -1 when malformed.  */
+int weir__layout_blob_value (const char *value, size_t len, size_t *size, uint64_t *held, uint64_t *hash);
+
+/*  FN for each blob of a checkpoint's packed blob entries (the value of
+    its key e/EPOCH/b, LEN bytes at PACKED) whose bytes a write holds:
+    its name (NLEN bytes, not terminated), size, write and hash.  0, or
+    -1 when malformed or FN returned non-zero.  */
+typedef int (weir__layout_blob_fn) (void *arg, const char *name, size_t nlen, size_t size, uint64_t held,
+                                    uint64_t hash);
+int weir__layout_blobs_each (const char *packed, size_t len, weir__layout_blob_fn *fn, void *arg);
+
+/*  Hand each key of the chunks of the SIZE bytes of blob NAME (NLEN
+    bytes) that write HELD holds to FN.  */
 typedef void (weir__layout_key_fn) (void *arg, const char *key, size_t klen);
+void weir__layout_shared_keys (const char *name, size_t nlen, size_t size, uint64_t held,
+                               weir__layout_key_fn *fn, void *arg);
+
+/*  Hand each key of the epoch's own chunks of the blob whose entry is
+    KEY, with VALUE (a store written before blobs were kept once), to FN,
+    as deleting an epoch needs them: chunks are never read to find their
+    keys, which would read every byte of every blob.  */
 void weir__layout_chunk_keys (const char *key, size_t klen, const char *value, size_t vlen,
                               weir__layout_key_fn *fn, void *arg);
 

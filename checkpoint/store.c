@@ -30,7 +30,79 @@ struct weir__store {
     char *dir;
     char *copy;              //  a read-only store: the private copy it opened
     struct timespec synced;  //  the directory's mtime when it was last synced
+    //  The blobs of the latest checkpoint, by name, and the writes that
+    //  hold their bytes: a blob that has not changed since is not written
+    //  again (held_known 0: to be read from the latest checkpoint)
+    weir__layout_blob *held;
+    size_t nheld;
+    int held_known;
 };
+
+//  The blobs of a checkpoint, or the bytes they need, sorted by name
+//  (and write), to be looked up
+typedef struct {
+    weir__layout_blob *blobs;
+    size_t count, cap;
+} s_blobs;
+
+static void s_blobs_release (s_blobs *set)
+{
+    for (size_t i = 0; i < set->count; i++)
+        free (set->blobs[i].name);
+    free (set->blobs);
+    memset (set, 0, sizeof *set);
+}
+
+static int s_blobs_add (s_blobs *set, const char *name, size_t nlen, size_t size, uint64_t held,
+                        uint64_t hash)
+{
+    if (set->count == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 64;
+        weir__layout_blob *more = realloc (set->blobs, cap * sizeof *more);
+        if (!more)
+            return WEIR_ENOMEM;
+        set->blobs = more;
+        set->cap = cap;
+    }
+    char *copy = strndup (name, nlen);
+    if (!copy)
+        return WEIR_ENOMEM;
+    set->blobs[set->count++] = (weir__layout_blob){copy, size, held, hash};
+    return 0;
+}
+
+static int s_blob_cmp (const void *a, const void *b)
+{
+    const weir__layout_blob *x = a, *y = b;
+    int c = strcmp (x->name, y->name);
+    return c ? c : (x->held > y->held) - (x->held < y->held);
+}
+
+static void s_blobs_sort (s_blobs *set)
+{
+    if (set->count)
+        qsort (set->blobs, set->count, sizeof *set->blobs, s_blob_cmp);
+}
+
+//  The blob NAME (of write *HELD; NULL: any) in SET, or NULL
+static const weir__layout_blob *s_blobs_find (const weir__layout_blob *blobs, size_t count, const char *name,
+                                              const uint64_t *held)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp (blobs[mid].name, name);
+        if (c == 0 && held)
+            c = (blobs[mid].held > *held) - (blobs[mid].held < *held);
+        if (c == 0)
+            return &blobs[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
 
 static int s_leveldb_error (weir__err *err, int code, const char *what, const char *dir, char *msg)
 {
@@ -237,6 +309,8 @@ void weir__store_destroy (weir__store **self_p)
     if (self->write)
         leveldb_writeoptions_destroy (self->write);
     weir__copy_destroy (&self->copy);
+    s_blobs latest = {self->held, self->nheld, self->nheld};
+    s_blobs_release (&latest);
     free (self->dir);
     free (self);
     *self_p = NULL;
@@ -343,14 +417,104 @@ static void s_delete_key (void *batch, const char *key, size_t klen)
     leveldb_writebatch_delete (batch, key, klen);
 }
 
-//  Delete every key of EPOCH into BATCH.  Blob chunks are not iterated
-//  (that would read every byte of them): their keys follow from the blob
-//  sizes under 'b', which sort before them.
-static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint64_t epoch)
+//  weir__layout_blob_fn: one more blob into the s_blobs ARG
+static int s_blob_add (void *arg, const char *name, size_t nlen, size_t size, uint64_t held, uint64_t hash)
+{
+    return s_blobs_add (arg, name, nlen, size, held, hash) ? -1 : 0;
+}
+
+//  The blobs of checkpoint EPOCH whose bytes a write holds, into SET:
+//  from their entries, packed under 'b' (a store written before blobs
+//  were kept once has none: its blobs' bytes are its own).  0 or -1
+static int s_blobs_of (weir__store *self, uint64_t epoch, s_blobs *set)
+{
+    char key[40];
+    weir__store_prefix (key, sizeof key, epoch);
+    key[S_PREFIX_LEN] = WEIR__SECTION_BLOBS;
+    char *msg = NULL;
+    size_t vlen = 0;
+    char *value = leveldb_get (self->db, self->read, key, S_PREFIX_LEN + 1, &vlen, &msg);
+    int rc = msg ? -1 : value ? weir__layout_blobs_each (value, vlen, s_blob_add, set) : 0;
+    leveldb_free (msg);
+    leveldb_free (value);
+    return rc;
+}
+
+//  What s_drop_bytes needs
+typedef struct {
+    leveldb_writebatch_t *batch;
+    const s_blobs *live;
+} s_dropping;
+
+//  weir__layout_blob_fn: the bytes of a blob of a checkpoint deleted,
+//  unless a checkpoint kept needs them
+static int s_drop_bytes (void *arg, const char *name, size_t nlen, size_t size, uint64_t held, uint64_t hash)
+{
+    (void) hash;
+    const s_dropping *d = arg;
+    char *copy = strndup (name, nlen);
+    if (!copy)
+        return -1;
+    if (!s_blobs_find (d->live->blobs, d->live->count, copy, &held))
+        weir__layout_shared_keys (name, nlen, size, held, s_delete_key, d->batch);
+    free (copy);
+    return 0;
+}
+
+//  What the store holds of the latest checkpoint's blobs, when it does
+//  not know yet (a store just opened, or rolled back)
+static void s_know_held (weir__store *self)
+{
+    if (self->held_known)
+        return;
+    uint64_t latest;
+    weir__err ignored;
+    weir__err_init (&ignored);
+    s_blobs set = {0};
+    //  Not known, every blob is written again: never wrong, only slower
+    if (weir__store_latest (self, &latest, &ignored) == 0 && s_blobs_of (self, latest, &set) == 0) {
+        s_blobs_sort (&set);
+        self->held = set.blobs;
+        self->nheld = set.count;
+    }
+    else
+        s_blobs_release (&set);
+    self->held_known = 1;
+}
+
+//  Forget what the store holds of the latest checkpoint
+static void s_forget_held (weir__store *self)
+{
+    s_blobs latest = {self->held, self->nheld, self->nheld};
+    s_blobs_release (&latest);
+    self->held = NULL;
+    self->nheld = 0;
+    self->held_known = 0;
+}
+
+//  weir__layout_find_fn: the latest checkpoint's blob NAME, when it has
+//  those bytes still
+static int s_find_held (void *arg, const char *name, size_t size, uint64_t hash, uint64_t *held)
+{
+    const weir__store *self = arg;
+    const weir__layout_blob *b = s_blobs_find (self->held, self->nheld, name, NULL);
+    if (!b || b->size != size || b->hash != hash)
+        return 0;
+    *held = b->held;
+    return 1;
+}
+
+//  Delete every key of EPOCH into BATCH, and the bytes of its blobs that
+//  no checkpoint kept (LIVE, sorted) needs.  Blob chunks are not
+//  iterated (that would read every byte of them): their keys follow from
+//  the blobs' entries under 'b', which sort before them.
+static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint64_t epoch,
+                           const s_blobs *live)
 {
     char prefix[32];
     weir__store_prefix (prefix, sizeof prefix, epoch);
     leveldb_iterator_t *it = leveldb_create_iterator (self->db, self->read);
+    int failed = 0;
     for (leveldb_iter_seek (it, prefix, S_PREFIX_LEN); leveldb_iter_valid (it);) {
         size_t klen, vlen;
         const char *key = leveldb_iter_key (it, &klen);
@@ -367,8 +531,18 @@ static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint6
             continue;
         }
         leveldb_writebatch_delete (batch, key, klen);
-        if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == WEIR__SECTION_BLOBS
-            && key[S_PREFIX_LEN + 1] == '/') {
+        if (klen == S_PREFIX_LEN + 1 && key[S_PREFIX_LEN] == WEIR__SECTION_BLOBS) {
+            //  The blobs' entries: the bytes no kept checkpoint needs go
+            const char *value = leveldb_iter_value (it, &vlen);
+            s_dropping d = {batch, live};
+            if (weir__layout_blobs_each (value, vlen, s_drop_bytes, &d)) {
+                failed = 1;
+                break;
+            }
+        }
+        else if (klen > S_PREFIX_LEN + 2 && key[S_PREFIX_LEN] == WEIR__SECTION_BLOBS
+                 && key[S_PREFIX_LEN + 1] == '/') {
+            //  A store of before: a blob's size, its bytes its epoch's own
             const char *value = leveldb_iter_value (it, &vlen);
             weir__layout_chunk_keys (key, klen, value, vlen, s_delete_key, batch);
         }
@@ -377,7 +551,7 @@ static int s_delete_epoch (weir__store *self, leveldb_writebatch_t *batch, uint6
     char *msg = NULL;
     leveldb_iter_get_error (it, &msg);
     leveldb_iter_destroy (it);
-    int rc = msg ? -1 : 0;
+    int rc = msg || failed ? -1 : 0;
     leveldb_free (msg);
     return rc;
 }
@@ -396,29 +570,59 @@ static int s_sync_dir (weir__store *self)
     return 0;
 }
 
-//  Retention, into BATCH: the deletion of all but the newest KEEP
-//  checkpoints, the one of EPOCH among them (KEEP 0: none), and of one of
-//  EPOCH already there, so that it is replaced whole.
-static int s_retain (weir__store *self, leveldb_writebatch_t *batch, uint64_t epoch, unsigned keep,
-                     weir__err *err)
+//  Delete the checkpoints of EPOCHS (COUNT of them) that DROP marks into
+//  BATCH, and the bytes of their blobs that neither a checkpoint kept nor
+//  LAYOUT (the checkpoint being written, or NULL) needs.  0 or an error.
+static int s_drop (weir__store *self, leveldb_writebatch_t *batch, const uint64_t *epochs, size_t count,
+                   const char *drop, const weir__layout *layout, weir__err *err)
 {
-    if (!keep) {
-        s_delete_epoch (self, batch, epoch);
-        return 0;
+    s_blobs live = {0};
+    int rc = 0;
+    for (size_t i = 0; i < count && !rc; i++)
+        if (!drop[i] && s_blobs_of (self, epochs[i], &live))
+            rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot read epoch %" PRIu64, self->dir,
+                                epochs[i]);
+    for (size_t i = 0; layout && i < layout->nblobs && !rc; i++) {
+        const weir__layout_blob *b = &layout->blobs[i];
+        if (s_blobs_add (&live, b->name, strlen (b->name), b->size, b->held, b->hash))
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
+    s_blobs_sort (&live);
+    for (size_t i = 0; i < count && !rc; i++)
+        if (drop[i] && s_delete_epoch (self, batch, epochs[i], &live))
+            rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot read epoch %" PRIu64, self->dir,
+                                epochs[i]);
+    s_blobs_release (&live);
+    return rc;
+}
+
+//  Retention, into BATCH: the deletion of all but the newest KEEP
+//  checkpoints, the one of EPOCH (LAYOUT) among them (KEEP 0: none), and
+//  of one of EPOCH already there, so that it is replaced whole.
+static int s_retain (weir__store *self, leveldb_writebatch_t *batch, uint64_t epoch, unsigned keep,
+                     const weir__layout *layout, weir__err *err)
+{
     uint64_t *epochs;
     size_t count;
     int rc = weir__store_epochs (self, &epochs, &count, err);
     if (rc)
         return rc;
-    size_t older = 0;
+    char *drop = calloc (count ? count : 1, 1);
+    if (!drop) {
+        free (epochs);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    size_t older = 0, dropped = 0;
     for (size_t i = 0; i < count; i++)
         older += epochs[i] < epoch;
     for (size_t i = 0; i < count; i++)
-        if ((epochs[i] < epoch && older-- >= keep) || epochs[i] == epoch)
-            s_delete_epoch (self, batch, epochs[i]);
+        if ((keep && epochs[i] < epoch && older-- >= keep) || epochs[i] == epoch)
+            drop[i] = 1, dropped++;
+    if (dropped)
+        rc = s_drop (self, batch, epochs, count, drop, layout, err);
+    free (drop);
     free (epochs);
-    return 0;
+    return rc;
 }
 
 //  The latest pointer at EPOCH, into BATCH.
@@ -484,17 +688,30 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
 {
     uint64_t epoch = weir__ckpt_epoch (ckpt);
     weir__layout layout;
-    if (weir__layout_init (&layout, ckpt)) {
+    s_know_held (self);
+    if (weir__layout_init (&layout, ckpt, s_find_held, self)) {
         weir__layout_release (&layout);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
     leveldb_writebatch_t *batch = leveldb_writebatch_create ();
-    int rc = s_retain (self, batch, epoch, keep, err);
+    int rc = s_retain (self, batch, epoch, keep, &layout, err);
     if (!rc) {
         s_put_layout (batch, &layout, epoch);
         rc = s_commit (self, batch, epoch, err);
     }
     leveldb_writebatch_destroy (batch);
+    if (!rc) {
+        //  This is the latest checkpoint now: its blobs are what the next
+        //  one may find unchanged
+        s_forget_held (self);
+        s_blobs written = {layout.blobs, layout.nblobs, layout.nblobs};
+        s_blobs_sort (&written);
+        self->held = written.blobs;
+        self->nheld = written.count;
+        self->held_known = 1;
+        layout.blobs = NULL;
+        layout.nblobs = 0;
+    }
     weir__layout_release (&layout);
     if (!rc)
         s_write_hint (self, epoch);
@@ -510,14 +727,20 @@ int weir__store_rollback (weir__store *self, uint64_t epoch, unsigned *dropped, 
     if (rc)
         return rc;
     leveldb_writebatch_t *batch = leveldb_writebatch_create ();
+    char *drop = calloc (count ? count : 1, 1);
+    if (!drop)
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
     for (size_t i = 0; i < count && !rc; i++)
         if (epochs[i] > epoch) {
-            if (s_delete_epoch (self, batch, epochs[i]))
-                rc = weir__err_set (err, WEIR_EIO, "checkpoint store '%s': cannot read epoch %" PRIu64,
-                                    self->dir, epochs[i]);
+            drop[i] = 1;
             (*dropped)++;
         }
+    if (!rc && *dropped)
+        rc = s_drop (self, batch, epochs, count, drop, NULL, err);
+    free (drop);
     free (epochs);
+    //  The latest checkpoint is another now
+    s_forget_held (self);
     if (!rc && *dropped) {
         s_put_latest (batch, epoch);
         //  The hint first: lowered and never committed, it says nothing; left
@@ -601,6 +824,22 @@ static void s_say_kept (weir__store *self, weir__err *err)
     free (epochs);
 }
 
+//  weir__layout_get_fn: a value of the store
+static int s_get (void *arg, const char *key, size_t klen, char *dst, size_t cap, size_t *len)
+{
+    const weir__store *self = arg;
+    char *msg = NULL;
+    size_t vlen = 0;
+    char *value = leveldb_get (self->db, self->read, key, klen, &vlen, &msg);
+    leveldb_free (msg);
+    *len = value ? vlen : 0;
+    int rc = value && vlen == cap ? 0 : -1;
+    if (!rc && vlen)
+        memcpy (dst, value, vlen);
+    leveldb_free (value);
+    return rc;
+}
+
 int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir__err *err)
 {
     *out = NULL;
@@ -618,7 +857,7 @@ int weir__store_read (weir__store *self, uint64_t epoch, weir__ckpt **out, weir_
     }
     free (sum);
     if (!rc)
-        rc = weir__layout_assemble (ckpt, self->dir, err);
+        rc = weir__layout_assemble (ckpt, self->dir, s_get, self, err);
     if (rc) {
         weir__ckpt_destroy (&ckpt);
         return rc;

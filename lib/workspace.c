@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash.h"
+
 typedef struct {
     char *name;
     void *data;
@@ -23,7 +25,12 @@ typedef struct {
 struct weir__workspace {
     pthread_mutex_t lock;
     s_blob *blobs;
-    size_t count;
+    size_t count, cap;
+    //  The blobs by name: open addressing, each slot a blob's index + 1
+    //  (0 empty), at most half full.  A keyed stage has a blob per key
+    //  group, up to 65536 of them, each looked up at each epoch's end
+    uint32_t *index;
+    size_t slots;
     s_reduce *reduce;
     size_t nreduce;
 };
@@ -46,6 +53,7 @@ void weir__workspace_destroy (weir__workspace **self_p)
         free (self->blobs[i].data);
     }
     free (self->blobs);
+    free (self->index);
     for (size_t i = 0; i < self->nreduce; i++) {
         free (self->reduce[i].name);
         free (self->reduce[i].last);
@@ -56,21 +64,55 @@ void weir__workspace_destroy (weir__workspace **self_p)
     *self_p = NULL;
 }
 
+//  The slot of NAME in the index: its blob's, or the empty one it would
+//  take
+static size_t s_slot (const weir__workspace *self, const char *name)
+{
+    size_t mask = self->slots - 1, i = (size_t) weir__hash64 (0, name, strlen (name)) & mask;
+    while (self->index[i] && strcmp (self->blobs[self->index[i] - 1].name, name) != 0)
+        i = (i + 1) & mask;
+    return i;
+}
+
 static s_blob *s_find (weir__workspace *self, const char *name)
 {
-    for (size_t i = 0; i < self->count; i++)
-        if (strcmp (self->blobs[i].name, name) == 0)
-            return &self->blobs[i];
-    return NULL;
+    if (!self->slots)
+        return NULL;
+    uint32_t at = self->index[s_slot (self, name)];
+    return at ? &self->blobs[at - 1] : NULL;
+}
+
+//  Room for one more blob in the array and the index; 0 or -1
+static int s_room (weir__workspace *self)
+{
+    if (self->count == self->cap) {
+        size_t cap = self->cap ? self->cap * 2 : 16;
+        s_blob *blobs = realloc (self->blobs, cap * sizeof *blobs);
+        if (!blobs)
+            return -1;
+        self->blobs = blobs;
+        self->cap = cap;
+    }
+    if ((self->count + 1) * 2 > self->slots) {
+        size_t slots = self->slots ? self->slots * 2 : 32;
+        uint32_t *index = calloc (slots, sizeof *index);
+        if (!index)
+            return -1;
+        free (self->index);
+        self->index = index;
+        self->slots = slots;
+        for (size_t k = 0; k < self->count; k++)
+            self->index[s_slot (self, self->blobs[k].name)] = (uint32_t) k + 1;
+    }
+    return 0;
 }
 
 //  A new zeroed blob (lock held); NULL when out of memory.
 static s_blob *s_add (weir__workspace *self, const char *name, size_t size)
 {
-    s_blob *blobs = realloc (self->blobs, (self->count + 1) * sizeof *blobs);
-    if (!blobs)
+    if (s_room (self))
         return NULL;
-    self->blobs = blobs;
+    s_blob *blobs = self->blobs;
     //  64-byte alignment: no two blobs share a cache line, and vectorised
     //  updates of a model stay aligned
     size_t rounded = (size + 63) / 64 * 64;
@@ -82,10 +124,11 @@ static s_blob *s_add (weir__workspace *self, const char *name, size_t size)
         return NULL;
     }
     memset (data, 0, rounded ? rounded : 64);
-    s_blob *b = &blobs[self->count++];
+    s_blob *b = &blobs[self->count];
     b->name = copy;
     b->data = data;
     b->size = size;
+    self->index[s_slot (self, copy)] = (uint32_t) ++self->count;
     return b;
 }
 

@@ -2,11 +2,13 @@
     and refusal of anything incomplete or altered.  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <leveldb/c.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkpoint/copy.h"
+#include "checkpoint/layout.h"
 #include "checkpoint/store.h"
 #include "lib/hash.h"
 #include "tests/testutil.h"
@@ -144,7 +146,7 @@ START_TEST (test_missing_or_altered_keys_are_refused)
     leveldb_t *db = leveldb_open (options, dir, &msg);
     ck_assert_ptr_null (msg);
     leveldb_writeoptions_t *wo = leveldb_writeoptions_create ();
-    const char *chunk = "e/00000000000000000001/c/model/weights#00000001";
+    const char *chunk = "s/00000000000000000001/model/weights#00000001";
     leveldb_delete (db, wo, chunk, strlen (chunk), &msg);
     //  The offsets are packed under one key: change one byte of that value
     //  in place, keeping its length, so that only the checksum can tell
@@ -166,12 +168,292 @@ START_TEST (test_missing_or_altered_keys_are_refused)
 
     ck_assert_int_eq (weir__store_open (dir, 0, &store, &err), 0);
     ck_assert_int_eq (weir__store_read (store, 1, &ck, &err), WEIR_ECORRUPT);
-    ck_assert_msg (strstr (err.msg, "checkpoint 1 in") && strstr (err.msg, "is refused"), "%s", err.msg);
+    ck_assert_msg (
+        strstr (err.msg, "checkpoint 1 in") && strstr (err.msg, "is refused")
+            && strstr (err.msg, "blob 'model/weights' misses chunk 1 of its bytes, which checkpoint 1 wrote"),
+        "%s", err.msg);
     ck_assert_ptr_null (ck);
     ck_assert_int_eq (weir__store_read (store, 2, &ck, &err), WEIR_ECORRUPT);
     ck_assert_msg (strstr (err.msg, "checkpoint 2 in") && strstr (err.msg, "checksum does not match"), "%s",
                    err.msg);
     weir__store_destroy (&store);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+//  The database in DIR, opened behind the store's back
+typedef struct {
+    leveldb_options_t *options;
+    leveldb_t *db;
+    leveldb_readoptions_t *ro;
+    leveldb_writeoptions_t *wo;
+} s_raw;
+
+static void s_raw_open (s_raw *raw, const char *dir)
+{
+    char *msg = NULL;
+    raw->options = leveldb_options_create ();
+    raw->db = leveldb_open (raw->options, dir, &msg);
+    ck_assert_ptr_null (msg);
+    raw->ro = leveldb_readoptions_create ();
+    raw->wo = leveldb_writeoptions_create ();
+}
+
+static void s_raw_close (s_raw *raw)
+{
+    leveldb_readoptions_destroy (raw->ro);
+    leveldb_writeoptions_destroy (raw->wo);
+    leveldb_close (raw->db);
+    leveldb_options_destroy (raw->options);
+}
+
+//  The keys of DIR's database that start with PREFIX
+static size_t s_keys (const char *dir, const char *prefix)
+{
+    s_raw raw;
+    s_raw_open (&raw, dir);
+    leveldb_iterator_t *it = leveldb_create_iterator (raw.db, raw.ro);
+    size_t n = 0, plen = strlen (prefix);
+    for (leveldb_iter_seek (it, prefix, plen); leveldb_iter_valid (it); leveldb_iter_next (it)) {
+        size_t klen;
+        const char *key = leveldb_iter_key (it, &klen);
+        if (klen < plen || memcmp (key, prefix, plen))
+            break;
+        n++;
+    }
+    leveldb_iter_destroy (it);
+    s_raw_close (&raw);
+    return n;
+}
+
+//  A checkpoint of EPOCH with blobs "same" (the same bytes every time) and
+//  "changes" (bytes of EPOCH), each of SIZE bytes
+static weir__ckpt *s_two_blobs (uint64_t epoch, size_t size)
+{
+    weir__ckpt *ck = weir__ckpt_new (epoch);
+    ck_assert_int_eq (weir__ckpt_put_u64 (ck, 'm', "epoch", epoch), 0);
+    char *bytes = malloc (size);
+    for (size_t i = 0; i < size; i++)
+        bytes[i] = (char) (i * 13);
+    ck_assert_int_eq (weir__ckpt_put (ck, 'b', "same", bytes, size, 1), 0);
+    for (size_t i = 0; i < size; i++)
+        bytes[i] = (char) (i * 13 + epoch);
+    ck_assert_int_eq (weir__ckpt_put (ck, 'b', "changes", bytes, size, 1), 0);
+    free (bytes);
+    return ck;
+}
+
+static void s_check_two_blobs (weir__store *store, uint64_t epoch, size_t size)
+{
+    weir__err err;
+    weir__err_init (&err);
+    weir__ckpt *ck;
+    ck_assert_msg (weir__store_read (store, epoch, &ck, &err) == 0, "%s", err.msg);
+    size_t len;
+    const unsigned char *same = weir__ckpt_get (ck, 'b', "same", &len);
+    ck_assert_uint_eq (len, size);
+    const unsigned char *changes = weir__ckpt_get (ck, 'b', "changes", &len);
+    ck_assert_uint_eq (len, size);
+    for (size_t i = 0; i < size; i++)
+        if (same[i] != (unsigned char) (i * 13) || changes[i] != (unsigned char) (i * 13 + epoch))
+            ck_abort_msg ("checkpoint %llu: blob byte %zu differs", (unsigned long long) epoch, i);
+    weir__ckpt_destroy (&ck);
+}
+
+//  A blob that did not change is not written again, through retention,
+//  a reopened store and a rollback; bytes no checkpoint needs are deleted
+START_TEST (test_unchanged_blobs_are_written_once)
+{
+    char *dir = testutil_mkdtemp ();
+    weir__err err;
+    weir__err_init (&err);
+    weir__store *store;
+    size_t size = (5u << 20) + 7;  //  two chunks each
+    ck_assert_int_eq (weir__store_open (dir, 1, &store, &err), 0);
+    for (uint64_t e = 1; e <= 5; e++) {
+        weir__ckpt *ck = s_two_blobs (e, size);
+        ck_assert_int_eq (weir__store_write (store, ck, 2, &err), 0);
+        weir__ckpt_destroy (&ck);
+    }
+    //  Epochs 4 and 5 kept; "same" written by epoch 1 only, "changes" by
+    //  each: those of 1, 2 and 3 deleted with their checkpoints
+    s_check_two_blobs (store, 5, size);
+    s_check_two_blobs (store, 4, size);
+    weir__store_destroy (&store);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000001/same#"), 2);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000001/changes#"), 0);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000003/"), 0);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000004/changes#"), 2);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000005/"), 2);
+    //  Reopened, the store knows what the latest checkpoint holds
+    ck_assert_int_eq (weir__store_open (dir, 1, &store, &err), 0);
+    weir__ckpt *ck = s_two_blobs (6, size);
+    ck_assert_int_eq (weir__store_write (store, ck, 2, &err), 0);
+    weir__ckpt_destroy (&ck);
+    s_check_two_blobs (store, 6, size);
+    weir__store_destroy (&store);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000006/"), 2);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000004/"), 0);
+    ck_assert_int_eq (weir__store_open (dir, 1, &store, &err), 0);
+    //  Rolled back to 5, then 6 again with "same" changed: 6's first bytes
+    //  are gone, and the new 6 holds both its blobs
+    unsigned dropped;
+    ck_assert_int_eq (weir__store_rollback (store, 5, &dropped, &err), 0);
+    ck_assert_uint_eq (dropped, 1);
+    weir__store_destroy (&store);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000006/"), 0);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000001/same#"), 2);
+    //  Rolled back and written again in one session: the store forgot
+    //  the bytes the rollback deleted
+    ck_assert_int_eq (weir__store_open (dir, 1, &store, &err), 0);
+    ck = s_two_blobs (6, size);
+    ck_assert_int_eq (weir__store_write (store, ck, 2, &err), 0);
+    weir__ckpt_destroy (&ck);
+    ck_assert_int_eq (weir__store_rollback (store, 5, &dropped, &err), 0);
+    ck = s_two_blobs (6, size);
+    char *other = calloc (1, 10);
+    weir__ckpt_replace (ck, 'b', "same", other, 10);
+    ck_assert_int_eq (weir__store_write (store, ck, 1, &err), 0);
+    weir__ckpt_destroy (&ck);
+    ck_assert_int_eq (weir__store_read (store, 6, &ck, &err), 0);
+    size_t len;
+    ck_assert_ptr_nonnull (weir__ckpt_get (ck, 'b', "same", &len));
+    ck_assert_uint_eq (len, 10);
+    weir__ckpt_destroy (&ck);
+    weir__store_destroy (&store);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000001/"), 0);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000005/"), 0);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000006/"), 3);
+    //  A blob new at 7 and the same at 8, rolled back to 6 in one session,
+    //  then written at 9: the bytes of 7 went with the rollback, so 9
+    //  writes them again
+    ck_assert_int_eq (weir__store_open (dir, 1, &store, &err), 0);
+    for (uint64_t e = 7; e <= 9; e++) {
+        if (e == 9)
+            ck_assert_int_eq (weir__store_rollback (store, 6, &dropped, &err), 0);
+        ck = s_two_blobs (e, size);
+        char *marked = malloc (10);
+        memset (marked, 0xab, 10);
+        weir__ckpt_replace (ck, 'b', "same", marked, 10);
+        ck_assert_int_eq (weir__store_write (store, ck, 3, &err), 0);
+        weir__ckpt_destroy (&ck);
+    }
+    ck_assert_msg (weir__store_read (store, 9, &ck, &err) == 0, "%s", err.msg);
+    weir__ckpt_destroy (&ck);
+    weir__store_destroy (&store);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+//  Bytes a later checkpoint needs, altered: refused, naming the write
+START_TEST (test_held_bytes_altered_are_refused)
+{
+    char *dir = testutil_mkdtemp ();
+    weir__err err;
+    weir__err_init (&err);
+    weir__store *store;
+    ck_assert_int_eq (weir__store_open (dir, 1, &store, &err), 0);
+    for (uint64_t e = 1; e <= 3; e++) {
+        weir__ckpt *ck = s_two_blobs (e, 1000);
+        ck_assert_int_eq (weir__store_write (store, ck, 0, &err), 0);
+        weir__ckpt_destroy (&ck);
+    }
+    weir__store_destroy (&store);
+    s_raw raw;
+    s_raw_open (&raw, dir);
+    const char *key = "s/00000000000000000001/same#00000000";
+    char *msg = NULL;
+    size_t len;
+    char *value = leveldb_get (raw.db, raw.ro, key, strlen (key), &len, &msg);
+    ck_assert_ptr_nonnull (value);
+    value[500] ^= 0x20;
+    leveldb_put (raw.db, raw.wo, key, strlen (key), value, len, &msg);
+    ck_assert_ptr_null (msg);
+    leveldb_free (value);
+    s_raw_close (&raw);
+    ck_assert_int_eq (weir__store_open (dir, 0, &store, &err), 0);
+    weir__ckpt *ck;
+    ck_assert_int_eq (weir__store_read (store, 3, &ck, &err), WEIR_ECORRUPT);
+    ck_assert_msg (
+        strstr (err.msg, "checkpoint 3 in")
+            && strstr (err.msg,
+                       "the bytes of blob 'same', which checkpoint 1 wrote, do not match their hash"),
+        "%s", err.msg);
+    weir__store_destroy (&store);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+//  A store written before blobs were kept once (a key per blob, its size
+//  alone, its bytes under the epoch's own 'c'): read as it was, and
+//  retention deletes its chunks
+START_TEST (test_stores_of_before_are_read)
+{
+    char *dir = testutil_mkdtemp ();
+    weir__err err;
+    weir__err_init (&err);
+    weir__store *store;
+    ck_assert_int_eq (weir__store_open (dir, 1, &store, &err), 0);
+    weir__ckpt *ck = s_two_blobs (1, 1000);
+    ck_assert_int_eq (weir__store_write (store, ck, 0, &err), 0);
+    weir__ckpt_destroy (&ck);
+    weir__store_destroy (&store);
+    //  Rewritten in the old layout, its checksum made again
+    s_raw raw;
+    s_raw_open (&raw, dir);
+    char *msg = NULL;
+    const char *names[] = {"changes", "same"};
+    for (int i = 0; i < 2; i++) {
+        char key[128], chunk[128], size[16];
+        snprintf (chunk, sizeof chunk, "s/00000000000000000001/%s#00000000", names[i]);
+        size_t len;
+        char *value = leveldb_get (raw.db, raw.ro, chunk, strlen (chunk), &len, &msg);
+        ck_assert_ptr_nonnull (value);
+        leveldb_delete (raw.db, raw.wo, chunk, strlen (chunk), &msg);
+        snprintf (key, sizeof key, "e/00000000000000000001/c/%s#00000000", names[i]);
+        leveldb_put (raw.db, raw.wo, key, strlen (key), value, len, &msg);
+        leveldb_free (value);
+        snprintf (key, sizeof key, "e/00000000000000000001/b/%s", names[i]);
+        snprintf (size, sizeof size, "%zu", len);
+        leveldb_put (raw.db, raw.wo, key, strlen (key), size, strlen (size), &msg);
+    }
+    const char *packed = "e/00000000000000000001/b";
+    leveldb_delete (raw.db, raw.wo, packed, strlen (packed), &msg);
+    leveldb_iterator_t *it = leveldb_create_iterator (raw.db, raw.ro);
+    uint64_t h = 0;
+    size_t count = 0;
+    const char *prefix = "e/00000000000000000001/";
+    for (leveldb_iter_seek (it, prefix, strlen (prefix)); leveldb_iter_valid (it); leveldb_iter_next (it)) {
+        size_t klen, vlen;
+        const char *key = leveldb_iter_key (it, &klen);
+        const char *value = leveldb_iter_value (it, &vlen);
+        if (klen < strlen (prefix) || memcmp (key, prefix, strlen (prefix)))
+            break;
+        if (klen > 4 && memcmp (key + klen - 4, "~sum", 4) == 0)
+            continue;
+        h = weir__layout_hash (h, key, klen, value, vlen);
+        count++;
+    }
+    leveldb_iter_destroy (it);
+    char sum[48];
+    snprintf (sum, sizeof sum, "%zu %016" PRIx64, count, h);
+    const char *sum_key = "e/00000000000000000001/~sum";
+    leveldb_put (raw.db, raw.wo, sum_key, strlen (sum_key), sum, strlen (sum), &msg);
+    ck_assert_ptr_null (msg);
+    s_raw_close (&raw);
+    ck_assert_uint_eq (s_keys (dir, "s/"), 0);
+
+    ck_assert_int_eq (weir__store_open (dir, 1, &store, &err), 0);
+    s_check_two_blobs (store, 1, 1000);
+    //  The next checkpoint writes both blobs its way; retention deletes
+    //  the old chunks
+    ck = s_two_blobs (2, 1000);
+    ck_assert_int_eq (weir__store_write (store, ck, 1, &err), 0);
+    weir__ckpt_destroy (&ck);
+    s_check_two_blobs (store, 2, 1000);
+    weir__store_destroy (&store);
+    ck_assert_uint_eq (s_keys (dir, "e/00000000000000000001/"), 0);
+    ck_assert_uint_eq (s_keys (dir, "s/00000000000000000002/"), 2);
     testutil_rmdir (dir);
 }
 END_TEST
@@ -286,6 +568,9 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_round_trip_with_chunked_blob);
     tcase_add_test (tc, test_retention_keeps_the_newest);
     tcase_add_test (tc, test_missing_or_altered_keys_are_refused);
+    tcase_add_test (tc, test_unchanged_blobs_are_written_once);
+    tcase_add_test (tc, test_held_bytes_altered_are_refused);
+    tcase_add_test (tc, test_stores_of_before_are_read);
     tcase_add_test (tc, test_flipped_bytes_on_disk_are_refused);
     tcase_add_test (tc, test_hash_sees_every_byte);
     tcase_add_test (tc, test_copy_shares_only_old_tables);
