@@ -246,7 +246,7 @@ static int s_open (weir_stage *st, void **state)
     //  The properties were checked when the job was built
     if (*window) {
         char blob[64];
-        snprintf (blob, sizeof blob, "keys/%zu/watermark", st->stage->index);
+        weir__keyed_blob_name (st->stage->index, "watermark", blob, sizeof blob);
         weir__duration_parse (window, &agg->window);
         const char *lateness = weir_prop (st, "lateness", "0s");
         s_lateness (lateness, &agg->lateness);
@@ -498,9 +498,11 @@ static int64_t s_watermark (const s_agg *agg)
     return latest ? (int64_t) (latest ^ (1ull << 63)) - agg->lateness : INT64_MIN;
 }
 
-//  The start of REC's window into *START: 0, 1 when the window closed
+//  The start of REC's window into *START, and the stage's watermark once
+//  REC's time is seen into *WATERMARK: 0, 1 when the window closed
 //  already (the record is late), -1 when REC has no time; REASON says why
-static int s_window (s_thread *t, const msgpack_object *rec, int64_t *start, char *reason, size_t size)
+static int s_window (s_thread *t, const msgpack_object *rec, int64_t *start, int64_t *watermark, char *reason,
+                     size_t size)
 {
     const s_agg *agg = t->agg;
     int64_t at;
@@ -510,15 +512,16 @@ static int s_window (s_thread *t, const msgpack_object *rec, int64_t *start, cha
         return -1;
     int64_t into = at % agg->window;
     *start = at - (into < 0 ? into + agg->window : into);
+    *watermark = at;
     if (!agg->time)
         return 0;
-    int64_t watermark = s_watermark (agg);
-    if (*start + agg->window <= watermark) {
+    *watermark = s_watermark (agg);
+    if (*start + agg->window <= *watermark) {
         char when[32], from[32], to[32], mark[32];
         weir__timestamp_format (at, when, sizeof when);
         weir__timestamp_format (*start, from, sizeof from);
         weir__timestamp_format (*start + agg->window, to, sizeof to);
-        weir__timestamp_format (watermark, mark, sizeof mark);
+        weir__timestamp_format (*watermark, mark, sizeof mark);
         snprintf (reason, size,
                   "late: its time %s is in the window from %s to %s, closed at %s (the latest time seen less "
                   "lateness=%s)",
@@ -532,6 +535,8 @@ static int s_window (s_thread *t, const msgpack_object *rec, int64_t *start, cha
         mine > latest
         && !__atomic_compare_exchange_n (agg->latest, &latest, mine, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
+    //  What the loop left in LATEST is another thread's when it was later
+    *watermark = (int64_t) ((mine > latest ? mine : latest) ^ (1ull << 63)) - agg->lateness;
     return 0;
 }
 
@@ -577,10 +582,10 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
     s_thread *t = tstate;
     const s_agg *agg = t->agg;
     char reason[320];
-    int64_t start;
+    int64_t start, watermark = INT64_MIN;
     const int64_t *window = NULL;
     if (agg->window) {
-        if (s_window (t, rec, &start, reason, sizeof reason))
+        if (s_window (t, rec, &start, &watermark, reason, sizeof reason))
             return weir_reject (st, "%s", reason);
         window = &start;
     }
@@ -603,11 +608,8 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
             return -1;
         s_fold (agg->op, v, i, f, is_float, 1);
     }
-    if (!rc && window) {
-        int64_t watermark = s_watermark (agg);
-        if (watermark >= t->next_close)
-            rc = s_close_windows (st, t, watermark);
-    }
+    if (!rc && window && watermark >= t->next_close)
+        rc = s_close_windows (st, t, watermark);
     return rc;
 }
 

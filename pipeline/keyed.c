@@ -61,9 +61,16 @@ void weir__keyed_destroy (weir__keyed **self_p)
     *self_p = NULL;
 }
 
+void weir__keyed_blob_name (size_t stage, const char *what, char *out, size_t size)
+{
+    snprintf (out, size, "keys/%zu/%s", stage, what);
+}
+
 static void s_name (const weir__keyed *self, unsigned group, char *out, size_t size)
 {
-    snprintf (out, size, "keys/%zu/%u", self->stage, group);
+    char number[16];
+    snprintf (number, sizeof number, "%u", group);
+    weir__keyed_blob_name (self->stage, number, out, size);
 }
 
 //  Group G (of the thread's, from 0) loaded, from its blob when it has

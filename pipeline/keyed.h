@@ -65,6 +65,11 @@ int weir__keyed_each (weir__keyed *self, int changed, weir__keyed_fn *fn, void *
     once emitted).  0, FN's negative return, or -1 with ERR.  */
 int weir__keyed_sweep (weir__keyed *self, weir__keyed_fn *fn, void *arg, weir__err *err);
 
+/*  The name of the workspace blob WHAT of the keyed state of stage STAGE
+    ("keys/STAGE/WHAT"): a key group's number, or the state a stage
+    shares across its threads (an aggregation's "watermark").  */
+void weir__keyed_blob_name (size_t stage, const char *what, char *out, size_t size);
+
 /*  Store the groups that changed in this epoch as their blobs.  0, or -1
     with ERR.  */
 int weir__keyed_store (weir__keyed *self, weir__err *err);
