@@ -36,18 +36,20 @@
                               the meta, offsets, writers and files sections,
                               each packed into one value (files only when
                               there are some)
-      e/EPOCH/b/NAME          blob NAME: "SIZE HELD HASH", its size, the
-                              epoch whose write holds its bytes (this one,
-                              or an earlier one when the blob did not
-                              change since) and a hash of them (weir__hash64
-                              from 0, 16 hex digits)
+      e/EPOCH/b               the blobs' entries, packed into one value as
+                              the sections above: per blob NAME, "SIZE HELD
+                              HASH", its size, the epoch whose write holds
+                              its bytes (this one, or an earlier one when
+                              the blob did not change since) and a hash of
+                              them (weir__hash64 from 0, 16 hex digits)
       s/HELD/NAME#CHUNK       the bytes of blob NAME as the write of epoch
                               HELD (20 digits) put them, in chunks of
                               WEIR__STORE_CHUNK (CHUNK is 8 decimal
                               digits): kept while a checkpoint names them
-      e/EPOCH/c/NAME#CHUNK    in stores written before blobs were kept
-                              once, whose blob entries are "SIZE" alone:
-                              the epoch's own chunks of blob NAME
+      e/EPOCH/b/NAME  e/EPOCH/c/NAME#CHUNK
+                              in stores written before blobs were kept
+                              once: blob NAME's size alone, under a key of
+                              its own, and the epoch's own chunks of it
       e/EPOCH/~sum            "COUNT HASH": how many other keys the epoch
                               has under e/EPOCH/ and a checksum over them
                               in key order; an epoch exists once this key
