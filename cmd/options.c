@@ -5,6 +5,7 @@
 
 #include <assert.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 //  --help is read in a terminal: nothing goes past this column
@@ -38,10 +39,15 @@ void cmd_error (const char *command, const char *format, ...)
 {
     va_list args;
     va_start (args, format);
-    fprintf (stderr, "weir %s: ", command);
-    vfprintf (stderr, format, args);
-    fputc ('\n', stderr);
+    //  The line in one write: stderr is unbuffered, and a line written in
+    //  three parts was cut by what another process wrote between them
+    //  (mpirun's banner when a rank aborts), losing its prefix
+    char line[8192];
+    int n = snprintf (line, sizeof line, "weir %s: ", command);
+    if (n > 0 && (size_t) n < sizeof line)
+        vsnprintf (line + n, sizeof line - (size_t) n, format, args);
     va_end (args);
+    fprintf (stderr, "%s\n", line);
 }
 
 //  The words of TEXT[0..LEN) filled from column COLUMN, where the cursor
