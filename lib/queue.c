@@ -17,12 +17,19 @@
 
 #define S_YIELDS 8
 //  Producer-consumer pairs a queue connects with a socket each; more, and
-//  it connects a socket per thread (see weir__queue_new)
+//  the producers of a consumer share one socket (see weir__queue_new)
 #define S_MAX_PAIRS 64
 
 struct weir__queue_ctx {
     void *zmq;
 };
+
+//  A round of markers of one kind, when the producers share sockets: how
+//  many producers sent theirs, and whether one of them had a zero flag
+typedef struct {
+    atomic_uint arrived;
+    atomic_int zero;
+} s_round;
 
 //  The credits of a group of producers (a link into a stage)
 typedef struct {
@@ -31,16 +38,18 @@ typedef struct {
 
 struct weir__queue {
     unsigned producers, consumers, capacity;
-    zmq_msg_t *held;       //  [consumer]: the message it received last
-    unsigned low_water;    //  wake a group's blocked producers at or below this fill
-    int routed;            //  one ROUTER per producer, else a PUSH per pair
-    void **out;            //  [producer] ROUTERs, or [producer * consumers + consumer] PUSHes
-    void **in;             //  [consumer]: a DEALER, or a PULL
-    atomic_uint *depth;    //  per consumer: sent, not yet received
-    s_group *groups;       //  each with CAPACITY credits
-    unsigned ngroups;      //  more than one: a frame naming the group leads each message
-    unsigned *group;       //  [producer]: its group
-    atomic_uint waiters;   //  producers in the slow path
+    zmq_msg_t *held;        //  [consumer]: the message it received last
+    unsigned low_water;     //  wake a group's blocked producers at or below this fill
+    int shared;             //  a PUSH per consumer, else a PUSH per pair
+    void **out;             //  [consumer] PUSHes, or [producer * consumers + consumer]
+    pthread_mutex_t *lock;  //  [consumer], when shared: held by the producer sending to it
+    s_round rounds[2];      //  when shared: end-of-stream markers, barriers
+    void **in;              //  [consumer]: a PULL
+    atomic_uint *depth;     //  per consumer: sent, not yet received
+    s_group *groups;        //  each with CAPACITY credits
+    unsigned ngroups;       //  more than one: a frame naming the group leads each message
+    unsigned *group;        //  [producer]: its group
+    atomic_uint waiters;    //  producers in the slow path
     atomic_int aborted;
     pthread_mutex_t mutex;  //  guards only the sleep / wake hand-off
     pthread_cond_t drained;
@@ -103,9 +112,9 @@ void weir__queue_ctx_destroy (weir__queue_ctx **self_p)
 
 size_t weir__queue_sockets (unsigned producers, unsigned consumers)
 {
-    //  A socket per consumer, and a ROUTER per producer or a PUSH per pair
+    //  A PULL per consumer, and a PUSH per pair or per consumer
     uint64_t pairs = (uint64_t) producers * consumers;
-    return (size_t) consumers + (pairs > S_MAX_PAIRS ? producers : pairs);
+    return (size_t) consumers + (pairs > S_MAX_PAIRS ? consumers : pairs);
 }
 
 static void *s_socket (void *ctx, int type, weir__err *err)
@@ -131,14 +140,13 @@ static void s_endpoint (const weir__queue *self, unsigned c, char *out, size_t s
     snprintf (out, size, "inproc://weir-%p-%u", (const void *) self, c);
 }
 
-//  Every consumer binds a socket: a PULL, or a DEALER when routed.  0, or
-//  -1 with ERR.
+//  Every consumer binds a PULL.  0, or -1 with ERR.
 static int s_bind_consumers (weir__queue *self, void *ctx, weir__err *err)
 {
     for (unsigned c = 0; c < self->consumers; c++) {
         char endpoint[64];
         s_endpoint (self, c, endpoint, sizeof endpoint);
-        if (!(self->in[c] = s_socket (ctx, self->routed ? ZMQ_DEALER : ZMQ_PULL, err)))
+        if (!(self->in[c] = s_socket (ctx, ZMQ_PULL, err)))
             return -1;
         if (zmq_bind (self->in[c], endpoint)) {
             weir__err_set (err, WEIR_ESYSTEM, "zmq_bind %s: %s", endpoint, zmq_strerror (zmq_errno ()));
@@ -148,10 +156,12 @@ static int s_bind_consumers (weir__queue *self, void *ctx, weir__err *err)
     return 0;
 }
 
-//  Each producer's PUSH to each consumer.  0, or -1 with ERR.
+//  The PUSHes: one per producer and consumer, or, shared, one per
+//  consumer.  0, or -1 with ERR.
 static int s_connect_pushes (weir__queue *self, void *ctx, weir__err *err)
 {
-    for (unsigned p = 0; p < self->producers; p++)
+    unsigned senders = self->shared ? 1 : self->producers;
+    for (unsigned p = 0; p < senders; p++)
         for (unsigned c = 0; c < self->consumers; c++) {
             char endpoint[64];
             s_endpoint (self, c, endpoint, sizeof endpoint);
@@ -164,31 +174,6 @@ static int s_connect_pushes (weir__queue *self, void *ctx, weir__err *err)
                 return -1;
             }
         }
-    return 0;
-}
-
-//  Each producer's ROUTER, connected to every consumer under the
-//  consumer's number as its routing id.  0, or -1 with ERR.
-static int s_connect_routers (weir__queue *self, void *ctx, weir__err *err)
-{
-    for (unsigned p = 0; p < self->producers; p++) {
-        void *s = self->out[p] = s_socket (ctx, ZMQ_ROUTER, err);
-        if (!s)
-            return -1;
-        //  A message for a consumer not connected is an error, not a drop
-        int one = 1;
-        zmq_setsockopt (s, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
-        for (unsigned c = 0; c < self->consumers; c++) {
-            char endpoint[64];
-            s_endpoint (self, c, endpoint, sizeof endpoint);
-            uint32_t id = c;
-            if (zmq_setsockopt (s, ZMQ_CONNECT_ROUTING_ID, &id, sizeof id) || zmq_connect (s, endpoint)) {
-                weir__err_set (err, WEIR_ESYSTEM, "zmq_connect %s: %s", endpoint,
-                               zmq_strerror (zmq_errno ()));
-                return -1;
-            }
-        }
-    }
     return 0;
 }
 
@@ -222,15 +207,19 @@ weir__queue *weir__queue_new_grouped (weir__queue_ctx *qctx, unsigned producers,
     self->consumers = consumers;
     self->capacity = capacity;
     self->low_water = capacity / 2;
-    self->routed = (uint64_t) producers * consumers > S_MAX_PAIRS;
-    self->out = calloc (self->routed ? producers : (size_t) producers * consumers, sizeof *self->out);
+    self->shared = (uint64_t) producers * consumers > S_MAX_PAIRS;
+    self->out = calloc (self->shared ? consumers : (size_t) producers * consumers, sizeof *self->out);
+    if (self->shared && (self->lock = calloc (consumers, sizeof *self->lock)))
+        for (unsigned c = 0; c < consumers; c++)
+            pthread_mutex_init (&self->lock[c], NULL);
     self->in = calloc (consumers, sizeof *self->in);
     self->depth = calloc (consumers, sizeof *self->depth);
     self->held = calloc (consumers, sizeof *self->held);
     self->groups = calloc (groups, sizeof *self->groups);
     self->group = calloc (producers, sizeof *self->group);
     self->ngroups = groups;
-    if (!self->out || !self->in || !self->depth || !self->held || !self->groups || !self->group) {
+    if (!self->out || !self->in || !self->depth || !self->held || !self->groups || !self->group
+        || (self->shared && !self->lock)) {
         weir__err_set (err, WEIR_ENOMEM, "out of memory");
         weir__queue_destroy (&self);
         return NULL;
@@ -240,15 +229,18 @@ weir__queue *weir__queue_new_grouped (weir__queue_ctx *qctx, unsigned producers,
     if (group)
         memcpy (self->group, group, producers * sizeof *group);
     //  With few pairs, each producer has a PUSH connected to each
-    //  consumer's PULL: the cheapest send.  With many, each socket's file
-    //  descriptor adds up (100 threads on three stages ran out of them),
-    //  so each producer has one ROUTER connected to every consumer's
-    //  DEALER, and names the consumer of each message; that costs a frame
-    //  and a lookup a message.  Either way each pair has one pipe, which
-    //  keeps its stream FIFO.
-    if (s_bind_consumers (self, qctx->zmq, err)
-        || (self->routed ? s_connect_routers (self, qctx->zmq, err)
-                         : s_connect_pushes (self, qctx->zmq, err))) {
+    //  consumer's PULL: the cheapest send, with no lock.  With many, a
+    //  pipe per pair costs what the pairs cost: each socket a file
+    //  descriptor (100 threads on three stages ran out of them), each pipe
+    //  about 10 kB, and each connection a hand-shake with its consumer's
+    //  socket (256 threads on three stages took 11 s and 1.3 GB to run
+    //  1,000 records).  So the producers of a consumer share one PUSH,
+    //  taken under a lock for the frames of one message (ZeroMQ lets a
+    //  socket move between threads behind a full barrier, which the lock
+    //  is): C pipes, not P x C.  Either way a producer's messages to a
+    //  consumer go down one pipe in the order sent, which keeps its stream
+    //  FIFO.
+    if (s_bind_consumers (self, qctx->zmq, err) || s_connect_pushes (self, qctx->zmq, err)) {
         weir__queue_destroy (&self);
         return NULL;
     }
@@ -260,7 +252,7 @@ void weir__queue_destroy (weir__queue **self_p)
     weir__queue *self = *self_p;
     if (!self)
         return;
-    size_t outs = self->routed ? self->producers : (size_t) self->producers * self->consumers;
+    size_t outs = self->shared ? self->consumers : (size_t) self->producers * self->consumers;
     for (size_t i = 0; self->out && i < outs; i++)
         if (self->out[i])
             zmq_close (self->out[i]);
@@ -271,8 +263,11 @@ void weir__queue_destroy (weir__queue **self_p)
     if (self->held)
         for (unsigned c = 0; c < self->consumers; c++)
             zmq_msg_close (&self->held[c]);
+    for (unsigned c = 0; self->lock && c < self->consumers; c++)
+        pthread_mutex_destroy (&self->lock[c]);
     pthread_mutex_destroy (&self->mutex);
     pthread_cond_destroy (&self->drained);
+    free (self->lock);
     free (self->held);
     free (self->out);
     free (self->in);
@@ -335,28 +330,49 @@ static void s_release (weir__queue *self, unsigned consumer, unsigned group)
     }
 }
 
+//  Whether a message of SIZE bytes takes a credit.  A batch does; a marker,
+//  a header alone (no batch is sent empty), does not: a producer sends each
+//  consumer one per epoch and one at its end, and cannot send the next
+//  epoch's before the controller has seen every consumer pass this one's,
+//  so markers bound themselves.  Their sending every consumer one each
+//  made them the most of a wide stage's messages: 256 producers feeding
+//  256 consumers through 16 credits sent 65,536 markers, and woke every
+//  blocked producer 8,000 times to do it.  Told by size, not by reading
+//  the header, so that a consumer gives a batch's credit back before it
+//  reads the batch: that atomic is also what tells ThreadSanitizer the
+//  producer's writes came first (it cannot see libzmq's own).
+static int s_takes_credit (size_t size)
+{
+    return size > WEIR__BATCH_HEADER;
+}
+
 //  Send MSG to CONSUMER; the message is ours again when this fails.
 static int s_send_to (weir__queue *self, unsigned producer, unsigned consumer, zmq_msg_t *msg,
                       uint64_t *wait_ns)
 {
     unsigned group = self->group[producer];
-    if (s_acquire (self, &self->groups[group], wait_ns))
-        return WEIR__QUEUE_CLOSED;
-    atomic_fetch_add_explicit (&self->depth[consumer], 1, memory_order_relaxed);
+    int credit = s_takes_credit (zmq_msg_size (msg));
+    if (credit) {
+        if (s_acquire (self, &self->groups[group], wait_ns))
+            return WEIR__QUEUE_CLOSED;
+        atomic_fetch_add_explicit (&self->depth[consumer], 1, memory_order_relaxed);
+    }
     //  Never blocks: the marks are off and the credits bound the queue.
-    //  The routing id frame, the group's, then the message: ZeroMQ
-    //  delivers a message's frames together or not at all
+    //  The group's frame, then the message: ZeroMQ delivers a message's
+    //  frames together or not at all
     int rc = 0;
-    void *s = self->routed ? self->out[producer] : self->out[producer * self->consumers + consumer];
-    uint32_t id = consumer;
-    if (self->routed)
-        rc = zmq_send (s, &id, sizeof id, ZMQ_SNDMORE) < 0;
-    if (!rc && self->ngroups > 1)
+    void *s = self->shared ? self->out[consumer] : self->out[producer * self->consumers + consumer];
+    if (self->shared)
+        pthread_mutex_lock (&self->lock[consumer]);
+    if (self->ngroups > 1)
         rc = zmq_send (s, &group, sizeof group, ZMQ_SNDMORE) < 0;
     if (!rc)
         rc = zmq_msg_send (msg, s, 0) < 0;
+    if (self->shared)
+        pthread_mutex_unlock (&self->lock[consumer]);
     if (rc) {
-        s_release (self, consumer, group);
+        if (credit)
+            s_release (self, consumer, group);
         return WEIR__QUEUE_CLOSED;
     }
     return 0;
@@ -457,9 +473,32 @@ unsigned weir__queue_consumers (const weir__queue *self)
     return self->consumers;
 }
 
+//  With shared sockets, a producer's marker only counts it in, and the last
+//  of a round sends one marker, standing for every producer, to each
+//  consumer.  Sending it after every producer has counted itself in puts
+//  it behind every producer's data in each consumer's one pipe, which is
+//  what a marker from each would have said.  P x C markers per round were
+//  most of what a wide job sent: 3 stages of 256 threads spent half their
+//  time on them.  A round is over before the next can start: a producer
+//  sends the next barrier only once the controller has seen every
+//  consumer pass this one, and a stream ends once.
+static int s_round_in (weir__queue *self, uint32_t kind, uint32_t *flag)
+{
+    s_round *r = &self->rounds[kind == WEIR__BATCH_BARRIER];
+    if (*flag == 0)
+        atomic_store (&r->zero, 1);
+    if (atomic_fetch_add (&r->arrived, 1) + 1 < self->producers)
+        return 0;
+    *flag = !atomic_exchange (&r->zero, 0);
+    atomic_store (&r->arrived, 0);
+    return 1;
+}
+
 int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind, uint32_t flag,
                              uint64_t *wait_ns)
 {
+    if (self->shared && self->producers > 1 && !s_round_in (self, kind, &flag))
+        return 0;
     weir__batch_header marker = {kind, flag};
     for (unsigned c = 0; c < self->consumers; c++) {
         zmq_msg_t msg;
@@ -473,6 +512,11 @@ int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind
         }
     }
     return 0;
+}
+
+unsigned weir__queue_marker_weight (const weir__queue *self)
+{
+    return self->shared ? self->producers : 1;
 }
 
 int weir__queue_recv (weir__queue *self, unsigned consumer, weir__batch_header *hdr, const char **payload,
@@ -530,9 +574,10 @@ int weir__queue_recv_within (weir__queue *self, unsigned consumer, weir__batch_h
         if (group >= self->ngroups || zmq_msg_recv (msg, s, 0) < 0)
             return WEIR_ESYSTEM;
     }
-    s_release (self, consumer, group);
     const char *data = zmq_msg_data (msg);
     size_t size = zmq_msg_size (msg);
+    if (s_takes_credit (size))
+        s_release (self, consumer, group);
     if (weir__batch_header_read (data, size, hdr))
         return WEIR_ESYSTEM;
     *payload = data + WEIR__BATCH_HEADER;

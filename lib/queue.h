@@ -3,13 +3,11 @@
 
     P producer threads feed C consumer threads over ZeroMQ inproc sockets:
     each consumer binds one PULL socket and each producer holds one PUSH
-    per consumer, or, when P x C pairs would take too many sockets (each
-    takes a file descriptor), each consumer binds a DEALER and each
-    producer holds one ROUTER connected to every consumer and names the
-    one a message goes to.  Either way each producer-consumer pair has its
-    own pipe, which keeps every producer-to-consumer stream FIFO, which is
-    what lets control markers travel in-band: a consumer that has an
-    end-of-stream marker from every producer has every record.
+    per consumer, or, when P x C pairs would take too many sockets and
+    pipes, the producers of a consumer share one PUSH to it, under a lock.
+    Either way a producer's messages to a consumer arrive in the order
+    sent, which is what lets control markers travel in-band: a consumer
+    that has an end-of-stream marker from every producer has every record.
 
     The bound is exact.  ZeroMQ's high-water marks are not (an inproc pipe
     holds the sender's mark plus the receiver's, counted in messages, with
@@ -89,8 +87,10 @@ weir__queue *weir__queue_new_grouped (weir__queue_ctx *ctx, unsigned producers, 
                                       weir__err *err);
 void weir__queue_destroy (weir__queue **self_p);
 
-/*  Send the records of B from producer thread PRODUCER to the consumer
-    with the fewest batches waiting, blocking while the queue is full.  B's
+/*  Send the records of B (at least one: a message of a header alone is a
+    marker, and takes no credit) from producer thread PRODUCER to the
+    consumer with the fewest batches waiting, blocking while the queue is
+    full.  B's
     buffer goes with the message (its header is written here) and B gets a
     fresh empty one.  Time spent blocked is added to *WAIT_NS.  0,
     WEIR__QUEUE_CLOSED, or WEIR_ENOMEM (B is left as it was).  */
@@ -117,10 +117,20 @@ typedef struct weir__queue_target {
     left as it was).  */
 int weir__queue_send_batch_all (const weir__queue_target *targets, size_t n, weir__batch *b, uint64_t *wait_ns);
 
-/*  Send a marker of KIND carrying FLAG (in the header's count) to every
-    consumer thread.  0 or WEIR__QUEUE_CLOSED (or WEIR_ENOMEM).  */
+/*  Send a marker of KIND (WEIR__BATCH_EOS or WEIR__BATCH_BARRIER)
+    carrying FLAG (in the header's count) to every consumer thread, behind
+    everything PRODUCER sent before.  Markers take no credit.  When the
+    producers share sockets, the markers of a round are sent once, by the
+    last producer to send its own, standing for all of them (see
+    weir__queue_marker_weight), and FLAG is then 1 when every producer's
+    was non-zero, else 0.  0 or WEIR__QUEUE_CLOSED (or WEIR_ENOMEM).  */
 int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind, uint32_t flag,
                              uint64_t *wait_ns);
+
+/*  How many producers' markers a received marker stands for: 1, or every
+    producer when they share sockets.  A consumer has every producer's
+    marker when the weights of those it received add up to the producers.  */
+unsigned weir__queue_marker_weight (const weir__queue *self);
 
 /*  Receive the next message for consumer thread CONSUMER, blocking while
     there is none: its header in *HDR and, for a batch, its records in

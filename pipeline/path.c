@@ -222,12 +222,14 @@ int weir__path_forward (weir__worker *w, const char *payload, size_t len, uint32
 int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__epoch_end_fn *end)
 {
     weir__stage *stage = w->stage;
+    //  A marker may stand for several producers (lib/queue.h)
+    unsigned weight = weir__queue_marker_weight (stage->in);
     if (hdr->kind == WEIR__BATCH_EOS)
-        return ++w->eos == stage->producers;
+        return (w->eos += weight) == stage->producers;
     if (w->barriers == 0)
         w->inputs_done = 1;
     w->inputs_done &= hdr->count != 0;
-    if (++w->barriers < stage->producers)
+    if ((w->barriers += weight) < stage->producers)
         return 0;
     w->barriers = 0;
     //  Only the end of the input finishes a job: --epochs and stops pause it,

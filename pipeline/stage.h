@@ -71,8 +71,8 @@ struct weir_stage {
     char reject_reason[256];
     weir__records decoder;  //  incoming records
     int decoder_ready;
-    unsigned eos;       //  end-of-stream markers received, one per producer
-    unsigned barriers;  //  barriers received in this epoch
+    unsigned eos;       //  producers whose end-of-stream marker came (a marker may stand for several)
+    unsigned barriers;  //  producers whose barrier came in this epoch
     int inputs_done;    //  every producer's barrier said: input exhausted
     int last_epoch;     //  what weir_last_epoch says in epoch_end
     _Atomic uint64_t start_ns, end_ns, wait_ns;

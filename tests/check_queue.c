@@ -235,20 +235,75 @@ START_TEST (test_marker_reaches_every_consumer)
     weir__err err;
     weir__err_init (&err);
     weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
-    weir__queue *q = weir__queue_new (ctx, 2, 3, 8, &err);
+    weir__queue *q = weir__queue_new (ctx, 2, 3, 2, &err);
     ck_assert_ptr_nonnull (q);
+    //  The queue full: a marker takes no credit, so it still goes, behind
+    //  the batches, and the credits count batches alone
+    ck_assert_int_eq (s_send_u32 (q, 1, 7), 0);
+    ck_assert_int_eq (s_send_u32 (q, 1, 8), 0);
+    ck_assert_uint_eq (weir__queue_fill (q), 2);
     ck_assert_int_eq (weir__queue_send_marker (q, 1, WEIR__BATCH_BARRIER, 100, NULL), 0);
-    ck_assert_uint_eq (weir__queue_fill (q), 3);
+    ck_assert_uint_eq (weir__queue_fill (q), 2);
+    unsigned data = 0;
     for (unsigned c = 3; c-- > 0;) {
         weir__batch_header hdr;
         const char *payload;
         size_t len;
         ck_assert_int_eq (weir__queue_recv (q, c, &hdr, &payload, &len, NULL), 0);
+        while (hdr.kind == WEIR__BATCH_DATA) {
+            data++;
+            ck_assert_int_eq (weir__queue_recv (q, c, &hdr, &payload, &len, NULL), 0);
+        }
         ck_assert_uint_eq (hdr.kind, WEIR__BATCH_BARRIER);
         ck_assert_uint_eq (hdr.count, 100);
         ck_assert_uint_eq (len, 0);
     }
+    ck_assert_uint_eq (data, 2);
     ck_assert_uint_eq (weir__queue_fill (q), 0);
+    weir__queue_destroy (&q);
+    weir__queue_ctx_destroy (&ctx);
+}
+END_TEST
+
+START_TEST (test_shared_markers_stand_for_all)
+{
+    //  9 x 8 pairs: the producers share a socket per consumer, and a
+    //  round's markers go once, when the last producer sends its own,
+    //  standing for all 9, with a flag that is 1 only when all were
+    //  non-zero.  Each marker still comes behind every producer's data.
+    weir__err err;
+    weir__err_init (&err);
+    weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
+    weir__queue *q = weir__queue_new (ctx, 9, 8, 100, &err);
+    ck_assert_ptr_nonnull (q);
+    ck_assert_uint_eq (weir__queue_marker_weight (q), 9);
+    for (unsigned round = 0; round < 2; round++) {
+        for (unsigned p = 0; p < 9; p++) {
+            ck_assert_int_eq (s_send_u32 (q, p, p), 0);
+            //  Round 0: producer 4 says 0; round 1: all say 7
+            uint32_t flag = round == 0 && p == 4 ? 0 : 7;
+            ck_assert_int_eq (weir__queue_send_marker (q, p, WEIR__BATCH_BARRIER, flag, NULL), 0);
+        }
+        unsigned data = 0;
+        for (unsigned c = 0; c < 8; c++) {
+            weir__batch_header hdr;
+            const char *payload;
+            size_t len;
+            for (;;) {
+                ck_assert_int_eq (weir__queue_recv (q, c, &hdr, &payload, &len, NULL), 0);
+                if (hdr.kind != WEIR__BATCH_DATA)
+                    break;
+                data++;
+            }
+            ck_assert_uint_eq (hdr.kind, WEIR__BATCH_BARRIER);
+            ck_assert_uint_eq (hdr.count, round == 0 ? 0 : 1);
+            //  One marker per consumer and round: nothing else waits
+            weir__batch_header more;
+            ck_assert_int_eq (weir__queue_recv_within (q, c, &more, &payload, &len, 0, NULL),
+                              WEIR__QUEUE_TIMEOUT);
+        }
+        ck_assert_uint_eq (data, 9);
+    }
     weir__queue_destroy (&q);
     weir__queue_ctx_destroy (&ctx);
 }
@@ -394,29 +449,31 @@ START_TEST (test_bad_arguments)
 }
 END_TEST
 
+#define S_MANY 40
+
 typedef struct {
     weir__queue *q;
     unsigned consumer, producers;
-    unsigned seen[12][50];
+    unsigned seen[S_MANY][50];
     int ordered;
 } s_many;
 
 static void *s_consume_many (void *arg)
 {
     s_many *c = arg;
-    int next[12];
-    for (int i = 0; i < 12; i++)
+    int next[S_MANY];
+    for (int i = 0; i < S_MANY; i++)
         next[i] = -1;
     unsigned stops = 0;
     c->ordered = 1;
     while (stops < c->producers) {
         uint32_t v = s_recv_u32 (c->q, c->consumer);
         if (v == S_STOP) {
-            stops++;
+            stops += weir__queue_marker_weight (c->q);
             continue;
         }
         unsigned producer = v >> 24, index = v & 0xffffff;
-        ck_assert_uint_lt (producer, 12);
+        ck_assert_uint_lt (producer, c->producers);
         ck_assert_uint_lt (index, 50);
         if ((int) index <= next[producer])
             c->ordered = 0;
@@ -428,48 +485,50 @@ static void *s_consume_many (void *arg)
 
 START_TEST (test_many_pairs)
 {
-    //  12 x 8 pairs: past the pairs a queue connects with a socket each, so
-    //  producers name their consumers through one socket each.  Nothing is
-    //  lost, each stream stays FIFO, markers reach every consumer, and the
-    //  bound holds.
+    //  12 x 8 pairs, then 40 x 40: past the pairs a queue connects with a
+    //  socket each, so the producers of a consumer share one socket to it.
+    //  Nothing is lost, each stream stays FIFO, markers reach every
+    //  consumer, and the bound holds.
     weir__err err;
     weir__err_init (&err);
     weir__queue_ctx *ctx = weir__queue_ctx_new (0, &err);
-    //  Once with one group, once with three (each message led by its
-    //  group's frame, behind the routing id)
-    unsigned groups = (unsigned) _i ? 3 : 1, group[12];
-    for (unsigned p = 0; p < 12; p++)
+    //  With one group and with three (each message led by its group's
+    //  frame), each on 12 x 8 and on 40 x 40 threads
+    unsigned groups = (unsigned) _i % 2 ? 3 : 1, group[S_MANY];
+    unsigned np = _i < 2 ? 12 : S_MANY, nc = _i < 2 ? 8 : S_MANY;
+    for (unsigned p = 0; p < np; p++)
         group[p] = p % groups;
-    weir__queue *q = weir__queue_new_grouped (ctx, 12, 8, 5, group, groups, &err);
+    weir__queue *q = weir__queue_new_grouped (ctx, np, nc, 5, group, groups, &err);
     ck_assert_ptr_nonnull (q);
-    ck_assert_uint_eq (weir__queue_sockets (12, 8), 20);
-    s_producer ps[12];
-    pthread_t tp[12], tc[8];
-    for (unsigned i = 0; i < 12; i++) {
+    //  A PULL and a shared PUSH per consumer
+    ck_assert_uint_eq (weir__queue_sockets (np, nc), 2 * nc);
+    static s_producer ps[S_MANY];
+    pthread_t tp[S_MANY], tc[S_MANY];
+    for (unsigned i = 0; i < np; i++) {
         ps[i] = (s_producer){q, i, 50, 0, 0, 1};
         pthread_create (&tp[i], NULL, s_produce, &ps[i]);
     }
-    ck_assert_uint_eq (s_settle (ps, 12, 5 * groups), 5 * groups);
-    static s_many cs[8];
+    ck_assert_uint_eq (s_settle (ps, (int) np, 5 * groups), 5 * groups);
+    static s_many cs[S_MANY];
     memset (cs, 0, sizeof cs);
-    for (unsigned c = 0; c < 8; c++) {
+    for (unsigned c = 0; c < nc; c++) {
         cs[c].q = q;
         cs[c].consumer = c;
-        cs[c].producers = 12;
+        cs[c].producers = np;
         pthread_create (&tc[c], NULL, s_consume_many, &cs[c]);
     }
-    for (unsigned i = 0; i < 12; i++)
+    for (unsigned i = 0; i < np; i++)
         pthread_join (tp[i], NULL);
-    for (unsigned c = 0; c < 8; c++)
+    for (unsigned c = 0; c < nc; c++)
         pthread_join (tc[c], NULL);
-    for (unsigned p = 0; p < 12; p++)
+    for (unsigned p = 0; p < np; p++)
         for (unsigned k = 0; k < 50; k++) {
             unsigned n = 0;
-            for (unsigned c = 0; c < 8; c++)
+            for (unsigned c = 0; c < nc; c++)
                 n += cs[c].seen[p][k];
             ck_assert_uint_eq (n, 1);
         }
-    for (unsigned c = 0; c < 8; c++)
+    for (unsigned c = 0; c < nc; c++)
         ck_assert (cs[c].ordered);
     weir__queue_destroy (&q);
     weir__queue_ctx_destroy (&ctx);
@@ -484,9 +543,10 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_bound_is_exact);
     tcase_add_test (tc, test_bound_counts_all_producers);
     tcase_add_test (tc, test_marker_reaches_every_consumer);
+    tcase_add_test (tc, test_shared_markers_stand_for_all);
     tcase_add_test (tc, test_least_loaded_consumer);
     tcase_add_test (tc, test_forward_passes_the_batch_on);
-    tcase_add_loop_test (tc, test_many_pairs, 0, 2);
+    tcase_add_loop_test (tc, test_many_pairs, 0, 4);
     tcase_add_test (tc, test_groups_are_bounded_apart);
     tcase_add_test (tc, test_abort_wakes_blocked_producer);
     tcase_add_test (tc, test_context_shutdown_wakes_receiver);

@@ -37,6 +37,21 @@ printf -- '-2\n-1\n0\n1\n2\n' | cmp -s - "$T/out.txt" && ok || fail "start=-2 ga
 "$WEIR" run -q --stats "$T/many.json" "range count=200k threads=100 ! identity threads=100 ! null threads=100" \
     && grep -q '"name": "null", "kind": "writer", "threads": 100, "records_in": 200000, "records_out": 200000' "$T/many.json" \
     && ok || fail "threads=100 on three stages"
+# 256 threads on each of three stages, stopped after 4 of 10 epochs and
+# resumed: every integer once.  Past 64 producer-consumer pairs the
+# producers of a consumer share its socket and a round of markers is sent
+# once, by the last producer, for all (lib/queue.h): each epoch's barrier
+# and the end of the stream must still come behind every record.
+wide="range count=200k threads=256 batch=64 ! identity threads=256 ! lines path=$T/out.txt threads=256"
+"$WEIR" run -q --epoch-records 20k --checkpoint "$T/wide.ck" --epochs 4 "$wide" \
+    && [ "$(wc -l < "$T/out.txt")" -eq 80000 ] && ok || fail "threads=256: 4 epochs of 20k"
+"$WEIR" run -q --epoch-records 20k --checkpoint "$T/wide.ck" --resume "$wide" || fail "threads=256: the resume failed"
+seq 0 199999 > "$T/expected_wide"
+sort -n "$T/out.txt" | cmp -s - "$T/expected_wide" && ok || fail "threads=256: not every integer once after the resume"
+# The same through a keyed edge: each part of a producer's batch goes to
+# its key's thread, and the markers still follow them
+"$WEIR" run -q --key-groups 256 --epoch-records 20k "range count=200k threads=16 ! identity threads=256 key=. ! lines path=$T/out.txt threads=16" \
+    && sort -n "$T/out.txt" | cmp -s - "$T/expected_wide" && ok || fail "threads=256 keyed: not every integer once"
 # Too few file descriptors for the sockets: the limit and the stage are named
 expect_exit 1 "this process may open 200 \\(ulimit -n\\): give 'range' fewer than threads=100" -- \
     sh -c "ulimit -n 200 && exec \"\$0\" run 'range count=10 threads=100 ! identity threads=100 ! null threads=100'" "$WEIR"
