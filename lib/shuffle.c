@@ -15,8 +15,6 @@
 typedef struct {
     weir__batch raw;       //  records as they came
     weir__batch combined;  //  partial aggregates (kind WEIR__BATCH_COMBINED)
-    weir__keytable *keys;  //  the partial aggregate of each key, with a combiner
-    uint32_t folded;       //  records folded into KEYS
 } s_part;
 
 struct weir__shuffle {
@@ -24,21 +22,37 @@ struct weir__shuffle {
     weir__buf key;          //  the key of the record in hand, when not its own bytes
     s_part *parts;          //  [consumer]
     unsigned nparts;
-    size_t value_size;  //  of the parts' KEYS, made for the first combiner
-    unsigned plain;     //  batches to send without the combiner before it is tried again
+    //  With a combiner: the partial aggregate of each key, for every
+    //  consumer (one table, not one per consumer: half the cache)
+    weir__keytable *keys;
+    unsigned plain;   //  batches to send without the combiner before it is tried again
+    unsigned rest;    //  how many the next rest lasts
+    uint64_t folded;  //  records folded into KEYS since the last flush
+    //  [group]: its consumer thread, for OWNED_GROUPS groups over
+    //  OWNED_BY threads (a division a record was a tenth of the split)
+    unsigned *owner;
+    unsigned owned_groups, owned_by;
 };
 
-//  A combiner that does not halve what a batch sends costs more than it
-//  saves: the records are looked up twice, once in the producer's table
-//  and once in the stage's.  Then it rests for this many batches (as
-//  Spark skips a partial aggregation that does not reduce enough).
+//  A combiner that does not halve what it sends costs more than it saves:
+//  the records are looked up twice, once in the producer's table and once
+//  in the stage's.  It is judged once it has folded S_SAMPLE records, and
+//  at each flush; one that fails rests for S_REST batches, twice as long
+//  at each failure in a row up to S_REST_MAX (as Spark skips a partial
+//  aggregation that does not reduce enough).  Keys that are all distinct
+//  then cost the double look-up on a few per cent of their records.
+#define S_SAMPLE 2048
 #define S_REST 64
+#define S_REST_MAX 4096
+
+#define S_HOLD 16384
 
 weir__shuffle *weir__shuffle_new (void)
 {
     weir__shuffle *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
+    self->rest = S_REST;
     if (weir__records_init (&self->records)) {
         free (self);
         return NULL;
@@ -55,18 +69,19 @@ void weir__shuffle_destroy (weir__shuffle **self_p)
     for (unsigned c = 0; c < self->nparts; c++) {
         weir__batch_release (&self->parts[c].raw);
         weir__batch_release (&self->parts[c].combined);
-        weir__keytable_destroy (&self->parts[c].keys);
     }
+    weir__keytable_destroy (&self->keys);
     free (self->parts);
+    free (self->owner);
     weir__buf_release (&self->key);
     weir__records_release (&self->records);
     free (self);
     *self_p = NULL;
 }
 
-//  A part for each of N consumers, with tables for COMBINER's values when
-//  there is one (a producer feeds one stage per link: the same
-//  combiner's, or none).  0 or WEIR_ENOMEM.
+//  A part for each of N consumers, and a table for COMBINER's values when
+//  there is one (a shuffle serves one link: the same combiner's, or
+//  none).  0 or WEIR_ENOMEM.
 static int s_parts (weir__shuffle *self, unsigned n, const weir__combiner *combiner)
 {
     if (n > self->nparts) {
@@ -85,32 +100,80 @@ static int s_parts (weir__shuffle *self, unsigned n, const weir__combiner *combi
             p->combined.kind = WEIR__BATCH_COMBINED;
         }
     }
-    for (unsigned c = 0; combiner && c < n; c++) {
-        s_part *p = &self->parts[c];
-        if (p->keys && self->value_size != combiner->value_size)
-            weir__keytable_destroy (&p->keys);
-        if (!p->keys && !(p->keys = weir__keytable_new (combiner->value_size)))
-            return WEIR_ENOMEM;
-    }
-    if (combiner)
-        self->value_size = combiner->value_size;
+    if (combiner && !self->keys && !(self->keys = weir__keytable_new (combiner->value_size)))
+        return WEIR_ENOMEM;
     return 0;
 }
 
-//  The partial aggregates of part P, into its combined batch (its keys
-//  are cleared once the part is sent).  0 or -1.
-static int s_pack (s_part *p, const weir__combiner *combiner)
+//  Batch B of a part, when it holds records, to consumer C.  0, or what the
+//  queue returned (B is then cleared).
+static int s_send_part (weir__queue *queue, unsigned producer, unsigned c, weir__batch *b, uint64_t *wait_ns)
 {
-    size_t keys = weir__keytable_count (p->keys);
-    for (size_t i = 0; i < keys; i++) {
+    if (!b->count)
+        return 0;
+    int rc = weir__queue_send_batch_to (queue, producer, c, b, wait_ns);
+    if (rc)
+        weir__batch_clear (b);
+    else
+        WEIR_KILL_POINT ("shuffle-part-sent");
+    return rc;
+}
+
+int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, weir__queue *queue,
+                         unsigned producer, uint64_t *wait_ns)
+{
+    size_t keys = self && self->keys ? weir__keytable_count (self->keys) : 0;
+    if (!keys)
+        return 0;
+    //  Each key's partial aggregate into its consumer's batch, then each
+    //  batch to its consumer
+    unsigned n = self->owned_by ? self->owned_by : 1, groups = self->owned_groups;
+    int rc = 0;
+    uint64_t partials = 0;
+    for (size_t i = 0; i < keys && !rc; i++) {
         const char *key;
         size_t len;
-        const void *value = weir__keytable_entry (p->keys, i, &key, &len);
-        int rc = combiner->pack (combiner, key, len, weir__keytable_hash (p->keys, i), value, &p->combined);
-        if (rc < 0)
-            return -1;
-        p->combined.count += rc == 0;
+        const void *value = weir__keytable_entry (self->keys, i, &key, &len);
+        uint64_t hash = weir__keytable_hash (self->keys, i);
+        weir__batch *b = &self->parts[n == 1 ? 0 : self->owner[weir__key_group (hash, groups)]].combined;
+        int r = combiner->pack (combiner, key, len, hash, value, b);
+        if (r < 0)
+            rc = WEIR_ENOMEM;
+        b->count += r == 0;
+        partials += r == 0;
     }
+    for (unsigned c = 0; c < n; c++) {
+        weir__batch *b = &self->parts[c].combined;
+        int r = rc ? (weir__batch_clear (b), 0) : s_send_part (queue, producer, c, b, wait_ns);
+        if (!rc)
+            rc = r;
+    }
+    weir__keytable_clear (self->keys);
+    //  Too little folded: rest
+    if (partials * 2 > self->folded) {
+        self->plain = self->rest;
+        self->rest = self->rest < S_REST_MAX ? self->rest * 2 : S_REST_MAX;
+    }
+    else
+        self->rest = S_REST;
+    self->folded = 0;
+    return rc;
+}
+
+//  Each of GROUPS groups' owner among N threads, in SELF->owner.  0 or
+//  WEIR_ENOMEM.
+static int s_owners (weir__shuffle *self, unsigned groups, unsigned n)
+{
+    if (self->owned_groups == groups && self->owned_by == n)
+        return 0;
+    unsigned *owner = realloc (self->owner, groups * sizeof *owner);
+    if (!owner)
+        return WEIR_ENOMEM;
+    for (unsigned g = 0; g < groups; g++)
+        owner[g] = weir__key_owner (g, groups, n);
+    self->owner = owner;
+    self->owned_groups = groups;
+    self->owned_by = n;
     return 0;
 }
 
@@ -121,14 +184,18 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
 {
     unsigned n = weir__queue_consumers (queue);
     *sent = 0;
-    if (combiner && self->plain) {
+    const weir__combiner *fold = combiner;
+    if (fold && self->plain) {
         self->plain--;
-        combiner = NULL;
+        fold = NULL;
     }
     int rc = s_parts (self, n, combiner);
+    if (!rc)
+        rc = s_owners (self, groups, n);
     if (rc)
         return rc;
     weir__records_reset (&self->records, payload, len);
+    uint32_t folded = 0;
     for (;;) {
         size_t from = self->records.off;
         msgpack_object rec;
@@ -143,7 +210,7 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
         //  One thread needs no hash, and a record no longer than the limit
         //  holds no key that is (a key is part of its record, and packed
         //  in its shortest form); a combiner needs the key
-        else if ((n > 1 || combiner || size > WEIR__KEY_MAX_BYTES)
+        else if ((n > 1 || fold || size > WEIR__KEY_MAX_BYTES)
                  && weir__key_of (key, &rec, &self->key, &k, &klen, &hash))
             rc = WEIR_ENOMEM;
         if (rc)
@@ -157,17 +224,17 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
                 break;
             continue;
         }
-        unsigned c = n == 1 ? 0 : weir__key_owner (weir__key_group (hash, groups), groups, n);
+        unsigned c = n == 1 ? 0 : self->owner[weir__key_group (hash, groups)];
         s_part *p = &self->parts[c];
-        if (combiner) {
+        if (fold) {
             int fresh;
-            void *value = weir__keytable_upsert (p->keys, k, klen, hash, &fresh);
+            void *value = weir__keytable_upsert (self->keys, k, klen, hash, &fresh);
             if (!value) {
                 rc = WEIR_ENOMEM;
                 break;
             }
-            if (combiner->fold (combiner, &rec, value) == 0) {
-                p->folded++;
+            if (fold->fold (fold, &rec, value) == 0) {
+                folded++;
                 continue;
             }
         }
@@ -177,35 +244,25 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
         }
         p->raw.count++;
     }
-    //  Every part goes, or after a failure none: none is left for the
-    //  next batch to carry out of order
-    uint32_t folded = 0, partials = 0;
+    //  Every part's records go, or after a failure none: none is left for
+    //  the next batch to carry out of order.  What was folded waits for the
+    //  flush, which comes before the producer's next marker, and counts as
+    //  sent now.
+    self->folded += folded;
+    *sent = folded;
     for (unsigned c = 0; c < n; c++) {
         s_part *p = &self->parts[c];
-        if (!rc && combiner && s_pack (p, combiner))
-            rc = WEIR_ENOMEM;
-        folded += p->folded;
-        partials += p->combined.count;
-        weir__batch *b[2] = {&p->combined, &p->raw};
-        for (int i = 0; i < 2; i++) {
-            uint32_t count = b[i]->count;
-            if (!count)
-                continue;
-            int r = rc ? rc : weir__queue_send_batch_to (queue, producer, c, b[i], wait_ns);
-            if (r)
-                weir__batch_clear (b[i]);
-            else {
-                *sent += i ? count : p->folded;
-                WEIR_KILL_POINT ("shuffle-part-sent");
-            }
-            if (!rc)
-                rc = r;
-        }
-        if (p->keys)
-            weir__keytable_clear (p->keys);
-        p->folded = 0;
+        uint32_t count = p->raw.count;
+        int r = 0;
+        if (rc)
+            weir__batch_clear (&p->raw);
+        else if (!(r = s_send_part (queue, producer, c, &p->raw, wait_ns)))
+            *sent += count;
+        if (!rc)
+            rc = r;
     }
-    if (combiner && (uint64_t) partials * 2 > folded)
-        self->plain = S_REST;
+    size_t keys = fold ? weir__keytable_count (self->keys) : 0;
+    if (!rc && (keys >= S_HOLD || (self->folded >= S_SAMPLE && keys * 2 > self->folded)))
+        rc = weir__shuffle_flush (self, combiner, queue, producer, wait_ns);
     return rc;
 }

@@ -9,13 +9,16 @@
     markers a producer sends after them still come behind them.
 
     A combiner (an aggregation's, pipeline/aggregate.h) folds the
-    records of each part by key before they go: a part then carries one
-    partial aggregate per key of the batch, in a batch of kind
-    WEIR__BATCH_COMBINED, and the records the combiner leaves to its
-    stage (a bad value, judged there) in an ordinary one.  A hot key costs
-    its consumer one record per producer batch, not one per event.
+    records by key before they go, into tables held across batches: the
+    records the combiner leaves to its stage (a bad value, judged there)
+    go with their batch, and the partial aggregates, one per key, go in
+    batches of kind WEIR__BATCH_COMBINED when the producer is about to
+    send a marker (weir__shuffle_flush), or when its tables hold enough
+    keys.  A hot key costs its consumer one record per producer and epoch,
+    not one per event.
 
-    One shuffle per producer thread, used by that thread alone.  */
+    One shuffle per producer thread and keyed link, used by that thread
+    alone.  */
 #ifndef WEIR_SHUFFLE_H_INCLUDED
 #define WEIR_SHUFFLE_H_INCLUDED
 
@@ -52,12 +55,19 @@ typedef int (weir__shuffle_reject_fn) (void *ctx, const msgpack_object *rec, con
 /*  Split the records of PAYLOAD (LEN bytes, a batch's, after its header)
     by KEY among GROUPS key groups, folded by COMBINER when not NULL, and
     send each part to its consumer thread of QUEUE as PRODUCER.  *SENT is
-    the records that went (those folded into a partial aggregate
-    included).  0, WEIR__QUEUE_CLOSED, WEIR_ENOMEM, WEIR_ECORRUPT for a
+    the records that went (those folded into a partial aggregate, held
+    until a flush, included).  0, WEIR__QUEUE_CLOSED, WEIR_ENOMEM, WEIR_ECORRUPT for a
     malformed record, or what REJECT returned.  */
 int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned groups,
                         const weir__combiner *combiner, weir__queue *queue, unsigned producer,
                         const char *payload, size_t len, weir__shuffle_reject_fn *reject, void *ctx,
                         uint32_t *sent, uint64_t *wait_ns);
+
+/*  Send the partial aggregates held for COMBINER (the one every send
+    was given) to the consumer threads of QUEUE, as PRODUCER: before the
+    producer sends a marker, so that they come before it.  SELF may be
+    NULL.  0, WEIR__QUEUE_CLOSED or WEIR_ENOMEM.  */
+int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, weir__queue *queue,
+                         unsigned producer, uint64_t *wait_ns);
 
 #endif

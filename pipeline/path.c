@@ -62,11 +62,30 @@ static int s_reject_key (void *ctx, const msgpack_object *rec, const char *reaso
 static int s_shuffle (weir__worker *w, weir__edge *e, const char *payload, size_t len, uint32_t *sent,
                       uint64_t *wait)
 {
-    if (!w->shuffle && !(w->shuffle = weir__shuffle_new ()))
+    weir__stage *stage = w->stage;
+    size_t i = (size_t) (e - stage->outs);
+    if (!w->shuffles && !(w->shuffles = calloc (stage->nouts, sizeof *w->shuffles)))
+        return WEIR_ENOMEM;
+    if (!w->shuffles[i] && !(w->shuffles[i] = weir__shuffle_new ()))
         return WEIR_ENOMEM;
     const weir__combiner *combiner = e->to->combine ? &e->to->combine->combiner : NULL;
-    return weir__shuffle_send (w->shuffle, e->to->key, w->stage->run->key_groups, combiner, e->queue,
+    return weir__shuffle_send (w->shuffles[i], e->to->key, stage->run->key_groups, combiner, e->queue,
                                e->base + w->index, payload, len, s_reject_key, w, sent, wait);
+}
+
+//  The partial aggregates W's combiners hold, down their links: before a
+//  marker, which must come behind them.  0 or what the queue returned.
+static int s_flush_combiners (weir__worker *w, uint64_t *wait)
+{
+    weir__stage *stage = w->stage;
+    int rc = 0;
+    for (size_t i = 0; w->shuffles && i < stage->nouts && !rc; i++) {
+        weir__edge *e = &stage->outs[i];
+        if (w->shuffles[i] && e->to->combine)
+            rc = weir__shuffle_flush (w->shuffles[i], &e->to->combine->combiner, e->queue, e->base + w->index,
+                                      wait);
+    }
+    return rc;
 }
 
 //  A send failed with RC: out of memory or a malformed batch fail the job
@@ -128,7 +147,7 @@ int weir__path_send (weir__worker *w)
 int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag)
 {
     uint64_t wait = 0;
-    int rc = 0;
+    int rc = s_flush_combiners (w, &wait);
     for (size_t i = 0; i < w->ntargets && !rc; i++)
         rc = weir__queue_send_marker (w->targets[i].queue, w->targets[i].producer, kind, flag, &wait);
     s_wait (w, wait);

@@ -95,6 +95,11 @@ int weir_emit_packed (weir_stage *st)
     //  What the plugin packed must be one whole object, or the batch would
     //  be corrupt for every stage downstream
     size_t size = 0, where = 0, have = b->len - st->packed_from;
+    //  A short str, the most packed record (a word), is whole when its
+    //  length says so: no scan
+    const unsigned char *first = (const unsigned char *) b->data + st->packed_from;
+    if (have && (*first & 0xe0) == 0xa0 && have == 1 + (size_t) (*first & 0x1f))
+        return s_added (st);
     weir__scan_result r =
         have ? weir__scan (b->data + st->packed_from, have, &size, &where) : WEIR__SCAN_INCOMPLETE;
     if (r != WEIR__SCAN_OK || size != have) {

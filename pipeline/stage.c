@@ -158,7 +158,10 @@ void weir__stage_workers_release (weir__stage *self)
         w->port_batches = NULL;
         free (w->targets);
         w->targets = NULL;
-        weir__shuffle_destroy (&w->shuffle);
+        for (size_t i = 0; w->shuffles && i < self->nouts; i++)
+            weir__shuffle_destroy (&w->shuffles[i]);
+        free (w->shuffles);
+        w->shuffles = NULL;
         weir__keyed_destroy (&w->keyed);
         w->ntargets = 0;
         if (w->decoder_ready)

@@ -55,9 +55,9 @@ struct weir_stage {
     //  that tee's (weir__stage.host)
     weir__queue_target *targets;
     size_t ntargets;
-    //  Its batches split by key, for a link into a keyed stage
+    //  [link]: its batches split by key, for a link into a keyed stage
     //  (lib/shuffle.h), made when first needed
-    weir__shuffle *shuffle;
+    weir__shuffle **shuffles;
     //  A keyed stage's thread: the state of its key groups
     //  (pipeline/keyed.h), made when the thread starts; and the record
     //  its processor is given, whose key weir_key_state reads

@@ -55,16 +55,18 @@ for op in count sum min max mean; do
     same "$T/got" "$T/want" "$op key=.u"
 done
 
-# The combiner: a hot key is folded by its producers, 200,000 records
-# of 3 keys arrive as a few thousand partial aggregates, with the same
-# sums; keys that are all distinct are not folded (the combiner rests)
+# The combiner: a hot key is folded by its producers, which hold their
+# partial aggregates until the epoch's end, so 200,000 records of 3 keys
+# arrive as at most one partial aggregate per key and producer thread,
+# with the same sums; keys that are all distinct are not folded (the
+# combiner rests)
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "{\"u\":\"u%d\",\"b\":%d}\n", i % 3, i }' > "$T/hot.jsonl"
 "$WEIR" run -q --stats "$T/hot.json" "json path=$T/hot.jsonl threads=2 ! sum key=.u value=.b threads=2 ! json path=$T/hot.out" \
     || fail "hot keys"
 sort "$T/hot.out" > "$T/got"
 printf '["u0",6666633333]\n["u1",6666700000]\n["u2",6666566667]\n' > "$T/want"
 same "$T/got" "$T/want" "sums of hot keys"
-jq -e '.stages[1].records_in == 200000 and .stages[1].metrics.combined == 200000 and .stages[1].metrics.partials < 5000' \
+jq -e '.stages[1].records_in == 200000 and .stages[1].metrics.combined == 200000 and .stages[1].metrics.partials <= 6' \
     "$T/hot.json" > /dev/null && ok || fail "hot keys were not combined: $(jq -c '.stages[1]' "$T/hot.json")"
 awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{\"u\":\"u%d\"}\n", i }' > "$T/cold.jsonl"
 "$WEIR" run -q --stats "$T/cold.json" "json path=$T/cold.jsonl ! count key=.u threads=2 ! null" || fail "distinct keys"

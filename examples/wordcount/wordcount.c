@@ -12,8 +12,8 @@
     (weir_key_each).  A record that is not a str is refused with an error
     rather than dropped.
 
-    The builtin 'count key=.' does the same (and folds each batch by key
-    in its producers when that pays); this plugin shows how a plugin
+    The builtin 'count key=.' does the same (and folds the records by key
+    in its producers, until each epoch's end, when that pays); this plugin shows how a plugin
     keeps state per key: no table, no lock, no merge.
 
     Build: cc -shared -fPIC $(pkg-config --cflags weir) wordcount.c -o wordcount.so  */

@@ -190,12 +190,14 @@ done
 # --- A keyed aggregation, cut -------------------------------------------
 # Words of 37 keys counted by a keyed stage whose state is kept per key
 # group in every checkpoint.  Killed at a checkpoint's points (and as the
-# producers split their batches by key, between epochs), cut, resumed
+# producers send what their combiners folded), cut, resumed
 # with another thread count: every key's count exact, emitted once.
 awk -v n=$((2 * PER)) 'BEGIN { for (i = 0; i < n; i++) printf "k%d\n", (i * 7) % 37 }' > "$T/kin.txt"
 sort "$T/kin.txt" | uniq -c | awk '{ printf "[\"%s\",%d]\n", $2, $1 }' | sort > "$T/k.ref"
 KDESC="lines path=$T/kin.txt split=2000 THREADS ! count key=. THREADS ! lines path=$ROOT/kout"
-for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resumed:1; do
+# shuffle-part-sent:5 comes as a producer flushes the partial aggregates
+# its combiner held for the epoch, before its barrier
+for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resumed:1 shuffle-part-sent:5; do
     cut_at $point "$KDESC" keyed
     sort "$ROOT/kout" > "$T/k.got"
     same "$T/k.got" "$T/k.ref" "keyed count killed at $point, cut, resumed on 1 thread"
