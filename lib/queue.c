@@ -364,10 +364,15 @@ static int s_send_to (weir__queue *self, unsigned producer, unsigned consumer, z
     void *s = self->shared ? self->out[consumer] : self->out[producer * self->consumers + consumer];
     if (self->shared)
         pthread_mutex_lock (&self->lock[consumer]);
+    //  Each frame again if a signal cut its send short: with shared
+    //  sockets, a group's frame left without its message would lead the
+    //  next producer's
     if (self->ngroups > 1)
-        rc = zmq_send (s, &group, sizeof group, ZMQ_SNDMORE) < 0;
+        while ((rc = zmq_send (s, &group, sizeof group, ZMQ_SNDMORE) < 0) && zmq_errno () == EINTR)
+            ;
     if (!rc)
-        rc = zmq_msg_send (msg, s, 0) < 0;
+        while ((rc = zmq_msg_send (msg, s, 0) < 0) && zmq_errno () == EINTR)
+            ;
     if (self->shared)
         pthread_mutex_unlock (&self->lock[consumer]);
     if (rc) {
@@ -481,7 +486,10 @@ unsigned weir__queue_consumers (const weir__queue *self)
 //  most of what a wide job sent: 3 stages of 256 threads spent half their
 //  time on them.  A round is over before the next can start: a producer
 //  sends the next barrier only once the controller has seen every
-//  consumer pass this one, and a stream ends once.
+//  consumer pass this one, and a stream ends once.  That rests on every
+//  producer waiting at the controller after each barrier: markers sent
+//  outside it (a barrier of one stage alone, a thread leaving without
+//  its barrier) would mix rounds.
 static int s_round_in (weir__queue *self, uint32_t kind, uint32_t *flag)
 {
     s_round *r = &self->rounds[kind == WEIR__BATCH_BARRIER];

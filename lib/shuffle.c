@@ -45,7 +45,14 @@ struct weir__shuffle {
 #define S_REST 64
 #define S_REST_MAX 4096
 
-#define S_HOLD 16384
+//  Partial aggregates are held across batches, until the producer sends a
+//  marker (weir__shuffle_flush) or its table holds this many keys (about
+//  250 kB, kept for the next: a wide stage has a table per producer
+//  thread and keyed link).  Folded batch by batch, a word count saved
+//  nothing (a batch of 256 words held about 220 distinct ones, and the
+//  combiner rested); held for an epoch, 22 million words become a few
+//  thousand partials.
+#define S_HOLD 4096
 
 weir__shuffle *weir__shuffle_new (void)
 {
@@ -149,8 +156,11 @@ int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, we
             rc = r;
     }
     weir__keytable_clear (self->keys);
-    //  Too little folded: rest
-    if (partials * 2 > self->folded) {
+    //  Too little folded: rest.  A flush of a few records (an epoch's end
+    //  in a trickle) says nothing either way.
+    if (self->folded < S_SAMPLE)
+        ;
+    else if (partials * 2 > self->folded) {
         self->plain = self->rest;
         self->rest = self->rest < S_REST_MAX ? self->rest * 2 : S_REST_MAX;
     }

@@ -242,12 +242,16 @@ int weir__keyed_sweep (weir__keyed *self, weir__keyed_fn *fn, void *arg, weir__e
     return 0;
 }
 
-int weir__keyed_store (weir__keyed *self, weir__err *err)
+int weir__keyed_store (weir__keyed *self, int keep, weir__err *err)
 {
     for (unsigned g = 0; g < self->end - self->first; g++) {
         s_group *group = &self->groups[g];
         if (!group->dirty)
             continue;
+        if (!keep) {
+            group->dirty = 0;
+            continue;
+        }
         char name[64];
         s_name (self, self->first + g, name, sizeof name);
         self->saved.len = 0;

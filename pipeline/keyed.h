@@ -70,9 +70,10 @@ int weir__keyed_sweep (weir__keyed *self, weir__keyed_fn *fn, void *arg, weir__e
     shares across its threads (an aggregation's "watermark").  */
 void weir__keyed_blob_name (size_t stage, const char *what, char *out, size_t size);
 
-/*  Store the groups that changed in this epoch as their blobs.  0, or -1
-    with ERR.  */
-int weir__keyed_store (weir__keyed *self, weir__err *err);
+/*  Store the groups that changed in this epoch as their blobs, when KEEP
+    (a job that checkpoints, or of several ranks: weir__shared.keeps_keys),
+    and start the next epoch with none changed.  0, or -1 with ERR.  */
+int weir__keyed_store (weir__keyed *self, int keep, weir__err *err);
 
 /*  The keys the thread holds now (of the groups loaded).  */
 uint64_t weir__keyed_count (const weir__keyed *self);

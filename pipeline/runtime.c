@@ -327,6 +327,7 @@ static int s_prepare (const weir__run *run, weir__recovery *recovery, weir__shar
     weir__job_set_hook (run->job, s_wake, wakeable);
     shared->workspace = weir__recovery_workspace (recovery);
     shared->key_groups = weir__recovery_key_groups (recovery);
+    shared->keeps_keys = run->options->checkpoint_dir || weir__ranks_size (run->ranks) > 1;
     for (size_t i = 0; i < stages->count; i++)
         stages->items[i]->run = shared;
     //  Each rank would aggregate its own shards, and a key would come out
@@ -440,7 +441,7 @@ int weir__runtime_run (const weir__run *run)
         }
         return weir__job_refuse (job, &err);
     }
-    weir__shared shared = {job, run->controller, NULL, 0};
+    weir__shared shared = {job, run->controller, NULL, 0, 0};
     s_wakeable wakeable = {run->stages, run->controller, NULL};
     if (s_prepare (run, recovery, &shared, &wakeable, &err) || s_work (run, recovery, &err))
         weir__job_fail (job, &err);

@@ -97,6 +97,10 @@ typedef struct weir__shared {
     struct weir__controller *controller;
     weir__workspace *workspace;
     unsigned key_groups;  //  of the job (lib/key.h): fixed when it was created
+    //  Keyed state goes into the workspace at each epoch's end: the job
+    //  checkpoints, or has several ranks.  Else nothing reads it there, and
+    //  a copy of every key would double the memory of a keyed stage.
+    int keeps_keys;
 } weir__shared;
 
 /*  A link from a stage's output to another stage's input.  The stage

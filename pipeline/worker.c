@@ -151,7 +151,7 @@ static int s_processor_epoch_end (weir__worker *w)
     //  ends in
     weir__err err;
     weir__err_init (&err);
-    if (w->keyed && weir__keyed_store (w->keyed, &err)) {
+    if (w->keyed && weir__keyed_store (w->keyed, w->stage->run->keeps_keys, &err)) {
         weir__err named;
         weir__err_set (&named, err.code, "%s: %s", w->stage->name, err.msg);
         weir__job_fail (w->stage->run->job, &named);
