@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "lib/fieldpath.h"
+#include "lib/key.h"
 
+//  No hash: a key's is weir__key_hash of its bytes, worked out again
+//  when the slots grow or a key moves, rather than 8 more bytes a key
 typedef struct {
-    uint64_t hash;
     uint32_t off, len;  //  the key's bytes in the arena
 } s_entry;
 
@@ -75,7 +77,7 @@ static int s_grow (weir__keytable *self)
     if (!slots)
         return -1;
     for (size_t k = 0; k < self->count; k++) {
-        uint64_t hash = self->entries[k].hash;
+        uint64_t hash = weir__keytable_hash (self, k);
         size_t i = (size_t) hash & (n - 1);
         while (slots[i])
             i = (i + 1) & (n - 1);
@@ -130,7 +132,7 @@ void *weir__keytable_upsert (weir__keytable *self, const void *key, size_t len, 
     uint32_t off = (uint32_t) self->arena.len;
     if (weir__buf_append (&self->arena, key, len))
         return NULL;
-    self->entries[self->count] = (s_entry){hash, off, (uint32_t) len};
+    self->entries[self->count] = (s_entry){off, (uint32_t) len};
     char *value = self->values + self->count * self->value_size;
     memset (value, 0, self->value_size);
     self->slots[i] = (hash >> 32 << 32) | ++self->count;
@@ -170,7 +172,7 @@ int weir__keytable_delete (weir__keytable *self, const void *key, size_t len, ui
     //  home is not between the hole and it) moves up, so that probes
     //  need no tombstones
     for (size_t j = (i + 1) & mask; self->slots[j]; j = (j + 1) & mask) {
-        size_t home = (size_t) self->entries[(uint32_t) self->slots[j] - 1].hash & mask;
+        size_t home = (size_t) weir__keytable_hash (self, (uint32_t) self->slots[j] - 1) & mask;
         int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!between) {
             self->slots[i] = self->slots[j];
@@ -182,7 +184,7 @@ int weir__keytable_delete (weir__keytable *self, const void *key, size_t len, ui
     size_t k = at - 1, last = self->count - 1;
     self->garbage += self->entries[k].len;
     if (k != last) {
-        uint64_t h = self->entries[last].hash;
+        uint64_t h = weir__keytable_hash (self, last);
         size_t j = (size_t) h & mask;
         while ((uint32_t) self->slots[j] != last + 1)
             j = (j + 1) & mask;
@@ -211,7 +213,7 @@ void *weir__keytable_entry (const weir__keytable *self, size_t i, const char **k
 
 uint64_t weir__keytable_hash (const weir__keytable *self, size_t i)
 {
-    return self->entries[i].hash;
+    return weir__key_hash (self->arena.data + self->entries[i].off, self->entries[i].len);
 }
 
 size_t weir__keytable_memory (const weir__keytable *self)

@@ -3,11 +3,12 @@
 
     Open addressing with linear probing over an array of slots, each half
     the key's hash and half its entry number, so that a probe compares
-    hashes without a miss on the entries; the entries (hash, where the
-    key's bytes are) and their values in arrays of their own, the keys'
-    bytes back to back in one arena: a key costs its bytes, 16 bytes of
-    entry, its value and 11 to 21 bytes of slots, and no allocation of
-    its own.  Entries keep the
+    hashes without a miss on the entries; the entries (where the key's
+    bytes are) and their values in arrays of their own, the keys' bytes
+    back to back in one arena: a key costs its bytes, 8 bytes of entry,
+    its value and 11 to 21 bytes of slots, and no allocation of its own.
+    A key's hash is not kept: it must be weir__key_hash of its bytes,
+    which the table works out again when it grows.  Entries keep the
     order they came in, so iterating is a walk along an array.
 
     One owner at a time (the thread that owns the group): no lock.  */
@@ -47,7 +48,7 @@ void *weir__keytable_find (const weir__keytable *self, const void *key, size_t l
 size_t weir__keytable_count (const weir__keytable *self);
 void *weir__keytable_entry (const weir__keytable *self, size_t i, const char **key, size_t *len);
 
-/*  The hash key I came with.  */
+/*  The hash of key I (weir__key_hash of its bytes).  */
 uint64_t weir__keytable_hash (const weir__keytable *self, size_t i);
 
 /*  Bytes of memory it holds.  */
