@@ -134,7 +134,8 @@ int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, we
         return 0;
     //  Each key's partial aggregate into its consumer's batch, then each
     //  batch to its consumer
-    unsigned n = self->owned_by ? self->owned_by : 1, groups = self->owned_groups;
+    //  (a send made the owners' table: there are keys)
+    unsigned n = self->owned_by, groups = self->owned_groups;
     int rc = 0;
     uint64_t partials = 0;
     for (size_t i = 0; i < keys && !rc; i++) {
@@ -142,7 +143,7 @@ int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, we
         size_t len;
         const void *value = weir__keytable_entry (self->keys, i, &key, &len);
         uint64_t hash = weir__keytable_hash (self->keys, i);
-        weir__batch *b = &self->parts[n == 1 ? 0 : self->owner[weir__key_group (hash, groups)]].combined;
+        weir__batch *b = &self->parts[self->owner[weir__key_group (hash, groups)]].combined;
         int r = combiner->pack (combiner, key, len, hash, value, b);
         if (r < 0)
             rc = WEIR_ENOMEM;
@@ -234,7 +235,9 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
                 break;
             continue;
         }
-        unsigned c = n == 1 ? 0 : self->owner[weir__key_group (hash, groups)];
+        //  With one thread every group is its, whatever the hash (0 when
+        //  not worked out)
+        unsigned c = self->owner[weir__key_group (hash, groups)];
         s_part *p = &self->parts[c];
         if (fold) {
             int fresh;
