@@ -196,7 +196,8 @@ static inline void weir__region_format (const char *blob, size_t offset, size_t 
 /*  TEXT of LEN bytes into the fields and *BLOB (a pointer into TEXT, and
     its length *BLOB_LEN, which may be 0): 0, or -1 for text that is no
     region.  TYPE and OP count as weir_reduce_type and weir_reduce_op do
-    (float32, float64, int64; sum, mean, min, max), and WIDTH is TYPE's:
+    (float32, float64, int64, then the engine's own uint64; sum, mean,
+    min, max), and WIDTH is TYPE's:
     a region read back is combined over COUNT elements of TYPE, so the two
     must agree or the combining would pass the region's end.  */
 static inline int weir__region_parse (const char *text, size_t len, size_t *offset, size_t *count,
@@ -214,7 +215,7 @@ static inline int weir__region_parse (const char *text, size_t len, size_t *offs
     buf[head] = '\0';
     int n = 0;
     if (sscanf (buf, "%zu %zu %zu %d %d %n", offset, count, width, type, op, &n) != 5 || (size_t) n != head
-        || *type < 0 || *type > 2 || *op < 0 || *op > 3 || *width != (*type == 0 ? 4u : 8u))
+        || *type < 0 || *type > 3 || *op < 0 || *op > 3 || *width != (*type == 0 ? 4u : 8u))
         return -1;
     *blob = text + head;
     *blob_len = len - head;

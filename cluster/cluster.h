@@ -24,8 +24,10 @@
 
 typedef struct weir__cluster weir__cluster;
 
-/*  Element types and operations of weir__cluster_allreduce.  */
-enum { WEIR__REDUCE_F32, WEIR__REDUCE_F64, WEIR__REDUCE_I64 };
+/*  Element types and operations of weir__cluster_allreduce.  The first
+    three are the public weir_reduce_type's; U64 is the engine's own (an
+    aggregation's watermark, pipeline/aggregate.c), never a mean.  */
+enum { WEIR__REDUCE_F32, WEIR__REDUCE_F64, WEIR__REDUCE_I64, WEIR__REDUCE_U64 };
 enum { WEIR__REDUCE_SUM, WEIR__REDUCE_MEAN, WEIR__REDUCE_MIN, WEIR__REDUCE_MAX };
 
 /*  The ranks this process belongs to, started at the first call (MPI is

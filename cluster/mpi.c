@@ -406,6 +406,7 @@ int weir__mpi_allreduce (void *data, size_t count, int type, int op, double time
 {
     MPI_Datatype t = type == WEIR__REDUCE_F32   ? MPI_FLOAT
                      : type == WEIR__REDUCE_F64 ? MPI_DOUBLE
+                     : type == WEIR__REDUCE_U64 ? MPI_UINT64_T
                                                 : MPI_INT64_T;
     MPI_Op o = op == WEIR__REDUCE_MIN ? MPI_MIN : op == WEIR__REDUCE_MAX ? MPI_MAX : MPI_SUM;
     size_t width = type == WEIR__REDUCE_F32 ? 4 : 8;

@@ -112,13 +112,17 @@ static int s_parts (weir__shuffle *self, unsigned n, const weir__combiner *combi
     return 0;
 }
 
-//  Batch B of a part, when it holds records, to consumer C.  0, or what the
-//  queue returned (B is then cleared).
-static int s_send_part (weir__queue *queue, unsigned producer, unsigned c, weir__batch *b, uint64_t *wait_ns)
+//  Batch B of a part, when it holds records, to consumer C of every
+//  rank's (one of this rank's goes into the queue, another rank's down
+//  the exchange).  0, or what the queue returned (B is then cleared).
+static int s_send_part (const weir__shuffle_to *to, unsigned c, weir__batch *b, uint64_t *wait_ns)
 {
     if (!b->count)
         return 0;
-    int rc = weir__queue_send_batch_to (queue, producer, c, b, wait_ns);
+    unsigned threads = weir__queue_consumers (to->queue), rank = c / threads;
+    int rc = rank == to->rank ? weir__queue_send_batch_to (to->queue, to->producer, c % threads, b, wait_ns)
+                              : weir__exchange_send (to->exchange, to->link, rank, to->producer, c % threads, b,
+                                                     wait_ns);
     if (rc)
         weir__batch_clear (b);
     else
@@ -126,8 +130,8 @@ static int s_send_part (weir__queue *queue, unsigned producer, unsigned c, weir_
     return rc;
 }
 
-int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, weir__queue *queue,
-                         unsigned producer, uint64_t *wait_ns)
+int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
+                         uint64_t *wait_ns)
 {
     size_t keys = self && self->keys ? weir__keytable_count (self->keys) : 0;
     if (!keys)
@@ -152,7 +156,7 @@ int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, we
     }
     for (unsigned c = 0; c < n; c++) {
         weir__batch *b = &self->parts[c].combined;
-        int r = rc ? (weir__batch_clear (b), 0) : s_send_part (queue, producer, c, b, wait_ns);
+        int r = rc ? (weir__batch_clear (b), 0) : s_send_part (to, c, b, wait_ns);
         if (!rc)
             rc = r;
     }
@@ -189,11 +193,11 @@ static int s_owners (weir__shuffle *self, unsigned groups, unsigned n)
 }
 
 int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned groups,
-                        const weir__combiner *combiner, weir__queue *queue, unsigned producer,
-                        const char *payload, size_t len, weir__shuffle_reject_fn *reject, void *ctx,
-                        uint32_t *sent, uint64_t *wait_ns)
+                        const weir__combiner *combiner, const weir__shuffle_to *to, const char *payload,
+                        size_t len, weir__shuffle_reject_fn *reject, void *ctx, uint32_t *sent,
+                        uint64_t *wait_ns)
 {
-    unsigned n = weir__queue_consumers (queue);
+    unsigned n = weir__queue_consumers (to->queue) * to->ranks;
     *sent = 0;
     const weir__combiner *fold = combiner;
     if (fold && self->plain) {
@@ -269,13 +273,13 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
         int r = 0;
         if (rc)
             weir__batch_clear (&p->raw);
-        else if (!(r = s_send_part (queue, producer, c, &p->raw, wait_ns)))
+        else if (!(r = s_send_part (to, c, &p->raw, wait_ns)))
             *sent += count;
         if (!rc)
             rc = r;
     }
     size_t keys = fold ? weir__keytable_count (self->keys) : 0;
     if (!rc && (keys >= S_HOLD || (self->folded >= S_SAMPLE && keys * 2 > self->folded)))
-        rc = weir__shuffle_flush (self, combiner, queue, producer, wait_ns);
+        rc = weir__shuffle_flush (self, combiner, to, wait_ns);
     return rc;
 }

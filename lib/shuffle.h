@@ -27,9 +27,24 @@
 #include <stdint.h>
 
 #include "lib/key.h"
+#include "lib/exchange.h"
 #include "lib/queue.h"
 
 typedef struct weir__shuffle weir__shuffle;
+
+/*  Where a producer's parts go: the keyed stage's threads on this rank,
+    QUEUE's consumers, to which it sends as PRODUCER, and in a job of
+    several ranks those of every other rank, down LINK of EXCHANGE
+    (lib/exchange.h), as the same PRODUCER.  The stage's threads are
+    numbered rank by rank: thread t of rank r is r x T + t of RANKS x T
+    (T the queue's consumers), and own the groups weir__key_owner gives
+    that number.  One rank: EXCHANGE NULL, RANK 0, RANKS 1.  */
+typedef struct weir__shuffle_to {
+    weir__queue *queue;
+    unsigned producer;
+    weir__exchange *exchange;
+    unsigned link, rank, ranks;
+} weir__shuffle_to;
 
 /*  What a keyed stage that aggregates lets its producers do first.  */
 typedef struct weir__combiner {
@@ -54,20 +69,19 @@ typedef int (weir__shuffle_reject_fn) (void *ctx, const msgpack_object *rec, con
 
 /*  Split the records of PAYLOAD (LEN bytes, a batch's, after its header)
     by KEY among GROUPS key groups, folded by COMBINER when not NULL, and
-    send each part to its consumer thread of QUEUE as PRODUCER.  *SENT is
+    send each part to its consumer thread, of any rank, as TO says.  *SENT is
     the records that went (those folded into a partial aggregate, held
     until a flush, included).  0, WEIR__QUEUE_CLOSED, WEIR_ENOMEM, WEIR_ECORRUPT for a
     malformed record, or what REJECT returned.  */
 int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned groups,
-                        const weir__combiner *combiner, weir__queue *queue, unsigned producer,
-                        const char *payload, size_t len, weir__shuffle_reject_fn *reject, void *ctx,
+                        const weir__combiner *combiner, const weir__shuffle_to *to, const char *payload, size_t len, weir__shuffle_reject_fn *reject, void *ctx,
                         uint32_t *sent, uint64_t *wait_ns);
 
 /*  Send the partial aggregates held for COMBINER (the one every send
-    was given) to the consumer threads of QUEUE, as PRODUCER: before the
-    producer sends a marker, so that they come before it.  SELF may be
-    NULL.  0, WEIR__QUEUE_CLOSED or WEIR_ENOMEM.  */
-int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, weir__queue *queue,
-                         unsigned producer, uint64_t *wait_ns);
+    was given) to their consumer threads, as TO says: before the producer
+    sends a marker, so that they come before it.  SELF may be NULL.  0,
+    WEIR__QUEUE_CLOSED or WEIR_ENOMEM.  */
+int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
+                         uint64_t *wait_ns);
 
 #endif

@@ -12,6 +12,7 @@ typedef struct {
     char *name;
     void *data;
     size_t size;
+    int touched;  //  restored since the last weir__workspace_untouch
 } s_blob;
 
 //  A region of a blob kept as one value across the ranks of a job
@@ -128,6 +129,7 @@ static s_blob *s_add (weir__workspace *self, const char *name, size_t size)
     b->name = copy;
     b->data = data;
     b->size = size;
+    b->touched = 0;
     self->index[s_slot (self, copy)] = (uint32_t) ++self->count;
     return b;
 }
@@ -183,8 +185,25 @@ int weir__workspace_restore (weir__workspace *self, const char *name, const void
     }
     if (size)
         memcpy (b->data, data, size);
+    b->touched = 1;
     pthread_mutex_unlock (&self->lock);
     return 0;
+}
+
+int weir__workspace_touched (weir__workspace *self, size_t index)
+{
+    pthread_mutex_lock (&self->lock);
+    int touched = index < self->count && self->blobs[index].touched;
+    pthread_mutex_unlock (&self->lock);
+    return touched;
+}
+
+void weir__workspace_untouch (weir__workspace *self)
+{
+    pthread_mutex_lock (&self->lock);
+    for (size_t i = 0; i < self->count; i++)
+        self->blobs[i].touched = 0;
+    pthread_mutex_unlock (&self->lock);
 }
 
 size_t weir__workspace_count (weir__workspace *self)

@@ -59,6 +59,13 @@ size_t weir__workspace_reduce_count (weir__workspace *self);
 void weir__workspace_reduce_rebase (weir__workspace *self);
 const char *weir__workspace_reduce (weir__workspace *self, size_t index, weir__workspace_region *out);
 
+/*  Whether blob INDEX was written whole by weir__workspace_restore since
+    the last weir__workspace_untouch (with weir__workspace_untouch): how a
+    rank of a job finds the key groups its threads stored in an epoch, to
+    send them to rank 0 for the checkpoint.  */
+int weir__workspace_touched (weir__workspace *self, size_t index);
+void weir__workspace_untouch (weir__workspace *self);
+
 size_t weir__workspace_count (weir__workspace *self);
 /*  Blob INDEX (in creation order): its name, memory and size.  */
 const char *weir__workspace_item (weir__workspace *self, size_t index, void **data, size_t *size);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cluster/cluster.h"
 #include "lib/key.h"
 #include "lib/timestamp.h"
 #include "pipeline/keyed.h"
@@ -256,6 +257,12 @@ static int s_open (weir_stage *st, void **state)
             rc = weir_fail (st, "time=%s: %s", time, err.msg);
         else if (!(agg->latest = weir_blob (st, blob, sizeof (uint64_t))))
             rc = WEIR_EPROCESSOR;  //  weir_blob said why
+        //  In a job of several ranks the latest time is the latest any
+        //  rank saw, agreed at each epoch's end (a rank's threads see the
+        //  keys it owns only)
+        else if (weir__workspace_add_reduce (st->stage->run->workspace, blob, 0, 1, sizeof (uint64_t),
+                                             WEIR__REDUCE_U64, WEIR__REDUCE_MAX))
+            rc = weir_fail (st, "out of memory");
         if (rc) {
             weir__key_destroy (&agg->value);
             weir__key_destroy (&agg->time);

@@ -29,15 +29,18 @@ struct weir__keyed {
 weir__keyed *weir__keyed_new (const weir__worker *w)
 {
     const weir__stage *stage = w->stage;
-    unsigned groups = stage->run->key_groups, threads = stage->threads;
+    //  The stage's threads of every rank share the groups, rank by rank
+    //  (lib/shuffle.h)
+    unsigned groups = stage->run->key_groups, threads = stage->threads * stage->run->ranks;
+    unsigned thread = stage->run->rank * stage->threads + w->index;
     weir__keyed *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
     self->workspace = stage->run->workspace;
     self->stage = stage->index;
     self->job_groups = groups;
-    self->first = weir__key_first_group (w->index, groups, threads);
-    self->end = weir__key_first_group (w->index + 1, groups, threads);
+    self->first = weir__key_first_group (thread, groups, threads);
+    self->end = weir__key_first_group (thread + 1, groups, threads);
     weir__buf_init (&self->saved);
     weir__buf_init (&self->scratch);
     if (!(self->groups = calloc (self->end - self->first + 1, sizeof *self->groups))) {
@@ -64,6 +67,24 @@ void weir__keyed_destroy (weir__keyed **self_p)
 void weir__keyed_blob_name (size_t stage, const char *what, char *out, size_t size)
 {
     snprintf (out, size, "keys/%zu/%s", stage, what);
+}
+
+int weir__keyed_blob_group (const char *name, size_t *stage, unsigned *group)
+{
+    //  keys/STAGE/GROUP, both numbers
+    if (strncmp (name, "keys/", 5) != 0)
+        return 0;
+    const char *p = name + 5;
+    size_t digits = strspn (p, "0123456789");
+    if (!digits || digits > 9 || p[digits] != '/')
+        return 0;
+    *stage = (size_t) strtoul (p, NULL, 10);
+    p += digits + 1;
+    digits = strspn (p, "0123456789");
+    if (!digits || digits > 9 || p[digits])
+        return 0;
+    *group = (unsigned) strtoul (p, NULL, 10);
+    return 1;
 }
 
 static void s_name (const weir__keyed *self, unsigned group, char *out, size_t size)

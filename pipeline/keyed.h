@@ -70,6 +70,11 @@ int weir__keyed_sweep (weir__keyed *self, weir__keyed_fn *fn, void *arg, weir__e
     shares across its threads (an aggregation's "watermark").  */
 void weir__keyed_blob_name (size_t stage, const char *what, char *out, size_t size);
 
+/*  Whether the workspace blob NAME holds a key group's state (not a
+    stage's shared state, nor a model's blob): 1 with the stage's index
+    in *STAGE and the group in *GROUP, else 0.  */
+int weir__keyed_blob_group (const char *name, size_t *stage, unsigned *group);
+
 /*  Store the groups that changed in this epoch as their blobs, when KEEP
     (a job that checkpoints, or of several ranks: weir__shared.keeps_keys),
     and start the next epoch with none changed.  0, or -1 with ERR.  */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "lib/clock.h"
+#include "lib/exchange.h"
 #include "lib/killpoint.h"
 #include "lib/shuffle.h"
 #include "pipeline/controller.h"
@@ -56,6 +57,13 @@ static int s_reject_key (void *ctx, const msgpack_object *rec, const char *reaso
     return weir__path_reject (ctx, rec, reason) ? WEIR__SINK_ABORT : 0;
 }
 
+//  Where W's parts go down its keyed link E: the stage's threads of
+//  this rank, and of every rank on a link across ranks
+static weir__shuffle_to s_to (const weir__worker *w, const weir__edge *e)
+{
+    return (weir__shuffle_to) {e->queue, e->base + w->index, e->exchange, e->xlink, w->stage->run->rank, e->ranks};
+}
+
 //  The LEN bytes of records at PAYLOAD down W's link E into a keyed
 //  stage: split by key, each part to the thread that owns it.  *SENT is
 //  how many went.  0 or what weir__shuffle_send returns.
@@ -69,8 +77,9 @@ static int s_shuffle (weir__worker *w, weir__edge *e, const char *payload, size_
     if (!w->shuffles[i] && !(w->shuffles[i] = weir__shuffle_new ()))
         return WEIR_ENOMEM;
     const weir__combiner *combiner = e->to->combine ? &e->to->combine->combiner : NULL;
-    return weir__shuffle_send (w->shuffles[i], e->to->key, stage->run->key_groups, combiner, e->queue,
-                               e->base + w->index, payload, len, s_reject_key, w, sent, wait);
+    weir__shuffle_to to = s_to (w, e);
+    return weir__shuffle_send (w->shuffles[i], e->to->key, stage->run->key_groups, combiner, &to, payload, len,
+                               s_reject_key, w, sent, wait);
 }
 
 //  The partial aggregates W's combiners hold, down their links: before a
@@ -81,9 +90,9 @@ static int s_flush_combiners (weir__worker *w, uint64_t *wait)
     int rc = 0;
     for (size_t i = 0; w->shuffles && i < stage->nouts && !rc; i++) {
         weir__edge *e = &stage->outs[i];
+        weir__shuffle_to to = s_to (w, e);
         if (w->shuffles[i] && e->to->combine)
-            rc = weir__shuffle_flush (w->shuffles[i], &e->to->combine->combiner, e->queue, e->base + w->index,
-                                      wait);
+            rc = weir__shuffle_flush (w->shuffles[i], &e->to->combine->combiner, &to, wait);
     }
     return rc;
 }
@@ -150,6 +159,13 @@ int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag)
     int rc = s_flush_combiners (w, &wait);
     for (size_t i = 0; i < w->ntargets && !rc; i++)
         rc = weir__queue_send_marker (w->targets[i].queue, w->targets[i].producer, kind, flag, &wait);
+    //  A keyed link across ranks: to the stage's threads of every other
+    //  rank too, behind this thread's parts for them
+    for (size_t i = 0; i < w->stage->nouts && !rc; i++) {
+        const weir__edge *e = &w->stage->outs[i];
+        if (e->exchange)
+            rc = weir__exchange_send_marker (e->exchange, e->xlink, e->base + w->index, kind, flag, &wait);
+    }
     s_wait (w, wait);
     if (rc == WEIR_ENOMEM) {
         weir__err err;

@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "cluster/cluster.h"
+#include "lib/hostaddr.h"
+#include "lib/key.h"
 #include "lib/killpoint.h"
+#include "pipeline/keyed.h"
 #include "pipeline/reduce.h"
 
 #define S_RANK "{rank}"
@@ -281,6 +284,88 @@ int weir__ranks_agree (void *arg, uint64_t epoch, int *exhausted, int *stopping)
     return 0;
 }
 
+//  Every rank's LEN bytes at BUF to every rank: *ALL (malloc'ed) holds
+//  them back to back, LENS[r] (the caller's array of size ranks) rank
+//  r's length.  Rank 0 gathers them and broadcasts the lengths, then the
+//  bytes.
+static int s_allgather (weir__ranks *self, const void *buf, size_t len, char **all, size_t *lens,
+                        const char *what, weir__err *err)
+{
+    *all = NULL;
+    int rc = weir__cluster_gather (self->cluster, buf, len, all, lens, self->timeout, what, err);
+    char *sizes = self->rank == 0 ? (char *) lens : NULL;
+    size_t n = (size_t) self->size * sizeof *lens, total = 0;
+    if (!rc && !(rc = weir__cluster_bcast (self->cluster, &sizes, &n, self->timeout, what, err))
+        && self->rank != 0) {
+        memcpy (lens, sizes, (size_t) self->size * sizeof *lens);
+        free (sizes);
+    }
+    for (int r = 0; r < self->size && !rc; r++)
+        total += lens[r];
+    if (!rc)
+        rc = weir__cluster_bcast (self->cluster, all, &total, self->timeout, what, err);
+    return rc;
+}
+
+int weir__ranks_exchange (weir__ranks *self, unsigned links, unsigned capacity, weir__exchange **out,
+                          weir__err *err)
+{
+    *out = NULL;
+    if (self->size <= 1 || !links)
+        return 0;
+    const char *net = getenv ("WEIR_EXCHANGE_NET");
+    net = net && *net ? net : NULL;
+    //  Each rank's card (lib/hostaddr.h), to every rank, then the port of
+    //  each link's socket, bound where the others will reach it
+    char card[WEIR__HOSTADDR_CARD], host[64], *all = NULL, *ports = NULL;
+    size_t *lens = calloc ((size_t) self->size, sizeof *lens), *plens = calloc ((size_t) self->size, sizeof *lens);
+    const char **cards = calloc ((size_t) self->size, sizeof *cards);
+    unsigned *mine = calloc (links, sizeof *mine);
+    int rc = !lens || !plens || !cards || !mine ? weir__err_set (err, WEIR_ENOMEM, "out of memory")
+                                                : weir__hostaddr_card (card, sizeof card, err);
+    if (!rc)
+        rc = s_allgather (self, card, strlen (card) + 1, &all, lens, "sharing the ranks' addresses", err);
+    for (size_t r = 0, at = 0; !rc && r < (size_t) self->size; at += lens[r], r++) {
+        cards[r] = all + at;
+        if (!lens[r] || all[at + lens[r] - 1])
+            rc = weir__err_set (err, WEIR_ECORRUPT, "rank %zu sent no card of its host", r);
+    }
+    if (!rc)
+        rc = weir__hostaddr_listen (card, cards, (size_t) self->size, net, host, sizeof host, err);
+    if (!rc && !(*out = weir__exchange_new (links, (unsigned) self->rank, (unsigned) self->size, capacity, err)))
+        rc = err->code;
+    if (!rc)
+        rc = weir__exchange_bind (*out, host, mine, err);
+    if (!rc)
+        rc = s_allgather (self, mine, links * sizeof *mine, &ports, plens, "sharing the ranks' ports", err);
+    for (int r = 0; r < self->size && !rc; r++) {
+        char to[64], endpoint[96];
+        if (r == self->rank)
+            continue;
+        if (plens[r] != links * sizeof *mine)
+            rc = weir__err_set (err, WEIR_ECORRUPT, "rank %d has %zu keyed links, and rank %d %u", r,
+                                plens[r] / sizeof *mine, self->rank, links);
+        else if (!(rc = weir__hostaddr_pick (card, cards[r], net, to, sizeof to, err)))
+            for (unsigned l = 0; l < links && !rc; l++) {
+                unsigned port;
+                memcpy (&port, ports + (size_t) r * links * sizeof port + l * sizeof port, sizeof port);
+                snprintf (endpoint, sizeof endpoint, "tcp://%s:%u", to, port);
+                rc = weir__exchange_connect (*out, l, (unsigned) r, endpoint, err);
+            }
+        if (rc)
+            weir__err_prefix (err, "rank %d, connecting to rank %d: ", self->rank, r);
+    }
+    free (all);
+    free (ports);
+    free (lens);
+    free (plens);
+    free (cards);
+    free (mine);
+    if (rc)
+        weir__exchange_destroy (out);
+    return rc;
+}
+
 int weir__ranks_reduce (weir__ranks *self, weir__workspace *ws, uint64_t epoch, weir__err *err)
 {
     return weir__reduce_run (ws, self->cluster, epoch, self->timeout, err);
@@ -313,6 +398,9 @@ static int s_merge (weir__ranks *self, weir__snapshot *s, int r, const char *par
     snprintf (who, sizeof who, "rank %d", r);
     weir__resume *from = NULL;
     int rc = weir__resume_unpack (part, len, s->shape, who, &from, err);
+    //  The key groups its threads own and changed
+    if (!rc && r != 0 && s->workspace)
+        rc = weir__resume_blobs (from, s->workspace, err);
     for (size_t i = 0; i < s->nstages && !rc; i++) {
         weir__snapshot_stage *item = &self->items[i];
         uint64_t in, out, rejected;
@@ -346,11 +434,55 @@ static int s_merge (weir__ranks *self, weir__snapshot *s, int r, const char *par
 
 //  Every rank's part of S, packed as a checkpoint, to rank 0, which
 //  merges them into S.
+//  Whether this rank owns group GROUP of the keyed stage of index STAGE
+//  among GROUPS: its threads of every rank share them rank by rank
+//  (lib/shuffle.h)
+static int s_owns (const weir__ranks *self, size_t stage, unsigned group, unsigned groups)
+{
+    if (stage >= self->stages->count || !self->stages->items[stage]->key || group >= groups)
+        return 0;
+    unsigned threads = self->stages->items[stage]->threads;
+    return weir__key_owner (group, groups, threads * (unsigned) self->size) / threads == (unsigned) self->rank;
+}
+
+//  The key groups this rank owns and its threads stored since the last
+//  gather (those that changed), copied into a workspace of their own, or
+//  NULL: rank 0 holds them in its own.  A rank's workspace holds every
+//  group of the checkpoint it resumed from, but only the owner's copy of
+//  a group is the group's state.
+static weir__workspace *s_groups (const weir__ranks *self, weir__workspace *ws, unsigned groups_of_job,
+                                  int *oom)
+{
+    weir__workspace *groups = NULL;
+    *oom = 0;
+    size_t n = self->rank && ws ? weir__workspace_count (ws) : 0;
+    for (size_t i = 0; i < n && !*oom; i++) {
+        void *data;
+        size_t size, stage;
+        unsigned group;
+        const char *name = weir__workspace_item (ws, i, &data, &size);
+        if (!weir__workspace_touched (ws, i) || !weir__keyed_blob_group (name, &stage, &group)
+            || !s_owns (self, stage, group, groups_of_job))
+            continue;
+        if ((!groups && !(groups = weir__workspace_new ()))
+            || weir__workspace_restore (groups, name, data, size))
+            *oom = 1;
+    }
+    if (ws)
+        weir__workspace_untouch (ws);
+    return groups;
+}
+
 static int s_gather (weir__ranks *self, weir__snapshot *s, weir__err *err)
 {
     weir__snapshot part = *s;
-    part.workspace = NULL;  //  the blobs are the same on every rank, or rank 0's
-    weir__ckpt *ck = weir__snapshot_take (&part, NULL);
+    //  The blobs are the same on every rank, or rank 0's, but for the key
+    //  groups of a keyed stage, each of which one rank owns: those that
+    //  changed go to rank 0 with the rank's part
+    int oom;
+    weir__workspace *groups = s_groups (self, s->workspace, s->key_groups, &oom);
+    part.workspace = groups;
+    weir__ckpt *ck = oom ? NULL : weir__snapshot_take (&part, NULL);
     char *buf = NULL, *all = NULL;
     size_t len = 0, *lens = calloc ((size_t) self->size, sizeof *lens);
     char what[96];
@@ -359,6 +491,7 @@ static int s_gather (weir__ranks *self, weir__snapshot *s, weir__err *err)
                  ? weir__err_set (err, WEIR_ENOMEM, "out of memory")
                  : weir__cluster_gather (self->cluster, buf, len, &all, lens, self->timeout, what, err);
     weir__ckpt_destroy (&ck);
+    weir__workspace_destroy (&groups);
     free (buf);
     if (!rc && self->rank == 0) {
         for (size_t i = 0; i < s->nstages; i++) {

@@ -33,6 +33,7 @@
 #include "cluster/cluster.h"
 #include "checkpoint/snapshot.h"
 #include "lib/error.h"
+#include "lib/exchange.h"
 #include "lib/workspace.h"
 #include "pipeline/job.h"
 #include "pipeline/stage.h"
@@ -85,6 +86,14 @@ int weir__ranks_grew (const weir__ranks *self);
     they wait for each other there, and the watchdog (TIMEOUT) names those
     that do not come.  */
 int weir__ranks_agree (void *arg, uint64_t epoch, int *exhausted, int *stopping);
+
+/*  The keyed links of the job (lib/exchange.h): LINKS of them, each
+    bounded at CAPACITY messages per connection, bound and connected to
+    every other rank (the ranks share where they listen, lib/hostaddr.h;
+    WEIR_EXCHANGE_NET in the environment names the network to use).
+    *OUT NULL on one rank or without keyed links.  */
+int weir__ranks_exchange (weir__ranks *self, unsigned links, unsigned capacity, weir__exchange **out,
+                          weir__err *err);
 
 /*  Combine every declared region of WS across the ranks at the end of
     EPOCH.  */

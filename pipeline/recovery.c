@@ -410,8 +410,11 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
 {
     //  The stages took their state: what is left of the checkpoint goes
     weir__resume_destroy (&self->resume);
-    //  What ranks add to a summed blob counts from here, after init
+    //  What ranks add to a summed blob counts from here, after init; and
+    //  the key groups a rank sends rank 0 are those its threads store
+    //  from here, not those the checkpoint gave back (ranks.c)
     weir__workspace_reduce_rebase (self->workspace);
+    weir__workspace_untouch (self->workspace);
     const weir__options *o = self->of.options;
     if (!o->checkpoint_dir)
         return 0;

@@ -19,6 +19,7 @@ typedef struct {
     weir__stages *stages;
     weir__controller *controller;
     weir__queue_ctx *ctx;
+    weir__exchange *exchange;  //  the keyed links between ranks, or NULL
 } s_wakeable;
 
 //  The job failed: wake blocked producers and everything waiting at the
@@ -33,6 +34,7 @@ static void s_wake (void *arg)
     weir__controller_abort (self->controller);
     if (self->ctx)
         weir__queue_ctx_shutdown (self->ctx);
+    weir__exchange_shutdown (self->exchange);
 }
 
 //  A reader's or processor's dead letter, if it has one, back to its
@@ -174,8 +176,8 @@ static weir__queue *s_input (const weir__stages *stages, const weir__stage *stag
             const weir__edge *e = &stages->items[i]->outs[k];
             if (e->to != stage)
                 continue;
-            for (unsigned t = 0; t < stages->items[i]->threads; t++)
-                group[e->base + t] = links;
+            for (unsigned t = 0; t < stages->items[i]->threads * e->ranks; t++)
+                group[e->first + t] = links;
             links++;
         }
     weir__queue *q = weir__queue_new_grouped (ctx, stage->producers, stage->threads, stage->capacity, group,
@@ -206,6 +208,13 @@ static int s_targets (weir__stage *stage, weir__err *err)
         }
     }
     return 0;
+}
+
+//  A bridge from other ranks (lib/exchange.h) failed: so does the job
+static void s_bridge_failed (void *job, const weir__err *err)
+{
+    weir__err copy = *err;
+    weir__job_fail (job, &copy);
 }
 
 //  The workers of every stage (a reader's with its sink), the ZeroMQ
@@ -239,12 +248,20 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
         most = stage->threads > most->threads ? stage : most;
     }
     //  A stage's input is one queue, fed by every link into it: each
-    //  producing stage's threads have their own numbers in it
+    //  producing stage's threads have their own numbers in it, and on a
+    //  keyed link across ranks, those of every rank
+    unsigned rank = (unsigned) weir__ranks_rank (run->ranks), ranks = (unsigned) weir__ranks_size (run->ranks);
+    unsigned xlinks = 0, capacity = 0;
     for (size_t i = 0; i < stages->count; i++)
         for (size_t k = 0; k < stages->items[i]->nouts; k++) {
             weir__edge *e = &stages->items[i]->outs[k];
-            e->base = e->to->producers;
-            e->to->producers += stages->items[i]->threads;
+            unsigned threads = stages->items[i]->threads;
+            e->ranks = e->to->key && ranks > 1 ? ranks : 1;
+            e->first = e->to->producers;
+            e->base = e->first + (e->ranks > 1 ? rank * threads : 0);
+            e->to->producers += threads * e->ranks;
+            e->xlink = e->ranks > 1 ? xlinks++ : 0;
+            capacity = e->ranks > 1 && e->to->capacity > capacity ? e->to->capacity : capacity;
         }
     for (size_t i = 0; i < stages->count; i++)
         if (stages->items[i]->nins && !stages->items[i]->host)
@@ -267,6 +284,19 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
             stages->items[i]->outs[k].queue = stages->items[i]->outs[k].to->in;
     for (size_t i = 0; i < stages->count && !rc; i++)
         rc = s_targets (stages->items[i], err);
+    //  The keyed links between ranks: connected, and a bridge each into
+    //  its stage's queue
+    if (!rc && xlinks)
+        rc = weir__ranks_exchange (run->ranks, xlinks, capacity, &wakeable->exchange, err);
+    for (size_t i = 0; i < stages->count && !rc; i++)
+        for (size_t k = 0; k < stages->items[i]->nouts && !rc; k++) {
+            weir__edge *e = &stages->items[i]->outs[k];
+            if (e->ranks > 1) {
+                e->exchange = wakeable->exchange;
+                rc = weir__exchange_start (e->exchange, e->xlink, e->queue, e->first, stages->items[i]->threads,
+                                           s_bridge_failed, run->job, err);
+            }
+        }
     return rc;
 }
 
@@ -327,26 +357,30 @@ static int s_prepare (const weir__run *run, weir__recovery *recovery, weir__shar
     weir__job_set_hook (run->job, s_wake, wakeable);
     shared->workspace = weir__recovery_workspace (recovery);
     shared->key_groups = weir__recovery_key_groups (recovery);
-    shared->keeps_keys = run->options->checkpoint_dir || weir__ranks_size (run->ranks) > 1;
+    shared->keeps_keys = run->options->checkpoint_dir != NULL;
+    shared->rank = (unsigned) weir__ranks_rank (run->ranks);
+    shared->ranks = (unsigned) weir__ranks_size (run->ranks);
     for (size_t i = 0; i < stages->count; i++)
         stages->items[i]->run = shared;
-    //  Each rank would aggregate its own shards, and a key would come out
-    //  once per rank
-    for (size_t i = 0; i < stages->count && weir__ranks_size (run->ranks) > 1; i++)
-        if (stages->items[i]->key)
-            return weir__stage_error (stages->items[i], err, WEIR_ESTRUCTURE, -1,
-                                      "%s: key= in a job of several ranks is not built yet (records are not "
-                                      "exchanged between ranks by key): run it on one rank",
-                                      stages->items[i]->name);
+    //  A keyed stage's threads of every rank share the groups
     unsigned groups = weir__recovery_key_groups (recovery);
-    for (size_t i = 0; i < stages->count; i++)
-        if (stages->items[i]->key && stages->items[i]->threads > groups)
-            return weir__stage_error (stages->items[i], err, WEIR_ESTRUCTURE, -1,
-                                      "%s has threads=%u and the job %u key groups: a keyed stage's thread "
-                                      "owns whole groups, and %u of them would own none (give a new job "
-                                      "--key-groups %u or more)",
-                                      stages->items[i]->name, stages->items[i]->threads, groups,
-                                      stages->items[i]->threads - groups, stages->items[i]->threads);
+    for (size_t i = 0; i < stages->count; i++) {
+        const weir__stage *stage = stages->items[i];
+        unsigned all = stage->threads * shared->ranks;
+        if (!stage->key || all <= groups)
+            continue;
+        if (shared->ranks > 1)
+            return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
+                                      "%s has threads=%u on each of %u ranks and the job %u key groups: a "
+                                      "keyed stage's thread owns whole groups, and %u of its %u would own none "
+                                      "(give a new job --key-groups %u or more)",
+                                      stage->name, stage->threads, shared->ranks, groups, all - groups, all, all);
+        return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
+                                  "%s has threads=%u and the job %u key groups: a keyed stage's thread "
+                                  "owns whole groups, and %u of them would own none (give a new job "
+                                  "--key-groups %u or more)",
+                                  stage->name, stage->threads, groups, stage->threads - groups, stage->threads);
+    }
     int rc = s_build (run, wakeable, err);
     for (size_t i = 0; i < stages->count && !rc; i++)
         rc = s_kinds[stages->items[i]->kind].open (stages->items[i], recovery, err);
@@ -402,6 +436,8 @@ static void s_teardown (const weir__run *run, s_wakeable *wakeable)
             weir__job_fail (run->job, &err);
     }
     weir__job_set_hook (run->job, NULL, NULL);
+    //  Its bridges put into the queues: gone first
+    weir__exchange_destroy (&wakeable->exchange);
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
         stage->run = NULL;
@@ -441,8 +477,8 @@ int weir__runtime_run (const weir__run *run)
         }
         return weir__job_refuse (job, &err);
     }
-    weir__shared shared = {job, run->controller, NULL, 0, 0};
-    s_wakeable wakeable = {run->stages, run->controller, NULL};
+    weir__shared shared = {job, run->controller, NULL, 0, 0, 0, 1};
+    s_wakeable wakeable = {run->stages, run->controller, NULL, NULL};
     if (s_prepare (run, recovery, &shared, &wakeable, &err) || s_work (run, recovery, &err))
         weir__job_fail (job, &err);
     s_teardown (run, &wakeable);

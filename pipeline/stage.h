@@ -101,6 +101,7 @@ typedef struct weir__shared {
     //  checkpoints, or has several ranks.  Else nothing reads it there, and
     //  a copy of every key would double the memory of a keyed stage.
     int keeps_keys;
+    unsigned rank, ranks;  //  this process's, and the job's
 } weir__shared;
 
 /*  A link from a stage's output to another stage's input.  The stage
@@ -118,6 +119,14 @@ typedef struct weir__edge {
     weir__queue *queue;
     unsigned base;
     _Atomic uint64_t records;  //  sent along it
+    //  A keyed link in a job of several ranks (RANKS > 1) has a producer
+    //  number in TO's queue for each thread of every rank, rank r's
+    //  from FIRST + r x threads (BASE is this rank's), and sends to the
+    //  threads of the other ranks down link XLINK of EXCHANGE
+    //  (lib/exchange.h); else RANKS is 1, FIRST is BASE, EXCHANGE NULL
+    unsigned first, ranks;
+    struct weir__exchange *exchange;
+    unsigned xlink;
 } weir__edge;
 
 /*  A stage's records: counted by its threads as they go (any thread

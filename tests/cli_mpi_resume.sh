@@ -20,40 +20,13 @@ N=3000000
 WANT=$((N * (N - 1) / 2))
 JOB="range count=$N ! accumulate reduce=sum ! lines path=$T/kill/out-{rank}.txt"
 mkdir "$T/kill"
-cycles=0
-kills=0
-finished=0
 limit=${MPI_KILL_CYCLES:-8}
 [ -n "${FAULT_LONG:-}" ] && limit=40
-while [ $finished -eq 0 ] && [ $cycles -lt $((limit + 10)) ]; do
-    n=$(($(rnd 4) + 1))
-    cycles=$((cycles + 1))
-    "$MPIRUN" -n $n "$WEIR" run -q --checkpoint "$T/kill/ck" --resume --epoch-records 1000 "$JOB" \
-        > "$T/kill.out" 2> "$T/kill.err" &
-    pid=$!
-    if [ $cycles -le $limit ]; then
-        sleep "0.$(($(rnd 7) + 3))$(rnd 10)"
-        victims=$(pgrep -P $pid)
-        count=$(echo "$victims" | wc -w)
-        if [ "$count" -gt 0 ]; then
-            victim=$(echo "$victims" | tr ' ' '\n' | sed -n "$(($(rnd "$count") + 1))p")
-            kill -KILL "$victim" 2>/dev/null && kills=$((kills + 1))
-        fi
-    fi
-    reap $pid
-    rc=$RC
-    if [ $rc -eq 0 ]; then
-        finished=1
-    elif [ $HUNG -eq 0 ] && ! grep -q -E "killed|signal|exited|aborted|terminated|ABORT" "$T/kill.err"; then
-        fail "cycle $cycles ($n ranks): exit $rc without a kill's trace"
-        sed 's/^/    /' "$T/kill.err" | head -20 >&2
-    fi
-done
-[ $finished -eq 1 ] && ok || fail "the killed job never finished in $cycles runs"
-exact "$T/kill" $N "after $kills kills in $cycles runs of 1 to 4 ranks"
+kill_cycles $limit 4 "$T/kill.err" run -q --checkpoint "$T/kill/ck" --resume --epoch-records 1000 "$JOB"
+[ $FINISHED -eq 1 ] && ok || fail "the killed job never finished in $CYCLES runs"
+exact "$T/kill" $N "after $KILLS kills in $CYCLES runs of 1 to 4 ranks"
 total=$(blob "$T/kill/ck")
-[ "$total" = "$WANT" ] && ok || fail "the summed blob is $total after $kills kills, wanted $WANT"
-echo "kills: cycles=$cycles kills=$kills mpirun_hangs=$mpirun_hangs"
+[ "$total" = "$WANT" ] && ok || fail "the summed blob is $total after $KILLS kills, wanted $WANT"
 
 # --- kill points of the global commit -------------------------------------
 # RANK of N dies at POINT's K-th pass; the job resumes on M ranks.
@@ -62,16 +35,7 @@ point () {
     d="$T/kp-$name"
     mkdir "$d"
     job="range count=60000 ! accumulate reduce=sum ! lines path=$d/out-{rank}.txt"
-    set -- run -q --checkpoint "$d/ck" --epoch-records 1000 "$job"
-    # MPMD: the dying rank gets WEIR_KILL_AT, the others not
-    if [ "$rank" -eq 0 ]; then
-        "$MPIRUN" -n 1 env WEIR_KILL_AT="$name:$k" "$WEIR_KP" "$@" : -n $((n - 1)) "$WEIR_KP" "$@" \
-            > /dev/null 2> "$d/err" &
-    else
-        "$MPIRUN" -n "$rank" "$WEIR_KP" "$@" : -n 1 env WEIR_KILL_AT="$name:$k" "$WEIR_KP" "$@" \
-            : -n $((n - rank - 1)) "$WEIR_KP" "$@" > /dev/null 2> "$d/err" &
-    fi
-    reap $!
+    mpi_kill_at "$name:$k" "$rank" "$n" "$d/err" run -q --checkpoint "$d/ck" --epoch-records 1000 "$job"
     [ $RC -ne 0 ] && ok || fail "kill point $name:$k on rank $rank did not end the job"
     # weir-kp again: its checkpoint goes to the ranks in pieces of 127 bytes
     expect_exit 0 "" -- mpi "$m" "$WEIR_KP" run -q --checkpoint "$d/ck" --resume --epoch-records 1000 "$job"

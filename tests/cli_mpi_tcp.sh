@@ -7,7 +7,8 @@
 # exec'.  The ranks of different namespaces reach each other only over
 # TCP between 10.77.x.1 and 10.77.x.2.  The filesystem is shared, as a
 # cluster's shared folder would be.  Checked: every record once across the
-# hosts, a summed blob, and a rank of the second host killed, then the job
+# hosts, a keyed count whose records cross between the hosts by key, a
+# summed blob, and a rank of the second host killed, then the job
 # resumed with another rank count across both.  Needs root with the right
 # to make network namespaces; skipped (77) with a message otherwise.
 . "$(dirname "$0")/lib.sh"
@@ -89,6 +90,17 @@ expect_exit 0 "" -- cluster "$net.1:2,$net.2:2" 4 -q --checkpoint "$T/ck1" --epo
     "range count=100000 ! identity ! lines path=$T/one-{rank}.txt"
 sort -n "$T"/one-*.txt | cmp -s - "$(seq 0 99999 > "$T/want1"; echo "$T/want1")" && ok \
     || fail "4 ranks on two hosts: the outputs are not the input once"
+
+# A keyed count across the hosts: each record goes to the rank that owns
+# its key over tcp between the namespaces (the ranks find the address of
+# each other's host: loopback within a namespace, 10.77.x.y across)
+awk 'BEGIN { for (i = 0; i < 40000; i++) printf "{\"u\": \"user%d\"}\n", (i * 7919) % 97 }' > "$T/users.jsonl"
+awk -F'"' '{ n[$4]++ } END { for (u in n) printf "[\"%s\",%d]\n", u, n[u] }' "$T/users.jsonl" | sort > "$T/want.users"
+expect_exit 0 "" -- cluster "$net.1:2,$net.2:2" 4 -q --checkpoint "$T/ckk" --epoch-records 3000 \
+    "json path=$T/users.jsonl split=300k ! count key=.u threads=2 ! json path=$T/users-{rank}.out"
+sort "$T"/users-*.out > "$T/got.users"
+cmp -s "$T/got.users" "$T/want.users" && ok \
+    || fail "a keyed count on two hosts: $(wc -l < "$T/got.users") keys, $(diff "$T/got.users" "$T/want.users" | head -3)"
 
 # Killed on the second host, resumed on 3 ranks across both
 cluster "$net.1:2,$net.2:2" 4 -q --checkpoint "$T/ck" --epoch-records 5000 "$JOB" > /dev/null 2> "$T/kill.err" &

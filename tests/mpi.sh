@@ -1,6 +1,7 @@
 # tests/mpi.sh - what the tests of jobs of several ranks share (sourced
 # after tests/lib.sh): skipping where weir has no MPI, Open MPI's settings
-# for one machine, a seeded rnd, and reap, rank_of, working, exact, blob;
+# for one machine, a seeded rnd, and reap, rank_of, working, exact, blob,
+# mpi_kill_at and kill_cycles;
 # the accumulate plugin is built into $T and found through
 # WEIR_PLUGIN_PATH.
 
@@ -124,6 +125,60 @@ exact () {
         got=$(sort -nu "$T/union" | wc -l)
         fail "$3: the ranks' outputs hold $(wc -l < "$T/union") records, $got distinct, $dup repeated; wanted 0..$(($2 - 1)) once each"
     fi
+}
+
+# mpi_kill_at POINT:K RANK N ERR ARGS...: "$WEIR_KP" ARGS on N ranks, rank
+# RANK dying at kill point POINT's K-th pass (MPMD: only it is given
+# WEIR_KILL_AT); its stderr in ERR, mpirun's exit in RC.  MPI_WRAP, when
+# set, comes before "$WEIR_KP" in each rank's command (an env with an
+# LD_PRELOAD meant for weir, not for mpirun)
+mpi_kill_at () {
+    at=$1 rank=$2 n=$3 err=$4
+    shift 4
+    if [ "$rank" -eq 0 ]; then
+        "$MPIRUN" -n 1 env WEIR_KILL_AT="$at" ${MPI_WRAP:-} "$WEIR_KP" "$@" \
+            : -n $((n - 1)) ${MPI_WRAP:-} "$WEIR_KP" "$@" > /dev/null 2> "$err" &
+    else
+        "$MPIRUN" -n "$rank" ${MPI_WRAP:-} "$WEIR_KP" "$@" : -n 1 env WEIR_KILL_AT="$at" ${MPI_WRAP:-} "$WEIR_KP" "$@" \
+            : -n $((n - rank - 1)) ${MPI_WRAP:-} "$WEIR_KP" "$@" > /dev/null 2> "$err" &
+    fi
+    reap $!
+}
+
+# kill_cycles LIMIT MAX_RANKS ERR ARGS...: "$WEIR" ARGS (a run with
+# --resume) on 1 to MAX_RANKS ranks, drawn each time, again and again: the
+# first LIMIT runs have one rank, drawn too, killed 0.3 to 1 s after their
+# start; then runs to the end.  A run that fails without a kill's trace
+# fails the test.  FINISHED (1 when the last run ended well), CYCLES and
+# KILLS say how it went.
+kill_cycles () {
+    limit=$1 most=$2 err=$3
+    shift 3
+    cycles=0 kills=0 FINISHED=0
+    while [ $FINISHED -eq 0 ] && [ $cycles -lt $((limit + 10)) ]; do
+        n=$(($(rnd "$most") + 1))
+        cycles=$((cycles + 1))
+        "$MPIRUN" -n $n "$WEIR" "$@" > /dev/null 2> "$err" &
+        pid=$!
+        if [ $cycles -le "$limit" ]; then
+            sleep "0.$(($(rnd 7) + 3))$(rnd 10)"
+            victims=$(pgrep -P $pid)
+            count=$(echo "$victims" | wc -w)
+            if [ "$count" -gt 0 ]; then
+                victim=$(echo "$victims" | tr ' ' '\n' | sed -n "$(($(rnd "$count") + 1))p")
+                kill -KILL "$victim" 2>/dev/null && kills=$((kills + 1))
+            fi
+        fi
+        reap $pid
+        if [ $RC -eq 0 ]; then
+            FINISHED=1
+        elif [ $HUNG -eq 0 ] && ! grep -q -E "killed|signal|exited|aborted|terminated|ABORT" "$err"; then
+            fail "cycle $cycles ($n ranks): exit $RC without a kill's trace"
+            sed 's/^/    /' "$err" | head -20 >&2
+        fi
+    done
+    CYCLES=$cycles KILLS=$kills
+    echo "kills: cycles=$cycles kills=$kills mpirun_hangs=$mpirun_hangs"
 }
 
 # blob DIR: blob 'total' of DIR's latest checkpoint, as a decimal

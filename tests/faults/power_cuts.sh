@@ -203,6 +203,34 @@ for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resum
     same "$T/k.got" "$T/k.ref" "keyed count killed at $point, cut, resumed on 1 thread"
 done
 
+# --- A keyed count across ranks, cut -----------------------------------------
+# The same count on 2 ranks, each record crossing to the rank that owns
+# its key; one rank dies at a point (MPI then takes the other down), the
+# power goes on both, and the job resumes on 3 ranks: every key's count
+# exact, emitted once.  Rank 0's checkpoint holds the groups rank 1 owns:
+# cut before rank 0's synced write, rank 1's part of the epoch is lost
+# with rank 0's.
+if [ "${WEIR_MPI:-no}" = yes ] && [ -n "${MPIRUN:-}" ]; then
+    FAULT_SEED=$seed
+    . "$(dirname "$0")/../mpi.sh"
+    RDESC="lines path=$T/kin.txt split=2000 threads=2 ! count key=. threads=2 ! lines path=$ROOT/rout-{rank}"
+    for spec in shuffle-part-sent:7:1 keyed-epoch-ended:4:1 writers-synced:3:0 after-leveldb-write:3:0; do
+        point=${spec%:*} rank=${spec##*:}
+        rm -rf "$ROOT"/* && "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
+        MPI_WRAP="env LD_PRELOAD=$SHIM ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+        mpi_kill_at "$point" "$rank" 2 "$T/err" run -q --checkpoint "$ROOT/ck" --epoch-records 300 "$RDESC"
+        MPI_WRAP=
+        [ $RC -ne 0 ] && ok || fail "keyed on 2 ranks ($point on rank $rank): the job was not ended"
+        power_cut "keyed on 2 ranks ($point on rank $rank)"
+        [ -d "$ROOT/ck" ] && ok || fail "keyed on 2 ranks ($point on rank $rank): no checkpoint survived the cut"
+        expect_exit 0 "" -- mpi 3 "$WEIR" run -q --checkpoint "$ROOT/ck" --resume --epoch-records 300 "$RDESC"
+        cat "$ROOT"/rout-* | sort > "$T/k.got"
+        same "$T/k.got" "$T/k.ref" "keyed count on 2 ranks killed at $point on rank $rank, cut, resumed on 3"
+    done
+else
+    echo "keyed across ranks not cut: this weir was configured without MPI"
+fi
+
 # --- Windows, cut ----------------------------------------------------------
 # Events 10 ms apart counted per key and 1 s window by their event time;
 # windows close as the input flows (lateness=10s: 1,000 events, more than
