@@ -35,9 +35,18 @@ typedef struct {
     uint8_t pad[6];
 } s_value;
 
+//  A key's state as its group keeps it (weir__keyed_value): count and
+//  distinct keep their count alone, 8 bytes, with the changed flag in
+//  the top bit (a count never reaches 2^63), which is most of the
+//  memory of a word count's keys; the others a whole s_value.  A
+//  checkpoint of a weir before that holds an s_value for every
+//  aggregation: a job resumed from one keeps that size (s_agg.stored).
+#define S_CHANGED (1ull << 63)
+
 typedef struct {
     weir__combine combine;  //  first: the combiner the producers call back is the s_agg
     s_op op;
+    size_t stored;  //  the size of a key's state as kept: 8, or sizeof (s_value)
     weir__key *value;  //  value=, NULL for count
     int changelog;     //  emit=epoch
     //  Tumbling windows (window=): a key's state is one entry per window,
@@ -230,6 +239,10 @@ static int s_open (weir_stage *st, void **state)
     if (!agg)
         return weir_fail (st, "out of memory");
     agg->op = op;
+    //  The checkpoint's size, when it holds the stage's state
+    size_t saved = weir__keyed_saved_size (st->stage->run->workspace, st->stage->index);
+    agg->stored = (op == S_COUNT || op == S_DISTINCT) && saved != sizeof (s_value) ? sizeof (uint64_t)
+                                                                                : sizeof (s_value);
     agg->changelog = strcmp (weir_prop (st, "emit", "end"), "epoch") == 0;
     agg->combine.combiner.value_size = sizeof (s_value);
     agg->combine.combiner.fold = s_combine_fold;
@@ -377,6 +390,30 @@ static double s_as_float (const s_value *v)
     return v->is_float ? v->a.f : (double) v->a.i;
 }
 
+//  A key's state as kept, STORED, into V, and back
+static void s_get (const s_agg *agg, const void *stored, s_value *v)
+{
+    if (agg->stored == sizeof *v) {
+        memcpy (v, stored, sizeof *v);
+        return;
+    }
+    uint64_t n;
+    memcpy (&n, stored, sizeof n);
+    memset (v, 0, sizeof *v);
+    v->n = n & ~S_CHANGED;
+    v->changed = (n & S_CHANGED) != 0;
+}
+
+static void s_put (const s_agg *agg, const s_value *v, void *stored)
+{
+    if (agg->stored == sizeof *v) {
+        memcpy (stored, v, sizeof *v);
+        return;
+    }
+    uint64_t n = v->n | (v->changed ? S_CHANGED : 0);
+    memcpy (stored, &n, sizeof n);
+}
+
 //  Fold N values into V: their sum (for mean and sum), or their least or
 //  greatest (min, max), as *I when an integer, else as F
 static void s_fold (s_op op, s_value *v, int64_t i, double f, int is_float, uint64_t n)
@@ -427,17 +464,18 @@ static void s_fold (s_op op, s_value *v, int64_t i, double f, int is_float, uint
 }
 
 //  The state of the key of LEN canonical bytes at KEY, of hash HASH, in
-//  the thread of ST, marked changed: with START, of its window that
-//  starts then.  NULL when the job failed
-static s_value *s_state (weir_stage *st, s_thread *t, const char *key, size_t len, uint64_t hash,
-                         const int64_t *start)
+//  the thread of ST, as kept (s_get reads it): with START, of its window
+//  that starts then.  NULL when the job failed
+static void *s_state (weir_stage *st, s_thread *t, const char *key, size_t len, uint64_t hash,
+                      const int64_t *start)
 {
     weir__err err;
     weir__err_init (&err);
     int fresh;
-    s_value *v;
+    void *v;
+    size_t size = t->agg->stored;
     if (!start)
-        v = weir__keyed_value (st->keyed, key, len, hash, sizeof *v, &fresh, &err);
+        v = weir__keyed_value (st->keyed, key, len, hash, size, &fresh, &err);
     else {
         //  An entry of its own in the key's group: the key, the start
         t->entry.len = 0;
@@ -446,7 +484,7 @@ static s_value *s_state (weir_stage *st, s_thread *t, const char *key, size_t le
             return NULL;
         }
         v = weir__keyed_value_in (st->keyed, hash, t->entry.data, t->entry.len,
-                                  weir__key_hash (t->entry.data, t->entry.len), sizeof *v, &fresh, &err);
+                                  weir__key_hash (t->entry.data, t->entry.len), size, &fresh, &err);
         if (v && *start + t->agg->window < t->next_close)
             t->next_close = *start + t->agg->window;
     }
@@ -454,8 +492,23 @@ static s_value *s_state (weir_stage *st, s_thread *t, const char *key, size_t le
         weir_fail (st, "%s", err.msg);
         return NULL;
     }
-    v->changed = 1;
     return v;
+}
+
+//  N values folded into the state of a key (s_state's arguments), which
+//  is marked changed: 0, or -1 when the job failed
+static int s_update (weir_stage *st, s_thread *t, const char *key, size_t len, uint64_t hash,
+                     const int64_t *start, int64_t i, double f, int is_float, uint64_t n)
+{
+    void *stored = s_state (st, t, key, len, hash, start);
+    if (!stored)
+        return -1;
+    s_value v;
+    s_get (t->agg, stored, &v);
+    s_fold (t->agg->op, &v, i, f, is_float, n);
+    v.changed = 1;
+    s_put (t->agg, &v, stored);
+    return 0;
 }
 
 //  Now, in milliseconds since 1970: processing time
@@ -571,17 +624,13 @@ static int s_distinct (weir_stage *st, s_thread *t, const msgpack_object *rec, c
     weir__err_init (&err);
     int fresh;
     if (!weir__keyed_value_in (st->keyed, hash, t->member.data, t->member.len,
-                               weir__key_hash (t->member.data, t->member.len), sizeof (s_value), &fresh,
+                               weir__key_hash (t->member.data, t->member.len), t->agg->stored, &fresh,
                                &err))
         return weir_fail (st, "%s", err.msg);
     if (!fresh)
         return 0;
     //  The key's bytes are in the record or in t->key: both still hold
-    s_value *v = s_state (st, t, key, len, hash, start);
-    if (!v)
-        return -1;
-    v->n++;
-    return 0;
+    return s_update (st, t, key, len, hash, start, 0, 0, 0, 1);
 }
 
 static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
@@ -610,10 +659,8 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
         size_t len;
         if (weir__key_of (st->stage->key, rec, &t->key, &key, &len, &hash))
             return weir_fail (st, "out of memory");
-        s_value *v = s_state (st, t, key, len, hash, window);
-        if (!v)
+        if (s_update (st, t, key, len, hash, window, i, f, is_float, 1))
             return -1;
-        s_fold (agg->op, v, i, f, is_float, 1);
     }
     if (!rc && window && watermark >= t->next_close)
         rc = s_close_windows (st, t, watermark);
@@ -660,7 +707,6 @@ static int s_merge (weir__worker *w, void *tstate, const char *payload, size_t l
                     uint64_t *records)
 {
     s_thread *t = tstate;
-    const s_agg *agg = t->agg;
     const char *p = payload, *end = p + len;
     for (uint32_t k = 0; k < count; k++) {
         uint32_t n;
@@ -672,11 +718,9 @@ static int s_merge (weir__worker *w, void *tstate, const char *payload, size_t l
         const char *key = p + 12;
         memcpy (&partial, key + n, sizeof partial);
         p += 12 + n + sizeof partial;
-        s_value *v = s_state (w, t, key, n, hash, NULL);
-        if (!v)
+        if (s_update (w, t, key, n, hash, NULL, partial.is_float ? 0 : partial.a.i,
+                      partial.is_float ? partial.a.f : 0, partial.is_float, partial.n))
             return -1;
-        s_fold (agg->op, v, partial.is_float ? 0 : partial.a.i, partial.is_float ? partial.a.f : 0,
-                partial.is_float, partial.n);
         *records += partial.n;
     }
     t->combined += *records;
@@ -738,7 +782,9 @@ static int s_close_window (void *arg, const char *entry, size_t len, void *value
     if ((unsigned char) entry[0] == S_MEMBER)
         return 1;
     c->t->windows++;
-    return s_emit (c->st, agg, entry, len - sizeof start, value, &start) ? -1 : 1;
+    s_value v;
+    s_get (agg, value, &v);
+    return s_emit (c->st, agg, entry, len - sizeof start, &v, &start) ? -1 : 1;
 }
 
 static int s_close_windows (weir_stage *st, s_thread *t, int64_t watermark)
@@ -765,11 +811,13 @@ typedef struct {
 static int s_emit_key (void *arg, const char *key, size_t len, void *value)
 {
     const s_emitting *e = arg;
-    s_value *v = value;
     if (len && (unsigned char) key[0] == S_MEMBER)
         return 0;
-    int rc = (e->all || v->changed) ? s_emit (e->st, e->agg, key, len, v, NULL) : 0;
-    v->changed = 0;
+    s_value v;
+    s_get (e->agg, value, &v);
+    int rc = (e->all || v.changed) ? s_emit (e->st, e->agg, key, len, &v, NULL) : 0;
+    v.changed = 0;
+    s_put (e->agg, &v, value);
     return rc;
 }
 

@@ -87,6 +87,21 @@ int weir__keyed_blob_group (const char *name, size_t *stage, unsigned *group)
     return 1;
 }
 
+size_t weir__keyed_saved_size (weir__workspace *ws, size_t stage)
+{
+    size_t n = weir__workspace_count (ws);
+    for (size_t i = 0; i < n; i++) {
+        void *data;
+        size_t bytes, of, have;
+        unsigned group;
+        const char *name = weir__workspace_item (ws, i, &data, &bytes);
+        if (weir__keyed_blob_group (name, &of, &group) && of == stage
+            && weir__keytable_saved_size (data, bytes, &have) == 0 && have)
+            return have;
+    }
+    return 0;
+}
+
 static void s_name (const weir__keyed *self, unsigned group, char *out, size_t size)
 {
     char number[16];

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "lib/workspace.h"
 #include "pipeline/stage.h"
 
 typedef struct weir__keyed weir__keyed;
@@ -74,6 +75,10 @@ void weir__keyed_blob_name (size_t stage, const char *what, char *out, size_t si
     stage's shared state, nor a model's blob): 1 with the stage's index
     in *STAGE and the group in *GROUP, else 0.  */
 int weir__keyed_blob_group (const char *name, size_t *stage, unsigned *group);
+
+/*  The size of the values the key groups of the stage of index STAGE
+    hold in WS (a checkpoint gave them back), or 0 when it has none.  */
+size_t weir__keyed_saved_size (weir__workspace *ws, size_t stage);
 
 /*  Store the groups that changed in this epoch as their blobs, when KEEP
     (a job that checkpoints, or of several ranks: weir__shared.keeps_keys),
