@@ -20,6 +20,9 @@ typedef struct {
 } s_route;
 
 #define S_ALL UINT32_MAX
+//  The producer of a greeting (weir__exchange_greet), whose consumer is
+//  the rank that sends it
+#define S_HELLO (UINT32_MAX - 1)
 
 typedef struct {
     weir__exchange *exchange;
@@ -32,15 +35,21 @@ typedef struct {
     int started;
 } s_bridge;
 
+typedef struct {
+    _Atomic uint64_t sent, sent_bytes, received, received_bytes;
+} s_counts;
+
 struct weir__exchange {
     void *zmq;
     unsigned links, rank, ranks, capacity;
+    char (*listening)[64];  //  [link]: the endpoint its PULL is bound to
     void **in;              //  [link]: a PULL
     void **out;             //  [link * ranks + rank]: a PUSH, NULL for this rank
     pthread_mutex_t *lock;  //  the same: held by the producer sending on it
     s_bridge *bridges;      //  [link]
     atomic_int down;
-    _Atomic uint64_t sent, sent_bytes, received, received_bytes;
+    //  [link]: messages and bytes this rank sent to others, and received
+    s_counts *counts;
 };
 
 static void *s_socket (weir__exchange *self, int type, weir__err *err)
@@ -68,11 +77,15 @@ weir__exchange *weir__exchange_new (unsigned links, unsigned rank, unsigned rank
     size_t pairs = (size_t) links * ranks;
     if (!self || !(self->in = calloc (links, sizeof *self->in)) || !(self->out = calloc (pairs, sizeof *self->out))
         || !(self->lock = calloc (pairs, sizeof *self->lock))
-        || !(self->bridges = calloc (links, sizeof *self->bridges))) {
+        || !(self->bridges = calloc (links, sizeof *self->bridges))
+        || !(self->listening = calloc (links, sizeof *self->listening))
+        || !(self->counts = calloc (links, sizeof *self->counts))) {
         if (self) {
             free (self->in);
             free (self->out);
             free (self->lock);
+            free (self->bridges);
+            free (self->listening);
         }
         free (self);
         weir__err_set (err, WEIR_ENOMEM, "out of memory");
@@ -137,6 +150,8 @@ void weir__exchange_destroy (weir__exchange **self_p)
     free (self->out);
     free (self->lock);
     free (self->bridges);
+    free (self->listening);
+    free (self->counts);
     free (self);
     *self_p = NULL;
 }
@@ -156,6 +171,7 @@ int weir__exchange_bind (weir__exchange *self, const char *host, unsigned *ports
                                   zmq_strerror (zmq_errno ()));
         const char *colon = strrchr (endpoint, ':');
         ports[l] = colon ? (unsigned) strtoul (colon + 1, NULL, 10) : 0;
+        snprintf (self->listening[l], sizeof self->listening[l], "%s", endpoint);
     }
     return 0;
 }
@@ -197,8 +213,8 @@ static int s_send (weir__exchange *self, unsigned link, unsigned rank, s_route r
     pthread_mutex_unlock (&self->lock[i]);
     if (rc < 0)
         return zmq_errno () == ENOMEM ? WEIR_ENOMEM : WEIR__QUEUE_CLOSED;
-    atomic_fetch_add_explicit (&self->sent, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit (&self->sent_bytes, len, memory_order_relaxed);
+    atomic_fetch_add_explicit (&self->counts[link].sent, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit (&self->counts[link].sent_bytes, len, memory_order_relaxed);
     return 0;
 }
 
@@ -220,6 +236,76 @@ int weir__exchange_send_marker (weir__exchange *self, unsigned link, unsigned pr
     for (unsigned r = 0; r < self->ranks && !rc; r++)
         if (r != self->rank)
             rc = s_send (self, link, r, (s_route) {producer, S_ALL}, &marker, sizeof marker, wait_ns);
+    return rc;
+}
+
+//  A frame into MSG: 0, or -1 once the context is shut down
+static int s_recv (void *s, zmq_msg_t *msg);
+
+int weir__exchange_greet (weir__exchange *self, int timeout_ms, weir__err *err)
+{
+    weir__batch_header hello = {0, 0};
+    uint64_t wait = 0;
+    for (unsigned l = 0; l < self->links; l++)
+        for (unsigned r = 0; r < self->ranks; r++)
+            if (r != self->rank && s_send (self, l, r, (s_route) {S_HELLO, self->rank}, &hello, sizeof hello, &wait))
+                return weir__err_set (err, WEIR_ESYSTEM, "rank %u could not greet rank %u", self->rank, r);
+    char *heard = calloc (self->ranks, 1);
+    if (!heard)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    int rc = 0;
+    uint64_t deadline = weir__now_ns () + (uint64_t) timeout_ms * 1000000u;
+    for (unsigned l = 0; l < self->links && !rc; l++) {
+        memset (heard, 0, self->ranks);
+        heard[self->rank] = 1;
+        for (unsigned got = 1; got < self->ranks && !rc;) {
+            uint64_t now = weir__now_ns ();
+            zmq_pollitem_t item = {self->in[l], 0, ZMQ_POLLIN, 0};
+            long left = now < deadline ? (long) ((deadline - now) / 1000000u) : 0;
+            int ready = zmq_poll (&item, 1, left);
+            if (ready < 0 && zmq_errno () == EINTR)
+                continue;
+            if (ready <= 0) {
+                unsigned missing = 0;
+                while (heard[missing])
+                    missing++;
+                rc = weir__err_set (err, WEIR_ESYSTEM,
+                                    "rank %u heard nothing from rank %u in %g s on keyed link %u (rank %u listens "
+                                    "at %s): the ranks cannot reach each other there; set WEIR_EXCHANGE_NET to "
+                                    "the network they share",
+                                    self->rank, missing, timeout_ms / 1000.0, l, self->rank, self->listening[l]);
+                break;
+            }
+            zmq_msg_t route, body;
+            zmq_msg_init (&route);
+            zmq_msg_init (&body);
+            s_route from = {0, 0};
+            int ok = s_recv (self->in[l], &route) == 0 && zmq_msg_size (&route) == sizeof from
+                     && zmq_msg_more (&route) && s_recv (self->in[l], &body) == 0;
+            if (ok)
+                memcpy (&from, zmq_msg_data (&route), sizeof from);
+            zmq_msg_close (&route);
+            zmq_msg_close (&body);
+            if (!ok || from.producer != S_HELLO || from.consumer >= self->ranks)
+                rc = weir__err_set (err, WEIR_ECORRUPT,
+                                    "rank %u received on keyed link %u something else than the greeting of a rank: "
+                                    "another program at %s?",
+                                    self->rank, l, self->listening[l]);
+            else if (!heard[from.consumer]) {
+                heard[from.consumer] = 1;
+                got++;
+            }
+        }
+    }
+    free (heard);
+    //  The counts are of what the job sent, from here
+    for (unsigned l = 0; l < self->links; l++) {
+        s_counts *c = &self->counts[l];
+        atomic_store (&c->sent, 0);
+        atomic_store (&c->sent_bytes, 0);
+        atomic_store (&c->received, 0);
+        atomic_store (&c->received_bytes, 0);
+    }
     return rc;
 }
 
@@ -273,8 +359,8 @@ static int s_pass (s_bridge *b, void *in, weir__batch *batch)
         s_refuse (b, "is not a batch", r.producer, r.consumer);
         goto done;
     }
-    atomic_fetch_add_explicit (&self->received, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit (&self->received_bytes, len, memory_order_relaxed);
+    atomic_fetch_add_explicit (&self->counts[b->link].received, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit (&self->counts[b->link].received_bytes, len, memory_order_relaxed);
     uint64_t wait = 0;
     int sent;
     if (len == WEIR__BATCH_HEADER) {
@@ -341,11 +427,12 @@ int weir__exchange_start (weir__exchange *self, unsigned link, weir__queue *queu
     return 0;
 }
 
-void weir__exchange_counts (const weir__exchange *self, uint64_t *sent, uint64_t *sent_bytes,
+void weir__exchange_counts (const weir__exchange *self, unsigned link, uint64_t *sent, uint64_t *sent_bytes,
                             uint64_t *received, uint64_t *received_bytes)
 {
-    *sent = atomic_load_explicit (&self->sent, memory_order_relaxed);
-    *sent_bytes = atomic_load_explicit (&self->sent_bytes, memory_order_relaxed);
-    *received = atomic_load_explicit (&self->received, memory_order_relaxed);
-    *received_bytes = atomic_load_explicit (&self->received_bytes, memory_order_relaxed);
+    const s_counts *c = &self->counts[link];
+    *sent = atomic_load_explicit (&c->sent, memory_order_relaxed);
+    *sent_bytes = atomic_load_explicit (&c->sent_bytes, memory_order_relaxed);
+    *received = atomic_load_explicit (&c->received, memory_order_relaxed);
+    *received_bytes = atomic_load_explicit (&c->received_bytes, memory_order_relaxed);
 }

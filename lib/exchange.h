@@ -59,6 +59,16 @@ int weir__exchange_bind (weir__exchange *self, const char *host, unsigned *ports
 int weir__exchange_connect (weir__exchange *self, unsigned link, unsigned rank, const char *endpoint,
                             weir__err *err);
 
+/*  Make sure every other rank reaches this one on every link, before
+    any record goes: each rank sends each other a greeting down each
+    link, and waits at most TIMEOUT_MS for theirs (a connection that
+    cannot be made is otherwise silent: libzmq retries it for ever).
+    Call it once connected, before the bridges start, and let no rank
+    send records before every rank returned (the ranks meet after it).
+    0, or WEIR_ESYSTEM with ERR naming a rank not heard from and where
+    this one listens.  */
+int weir__exchange_greet (weir__exchange *self, int timeout_ms, weir__err *err);
+
 /*  What a bridge does with a failure (a malformed message from another
     rank, out of memory): fail the job.  Called from the bridge thread.  */
 typedef void (weir__exchange_fail_fn) (void *arg, const weir__err *err);
@@ -86,8 +96,9 @@ int weir__exchange_send_marker (weir__exchange *self, unsigned link, unsigned pr
     torn down.  Any thread.  */
 void weir__exchange_shutdown (weir__exchange *self);
 
-/*  Messages and bytes this rank sent to others, and received.  */
-void weir__exchange_counts (const weir__exchange *self, uint64_t *sent, uint64_t *sent_bytes,
+/*  Messages and bytes this rank sent to others down LINK, and received
+    from them: batches and markers, since the greetings.  */
+void weir__exchange_counts (const weir__exchange *self, unsigned link, uint64_t *sent, uint64_t *sent_bytes,
                             uint64_t *received, uint64_t *received_bytes);
 
 #endif

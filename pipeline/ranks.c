@@ -17,6 +17,10 @@
 
 #define S_RANK "{rank}"
 
+//  How long a rank waits to hear from every other on its keyed links, at
+//  most (--epoch-timeout when shorter)
+#define S_GREET_SECONDS 30.0
+
 //  A writer's outputs, one per rank that ever wrote ("slots").
 typedef struct {
     char *template;  //  path= with "{rank}" as written, or NULL
@@ -355,6 +359,14 @@ int weir__ranks_exchange (weir__ranks *self, unsigned links, unsigned capacity, 
         if (rc)
             weir__err_prefix (err, "rank %d, connecting to rank %d: ", self->rank, r);
     }
+    //  Every rank reaches every other (a connection libzmq cannot make
+    //  is silent), then none sends a record before all know it: the
+    //  greetings are the first thing each link carries
+    double seconds = self->timeout > 0 && self->timeout < S_GREET_SECONDS ? self->timeout : S_GREET_SECONDS;
+    if (!rc)
+        rc = weir__exchange_greet (*out, (int) (seconds * 1000), err);
+    if (!rc)
+        rc = weir__cluster_barrier (self->cluster, self->timeout, "connecting the ranks' keyed links", err);
     free (all);
     free (ports);
     free (lens);

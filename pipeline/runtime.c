@@ -436,7 +436,18 @@ static void s_teardown (const weir__run *run, s_wakeable *wakeable)
             weir__job_fail (run->job, &err);
     }
     weir__job_set_hook (run->job, NULL, NULL);
-    //  Its bridges put into the queues: gone first
+    //  What crossed between the ranks, as metrics of the keyed stages;
+    //  then the exchange, whose bridges put into the queues, goes first
+    for (size_t i = 0; i < stages->count && wakeable->exchange; i++)
+        for (size_t k = 0; k < stages->items[i]->nouts; k++) {
+            const weir__edge *e = &stages->items[i]->outs[k];
+            uint64_t sent, sent_bytes, received, received_bytes;
+            if (e->ranks <= 1)
+                continue;
+            weir__exchange_counts (e->exchange, e->xlink, &sent, &sent_bytes, &received, &received_bytes);
+            weir__metrics_add (&e->to->metrics, "bytes_to_ranks", (double) sent_bytes);
+            weir__metrics_add (&e->to->metrics, "bytes_from_ranks", (double) received_bytes);
+        }
     weir__exchange_destroy (&wakeable->exchange);
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];

@@ -172,6 +172,71 @@ static uint64_t s_next (weir__queue *q, unsigned consumer, weir__batch_header *h
     return v;
 }
 
+//  Both ranks greet each other before any record
+typedef struct {
+    weir__exchange *ex;
+    int rc;
+} s_greeter;
+
+static void *s_greet (void *arg)
+{
+    s_greeter *g = arg;
+    weir__err err;
+    weir__err_init (&err);
+    g->rc = weir__exchange_greet (g->ex, 5000, &err);
+    return NULL;
+}
+
+START_TEST (test_greet)
+{
+    weir__err err;
+    weir__err_init (&err);
+    weir__exchange *ex[2];
+    unsigned ports[2][2];
+    for (unsigned r = 0; r < 2; r++) {
+        ex[r] = weir__exchange_new (2, r, 2, 4, &err);
+        ck_assert_int_eq (weir__exchange_bind (ex[r], "127.0.0.1", ports[r], &err), 0);
+    }
+    for (unsigned r = 0; r < 2; r++)
+        for (unsigned l = 0; l < 2; l++) {
+            char endpoint[64];
+            snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%u", ports[1 - r][l]);
+            ck_assert_int_eq (weir__exchange_connect (ex[r], l, 1 - r, endpoint, &err), 0);
+        }
+    s_greeter other = {ex[1], -1};
+    pthread_t t;
+    pthread_create (&t, NULL, s_greet, &other);
+    ck_assert_int_eq (weir__exchange_greet (ex[0], 5000, &err), 0);
+    pthread_join (t, NULL);
+    ck_assert_int_eq (other.rc, 0);
+    for (unsigned r = 0; r < 2; r++)
+        weir__exchange_destroy (&ex[r]);
+}
+END_TEST
+
+//  Nobody at the other end: said within the time, naming the rank and
+//  where this one listens
+START_TEST (test_greet_unreached)
+{
+    weir__err err;
+    weir__err_init (&err);
+    weir__exchange *ex = weir__exchange_new (1, 0, 2, 4, &err), *gone = weir__exchange_new (1, 1, 2, 4, &err);
+    unsigned port, dead;
+    ck_assert_int_eq (weir__exchange_bind (ex, "127.0.0.1", &port, &err), 0);
+    ck_assert_int_eq (weir__exchange_bind (gone, "127.0.0.1", &dead, &err), 0);
+    weir__exchange_destroy (&gone);  //  its port is closed now
+    char endpoint[64];
+    snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%u", dead);
+    ck_assert_int_eq (weir__exchange_connect (ex, 0, 1, endpoint, &err), 0);
+    ck_assert_int_eq (weir__exchange_greet (ex, 300, &err), WEIR_ESYSTEM);
+    ck_assert_msg (strstr (err.msg, "rank 0 heard nothing from rank 1 in 0.3 s on keyed link 0 (rank 0 listens at "
+                                    "tcp://127.0.0.1:"),
+                   "%s", err.msg);
+    ck_assert_ptr_nonnull (strstr (err.msg, "WEIR_EXCHANGE_NET"));
+    weir__exchange_destroy (&ex);
+}
+END_TEST
+
 START_TEST (test_batches_and_markers_cross)
 {
     s_rank ranks[2];
@@ -208,7 +273,7 @@ START_TEST (test_batches_and_markers_cross)
     weir__batch_release (&b);
     ck_assert_uint_eq (s_next (ranks[0].q, 0, &hdr), 7);
     uint64_t sent, sent_bytes, received, received_bytes;
-    weir__exchange_counts (ranks[1].ex, &sent, &sent_bytes, &received, &received_bytes);
+    weir__exchange_counts (ranks[1].ex, 0, &sent, &sent_bytes, &received, &received_bytes);
     ck_assert_uint_eq (sent, 1);
     ck_assert_uint_eq (received, 21);
     ck_assert_uint_gt (received_bytes, 20 * WEIR__BATCH_HEADER);
@@ -339,6 +404,8 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_pick);
     tcase_add_test (tc, test_listen);
     tcase_add_test (tc, test_card_of_this_host);
+    tcase_add_test (tc, test_greet);
+    tcase_add_test (tc, test_greet_unreached);
     tcase_add_test (tc, test_batches_and_markers_cross);
     tcase_add_test (tc, test_bounded_and_ordered);
     tcase_add_test (tc, test_stranger_refused);

@@ -102,6 +102,15 @@ sort "$T"/users-*.out > "$T/got.users"
 cmp -s "$T/got.users" "$T/want.users" && ok \
     || fail "a keyed count on two hosts: $(wc -l < "$T/got.users") keys, $(diff "$T/got.users" "$T/want.users" | head -3)"
 
+# Told a network they do not share (each host's own loopback): the ranks
+# cannot reach each other, and say so within --epoch-timeout instead of
+# waiting for ever
+timeout 120 ip netns exec "$a" "$MPIRUN" -H "$net.1:1,$net.2:1" -n 2 -x WEIR_EXCHANGE_NET=127.0.0.0/8 \
+    "$WEIR" run --epoch-timeout 3 "json path=$T/users.jsonl ! count key=.u ! null" > /dev/null 2> "$T/unreached.err"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "heard nothing from rank . in 3 s on keyed link 0 (rank . listens at tcp://127.0.0.1:[0-9]*): the ranks cannot reach each other there; set WEIR_EXCHANGE_NET" "$T/unreached.err" \
+    && ok || fail "ranks that cannot reach each other: exit $rc, $(head -c 600 "$T/unreached.err")"
+
 # Killed on the second host, resumed on 3 ranks across both
 cluster "$net.1:2,$net.2:2" 4 -q --checkpoint "$T/ck" --epoch-records 5000 "$JOB" > /dev/null 2> "$T/kill.err" &
 pid=$!
