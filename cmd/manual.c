@@ -269,8 +269,14 @@ void cmd_manual_print (FILE *out)
         "several (a weir built with MPI).  Each rank reads the shards whose number modulo the ranks is its "
         "own, \\fB{rank}\\fR in a writer's path= and in \\fB\\-\\-stats\\fR becomes its number, and rank 0 "
         "writes the job's one checkpoint at every epoch end.  A job may resume with another number of "
-        "ranks.\n",
+        "ranks.  A keyed stage (key=) sends each record to the rank that owns its key, over TCP.\n",
         out);
+    fputs (".TP\n.B WEIR_EXCHANGE_NET\n"
+           "In a job of several ranks, the IPv4 network (as 10.1.0.0/16) on which the ranks send each other "
+           "the records of keyed stages; each rank listens on its address in it alone.  Without it, ranks of "
+           "one host use the loopback, and ranks of several hosts pick an address on a network both hosts "
+           "have, listening on every interface.\n",
+           out);
     fputs (".SH FILES\n.TP\n.I ", out);
     s_text (out, weir_plugin_dir ());
     fputs ("\nThe installed plugin folder: processor plugins found by name (NAME.so), such as the example "

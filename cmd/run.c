@@ -114,9 +114,10 @@ static const cmd_option s_options_table[] = {
      "Rank 0 names the ranks that did not come. The last checkpoint stays valid: --resume goes on from it."},
     {"key-groups", S_KEY_GROUPS, "N", CMD_VALUE_ANY, S_CHECKPOINTS,
      "the key groups a new job hashes keys into (1 to 65536, default 128): the most threads a keyed stage "
-     "(key=) can use, fixed when the job is created",
+     "(key=) can use, on all ranks together, fixed when the job is created",
      "A stage given key=PATH gets every record of one key in the same thread: each thread owns a run of "
-     "key groups and keeps their state, which a resume with other thread counts hands over group by group.  "
+     "key groups and keeps their state, which a resume with other thread or rank counts hands over group by "
+     "group.  In a job of several ranks the stage's threads of every rank share the groups.  "
      "A resume takes the checkpoint's number; one that asks for another is refused."},
     {NULL, 0, NULL, CMD_VALUE_ANY, NULL, NULL, NULL},
 };
