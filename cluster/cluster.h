@@ -61,7 +61,9 @@ int weir__cluster_bcast (weir__cluster *self, char **buf, size_t *len, double ti
                          weir__err *err);
 
 /*  Every rank's BUF to rank 0: there *ALL is malloc'ed and holds them back
-    to back, LENS[r] (the caller's array of size ranks) rank r's length.  */
+    to back, LENS[r] (the caller's array of size ranks) rank r's length.
+    Any length: the bytes go in rounds (MPI counts in int), as a large
+    broadcast goes in pieces.  */
 int weir__cluster_gather (weir__cluster *self, const char *buf, size_t len, char **all, size_t *lens,
                           double timeout, const char *what, weir__err *err);
 

@@ -248,8 +248,8 @@ static int s_late (double timeout, const char *what, weir__err *err)
 //  job's error already, and the exit takes every rank down
 static int s_quit_error (const char *what, weir__err *err)
 {
-    return weir__err_set (err, WEIR_EABORTED, "rank %d: %s: the job ended while this rank waited for the others",
-                          s_rank, what);
+    return weir__err_set (err, WEIR_EABORTED,
+                          "rank %d: %s: the job ended while this rank waited for the others", s_rank, what);
 }
 
 //  What a wait's RC means, said with WHAT
@@ -342,7 +342,8 @@ int weir__mpi_bcast (char **buf, size_t *len, double timeout, const char *what, 
     if (rc || (rc = s_collective (&req, timeout, what, err)))
         return rc > 0 ? s_mpi_error (rc, what, err) : rc;
     if (n > SIZE_MAX - 1)
-        return weir__err_set (err, WEIR_ENOMEM, "%s: %" PRIu64 " bytes do not fit this rank's memory", what, n);
+        return weir__err_set (err, WEIR_ENOMEM, "%s: %" PRIu64 " bytes do not fit this rank's memory", what,
+                              n);
     if (s_rank != 0) {
         if (!(*buf = malloc (n ? (size_t) n : 1)))
             return weir__err_set (err, WEIR_ENOMEM, "%s: out of memory for %" PRIu64 " bytes", what, n);
@@ -358,46 +359,77 @@ int weir__mpi_bcast (char **buf, size_t *len, double timeout, const char *what, 
     return 0;
 }
 
+//  Rank 0's share of a round of the gather: every rank's piece of it, in
+//  TMP, copied after what came before of each rank's bytes in ALL
+typedef struct {
+    int *counts, *displs;
+    size_t *at;  //  [rank]: where its bytes start in ALL
+    char *tmp;
+} s_gathering;
+
 int weir__mpi_gather (const char *buf, size_t len, char **all, size_t *lens, double timeout, const char *what,
                       weir__err *err)
 {
-    if (len > INT_MAX)
-        return weir__err_set (err, WEIR_ESYSTEM, "%s: %zu bytes, more than MPI sends at once", what, len);
-    int mine = (int) len;
-    int *counts = NULL, *displs = NULL;
-    if (s_rank == 0
-        && (!(counts = calloc ((size_t) s_size, sizeof *counts))
-            || !(displs = calloc ((size_t) s_size, sizeof *displs)))) {
-        free (counts);
-        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    }
+    //  Every rank's length to rank 0, and the longest to all: the bytes go
+    //  in rounds of at most S_PIECE in all (MPI counts in int), each rank
+    //  sending the next S_PIECE / ranks of its own, or nothing
+    uint64_t mine = len, longest = len, *all_lens = NULL;
+    s_gathering g = {NULL, NULL, NULL, NULL};
     MPI_Request req;
-    int rc = MPI_Igather (&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+    int rc = 0;
+    size_t share = S_PIECE / (size_t) s_size ? S_PIECE / (size_t) s_size : 1;
+    if (s_rank == 0
+        && (!(all_lens = calloc ((size_t) s_size, sizeof *all_lens))
+            || !(g.counts = calloc ((size_t) s_size, sizeof *g.counts))
+            || !(g.displs = calloc ((size_t) s_size, sizeof *g.displs))
+            || !(g.at = calloc ((size_t) s_size, sizeof *g.at))
+            || !(g.tmp = malloc (share * (size_t) s_size)))) {
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        goto done;
+    }
+    rc = MPI_Iallreduce (MPI_IN_PLACE, &longest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD, &req);
     if (rc || (rc = s_collective (&req, timeout, what, err)))
         goto done;
-    size_t total = 0;
+    rc = MPI_Igather (&mine, 1, MPI_UINT64_T, all_lens, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req);
+    if (rc || (rc = s_collective (&req, timeout, what, err)))
+        goto done;
     if (s_rank == 0) {
+        size_t total = 0;
         for (int r = 0; r < s_size; r++) {
-            if (total + (size_t) counts[r] > INT_MAX) {
-                rc = weir__err_set (err, WEIR_ESYSTEM, "%s: more than MPI gathers at once", what);
+            if (all_lens[r] > SIZE_MAX - 1 - total) {
+                rc = weir__err_set (err, WEIR_ENOMEM, "%s: more bytes than this rank can hold", what);
                 goto done;
             }
-            displs[r] = (int) total;
-            lens[r] = (size_t) counts[r];
-            total += (size_t) counts[r];
+            g.at[r] = total;
+            lens[r] = (size_t) all_lens[r];
+            total += (size_t) all_lens[r];
         }
         if (!(*all = malloc (total ? total : 1))) {
-            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            rc = weir__err_set (err, WEIR_ENOMEM, "%s: out of memory for %zu bytes", what, total);
             goto done;
         }
     }
-    rc = MPI_Igatherv (buf, mine, MPI_BYTE, s_rank == 0 ? *all : NULL, counts, displs, MPI_BYTE, 0,
-                       MPI_COMM_WORLD, &req);
-    if (!rc)
-        rc = s_collective (&req, timeout, what, err);
+    for (uint64_t from = 0; from < longest; from += share) {
+        int piece = (int) (len > from ? (len - from < share ? len - from : share) : 0);
+        int in = 0;
+        for (int r = 0; s_rank == 0 && r < s_size; r++) {
+            g.counts[r] = (int) (lens[r] > from ? (lens[r] - from < share ? lens[r] - from : share) : 0);
+            g.displs[r] = in;
+            in += g.counts[r];
+        }
+        rc = MPI_Igatherv (buf + (piece ? from : 0), piece, MPI_BYTE, g.tmp, g.counts, g.displs, MPI_BYTE, 0,
+                           MPI_COMM_WORLD, &req);
+        if (rc || (rc = s_collective (&req, timeout, what, err)))
+            goto done;
+        for (int r = 0; s_rank == 0 && r < s_size; r++)
+            memcpy (*all + g.at[r] + from, g.tmp + g.displs[r], (size_t) g.counts[r]);
+    }
 done:
-    free (counts);
-    free (displs);
+    free (all_lens);
+    free (g.counts);
+    free (g.displs);
+    free (g.at);
+    free (g.tmp);
     return rc > 0 ? s_mpi_error (rc, what, err) : rc;
 }
 

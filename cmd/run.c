@@ -22,7 +22,7 @@ typedef struct {
     int64_t load_epoch;
     unsigned keep, failures;
     unsigned key_groups;  //  0: not given
-    int resume;  //  WEIR_RESUME_*
+    int resume;           //  WEIR_RESUME_*
     int async;
 } s_options;
 
@@ -65,7 +65,8 @@ static const cmd_option s_options_table[] = {
      "processors published."},
     {"file", 'f', "FILE", CMD_VALUE_FILE, NULL,
      "read the description from FILE ('-' for standard input) instead of the arguments",
-     "Line breaks are blanks there, and '#' at the start of a word (outside quotes) starts a comment that runs "
+     "Line breaks are blanks there, and '#' at the start of a word (outside quotes) starts a comment that "
+     "runs "
      "to the end of its line.  An error in it names the line and the column."},
     {"quiet", 'q', NULL, CMD_VALUE_ANY, NULL, "print nothing but errors and warnings", NULL},
     {"help", 'h', NULL, CMD_VALUE_ANY, NULL, "print this help", NULL},
@@ -86,10 +87,12 @@ static const cmd_option s_options_table[] = {
     {"resume", S_RESUME, NULL, CMD_VALUE_ANY, S_CHECKPOINTS,
      "go on from the latest checkpoint in DIR, or start fresh when it has none (safe in a restart loop)",
      "A job over files reads what was appended to them since, and the files new to its glob; a finished "
-     "job with nothing new does nothing.  On resume the blobs are restored, every shard is sought, every file "
+     "job with nothing new does nothing.  On resume the blobs are restored, every shard is sought, every "
+     "file "
      "writer is truncated to its committed length, and the job goes on with the next epoch without running "
      "init."},
-    {"resume-from", S_RESUME_FROM, "E", CMD_VALUE_ANY, S_CHECKPOINTS, "go back to checkpoint E (the newer ones are deleted) and go on from there", NULL},
+    {"resume-from", S_RESUME_FROM, "E", CMD_VALUE_ANY, S_CHECKPOINTS,
+     "go back to checkpoint E (the newer ones are deleted) and go on from there", NULL},
     {"keep", S_KEEP, "K", CMD_VALUE_ANY, S_CHECKPOINTS, "keep the newest K checkpoints (default: all)", NULL},
     {"async-checkpoint", S_ASYNC, NULL, CMD_VALUE_ANY, S_CHECKPOINTS,
      "copy the blobs and write the checkpoint on a background thread while the pipe runs on",
@@ -135,7 +138,8 @@ const cmd_command cmd_run_command = {
         "in it.  The description may be one argument or several (they are joined with blanks).\n\n"
         "A description may be a graph: name=NAME names an element and NAME. refers to it; after '!' it ends "
         "the branch in that element (a merge), elsewhere it starts a new branch from it; an element's name "
-        "after another's properties, without '!', starts an independent chain ('a ! b  c ! d').  tee sends every "
+        "after another's properties, without '!', starts an independent chain ('a ! b  c ! d').  tee sends "
+        "every "
         "record down each branch that starts from it; nothing feeds a reader, a writer feeds nothing.  "
         "route sends each record down the branch of the first condition true of it: BRANCH='CONDITION' "
         "names a branch, a named output from which NAME.BRANCH starts it, and default=BRANCH takes what no "
@@ -146,38 +150,39 @@ const cmd_command cmd_run_command = {
         "  weir run 'json path=app.jsonl ! route name=r errors='\\''.level == \"error\"'\\'' default=rest  "
         "r.errors ! json path=errors.jsonl  r.rest ! json path=rest.jsonl'",
     .options = s_options_table,
-    .notes = "Without --resume or --resume-from, a directory that holds checkpoints is refused.  Only "
-             "threads=, capacity=, batch= and linger= (and the order of properties) may change on resume; "
-             "another change is refused, showing the first difference.\n"
-             "\n"
-             "Ctrl-C (SIGINT) or SIGTERM ends the current epoch at once: what was read flows out, a "
-             "checkpoint is written (with --checkpoint) and weir exits 128+signal (130, 143); --resume goes "
-             "on exactly.  A second signal of either kind aborts at once without a new checkpoint (the same "
-             "signal from the same process within 200 ms counts once, as timeout(1) sends it twice); the last "
-             "one stays valid, and if a thread stuck where no abort reaches holds the run past --abort-timeout, "
-             "weir exits without it.  A third signal ends the process as the signal would.\n"
-             "\n"
-             "Incremental ingest: on resume, a file of the glob that was only appended to (the same inode, "
-             "the same first bytes and bytes before its old size) is read on past its old size, and a file new "
-             "to the glob is read in full, whether the job had finished or not.  A file that shrank, was "
-             "written again or replaced, or was deleted before it was read to its end, is refused, naming it.\n"
-             "\n"
-             "A pipe or standard input cannot be read again: to resume a job that reads one, feed it the same "
-             "input again from its start; --resume reads past the bytes the checkpoint committed.\n"
-             "\n"
-             "Outputs when a run fails: without --checkpoint, a file that a job reading files writes is written "
-             "beside it (.NAME.weir-PID-N) and renamed over it only when the job ends without failing (a stop "
-             "by signal included), so a failed, aborted or killed run leaves the old file as it was.  With "
-             "--checkpoint, the file itself is written: a failed run leaves what it wrote, and --resume goes on "
-             "from the last checkpoint.  A job that follows its files (follow=1) or reads a pipe or a terminal "
-             "writes in place, so its output can be watched as it grows; so do standard output, pipes, the "
-             "leveldb writer and dead letters.\n"
-             "\n"
-             "An element that contains '/' or ends in .so is a processor plugin (a shared object); a name "
-             "that is no builtin is looked up as NAME.so in the folders of $WEIR_PLUGIN_PATH "
-             "(colon-separated), then in the installed plugin folder.\n"
-             "\n"
-             "Run 'weir elements' for the builtin elements.",
+    .notes =
+        "Without --resume or --resume-from, a directory that holds checkpoints is refused.  Only "
+        "threads=, capacity=, batch= and linger= (and the order of properties) may change on resume; "
+        "another change is refused, showing the first difference.\n"
+        "\n"
+        "Ctrl-C (SIGINT) or SIGTERM ends the current epoch at once: what was read flows out, a "
+        "checkpoint is written (with --checkpoint) and weir exits 128+signal (130, 143); --resume goes "
+        "on exactly.  A second signal of either kind aborts at once without a new checkpoint (the same "
+        "signal from the same process within 200 ms counts once, as timeout(1) sends it twice); the last "
+        "one stays valid, and if a thread stuck where no abort reaches holds the run past --abort-timeout, "
+        "weir exits without it.  A third signal ends the process as the signal would.\n"
+        "\n"
+        "Incremental ingest: on resume, a file of the glob that was only appended to (the same inode, "
+        "the same first bytes and bytes before its old size) is read on past its old size, and a file new "
+        "to the glob is read in full, whether the job had finished or not.  A file that shrank, was "
+        "written again or replaced, or was deleted before it was read to its end, is refused, naming it.\n"
+        "\n"
+        "A pipe or standard input cannot be read again: to resume a job that reads one, feed it the same "
+        "input again from its start; --resume reads past the bytes the checkpoint committed.\n"
+        "\n"
+        "Outputs when a run fails: without --checkpoint, a file that a job reading files writes is written "
+        "beside it (.NAME.weir-PID-N) and renamed over it only when the job ends without failing (a stop "
+        "by signal included), so a failed, aborted or killed run leaves the old file as it was.  With "
+        "--checkpoint, the file itself is written: a failed run leaves what it wrote, and --resume goes on "
+        "from the last checkpoint.  A job that follows its files (follow=1) or reads a pipe or a terminal "
+        "writes in place, so its output can be watched as it grows; so do standard output, pipes, the "
+        "leveldb writer and dead letters.\n"
+        "\n"
+        "An element that contains '/' or ends in .so is a processor plugin (a shared object); a name "
+        "that is no builtin is looked up as NAME.so in the folders of $WEIR_PLUGIN_PATH "
+        "(colon-separated), then in the installed plugin folder.\n"
+        "\n"
+        "Run 'weir elements' for the builtin elements.",
     .in_order = 1,
 };
 
@@ -218,8 +223,8 @@ static long long s_now_ms (void)
 //  never merged.
 static int s_repeat (int sig, const siginfo_t *info)
 {
-    return info && info->si_code == SI_USER && info->si_pid > 0 && sig == s_signal
-           && info->si_pid == s_sender && s_now_ms () - s_first_ms < 200;
+    return info && info->si_code == SI_USER && info->si_pid > 0 && sig == s_signal && info->si_pid == s_sender
+           && s_now_ms () - s_first_ms < 200;
 }
 
 static void s_on_signal (int sig, siginfo_t *info, void *context)
@@ -438,7 +443,8 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, const s_options 
                      s_signal == SIGINT ? "SIGINT" : "SIGTERM", (unsigned long long) first.records_out,
                      s_plural (first.records_out),
                      checkpointing ? "; checkpoint written, --resume goes on from here" : "",
-                     s_signals > 1 ? " (the stop had ended when the second signal came: nothing was aborted)" : "");
+                     s_signals > 1 ? " (the stop had ended when the second signal came: nothing was aborted)"
+                                   : "");
         exit_code = 128 + s_signal;
     }
     else if (!quiet && rc == 0) {
@@ -469,15 +475,16 @@ static int s_report (weir_pipe *pipe, int rc, const char *text, const s_options 
             snprintf (bad_total, sizeof bad_total, ", %llu bad skipped", (unsigned long long) skipped_total);
         if ((job || ranks == 1) && first.total_records_out > read)
             snprintf (since, sizeof since, "; since the job began: %llu read, %llu written%s",
-                      (unsigned long long) first.total_records_out, (unsigned long long) last.total_records_out,
-                      bad_total);
+                      (unsigned long long) first.total_records_out,
+                      (unsigned long long) last.total_records_out, bad_total);
         if (job)
             snprintf (mine, sizeof mine, " by %d ranks (rank 0 read %llu)", ranks,
                       (unsigned long long) first.records_out);
         else if (ranks > 1)
             snprintf (who, sizeof who, "rank %d of %d: ", rank, ranks);
         fprintf (stderr, "weir: %s%llu record%s read, %llu written%s in %.3f s (%s records/s)%s%s\n", who,
-                 (unsigned long long) read, s_plural (read), (unsigned long long) written, bad, wall, rate, mine, since);
+                 (unsigned long long) read, s_plural (read), (unsigned long long) written, bad, wall, rate,
+                 mine, since);
     }
     //  What the processors published, as they left it
     size_t stage;
@@ -534,8 +541,10 @@ static int s_parse (int argc, char **argv, s_options *o)
         }
     }
     if (o->file && optind < argc) {
-        fprintf (stderr, "weir run: a description in '%s' (-f) and one in the arguments ('%s'): give one\n"
-                 "Try 'weir run --help'.\n", o->file, argv[optind]);
+        fprintf (stderr,
+                 "weir run: a description in '%s' (-f) and one in the arguments ('%s'): give one\n"
+                 "Try 'weir run --help'.\n",
+                 o->file, argv[optind]);
         return CMD_EXIT_USAGE;
     }
     if (!o->file && optind >= argc) {

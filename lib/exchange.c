@@ -75,7 +75,8 @@ weir__exchange *weir__exchange_new (unsigned links, unsigned rank, unsigned rank
 {
     weir__exchange *self = calloc (1, sizeof *self);
     size_t pairs = (size_t) links * ranks;
-    if (!self || !(self->in = calloc (links, sizeof *self->in)) || !(self->out = calloc (pairs, sizeof *self->out))
+    if (!self || !(self->in = calloc (links, sizeof *self->in))
+        || !(self->out = calloc (pairs, sizeof *self->out))
         || !(self->lock = calloc (pairs, sizeof *self->lock))
         || !(self->bridges = calloc (links, sizeof *self->bridges))
         || !(self->listening = calloc (links, sizeof *self->listening))
@@ -163,8 +164,9 @@ int weir__exchange_bind (weir__exchange *self, const char *host, unsigned *ports
         size_t size = sizeof endpoint;
         snprintf (endpoint, sizeof endpoint, "tcp://%s:*", host);
         if (zmq_bind (self->in[l], endpoint))
-            return weir__err_set (err, WEIR_ESYSTEM, "rank %u cannot listen at %s for the ranks' keyed links: %s",
-                                  self->rank, endpoint, zmq_strerror (zmq_errno ()));
+            return weir__err_set (err, WEIR_ESYSTEM,
+                                  "rank %u cannot listen at %s for the ranks' keyed links: %s", self->rank,
+                                  endpoint, zmq_strerror (zmq_errno ()));
         //  "tcp://HOST:PORT": the port follows the last colon
         if (zmq_getsockopt (self->in[l], ZMQ_LAST_ENDPOINT, endpoint, &size))
             return weir__err_set (err, WEIR_ESYSTEM, "rank %u: no endpoint bound: %s", self->rank,
@@ -181,8 +183,8 @@ int weir__exchange_connect (weir__exchange *self, unsigned link, unsigned rank, 
 {
     void *s = self->out[(size_t) link * self->ranks + rank];
     if (!s || zmq_connect (s, endpoint))
-        return weir__err_set (err, WEIR_ESYSTEM, "rank %u cannot connect to rank %u at %s: %s", self->rank, rank,
-                              endpoint, s ? zmq_strerror (zmq_errno ()) : "no such rank");
+        return weir__err_set (err, WEIR_ESYSTEM, "rank %u cannot connect to rank %u at %s: %s", self->rank,
+                              rank, endpoint, s ? zmq_strerror (zmq_errno ()) : "no such rank");
     return 0;
 }
 
@@ -197,19 +199,20 @@ static int s_send (weir__exchange *self, unsigned link, unsigned rank, s_route r
     void *s = self->out[i];
     int rc;
     pthread_mutex_lock (&self->lock[i]);
-    while ((rc = zmq_send (s, &route, sizeof route, ZMQ_SNDMORE)) < 0 && zmq_errno () == EINTR)
-        ;
-    if (rc >= 0) {
-        //  Without waiting first: the time a full connection holds the
-        //  producer back is counted as its wait
-        rc = zmq_send (s, data, len, ZMQ_DONTWAIT);
-        if (rc < 0 && (zmq_errno () == EAGAIN || zmq_errno () == EINTR)) {
-            uint64_t from = weir__now_ns ();
-            while ((rc = zmq_send (s, data, len, 0)) < 0 && zmq_errno () == EINTR)
-                ;
-            *wait_ns += weir__now_ns () - from;
-        }
+    //  A full connection blocks the first frame of a message (libzmq
+    //  judges its mark there), so that one is tried without waiting
+    //  first: the time the other rank holds the producer back is its
+    //  wait.  The body then goes at once.
+    rc = zmq_send (s, &route, sizeof route, ZMQ_SNDMORE | ZMQ_DONTWAIT);
+    if (rc < 0 && (zmq_errno () == EAGAIN || zmq_errno () == EINTR)) {
+        uint64_t from = weir__now_ns ();
+        while ((rc = zmq_send (s, &route, sizeof route, ZMQ_SNDMORE)) < 0 && zmq_errno () == EINTR)
+            ;
+        *wait_ns += weir__now_ns () - from;
     }
+    if (rc >= 0)
+        while ((rc = zmq_send (s, data, len, 0)) < 0 && zmq_errno () == EINTR)
+            ;
     pthread_mutex_unlock (&self->lock[i]);
     if (rc < 0)
         return zmq_errno () == ENOMEM ? WEIR_ENOMEM : WEIR__QUEUE_CLOSED;
@@ -223,7 +226,7 @@ int weir__exchange_send (weir__exchange *self, unsigned link, unsigned rank, uns
 {
     weir__batch_header hdr = {b->kind, b->count};
     memcpy (b->data, &hdr, sizeof hdr);
-    int rc = s_send (self, link, rank, (s_route) {producer, consumer}, b->data, b->len, wait_ns);
+    int rc = s_send (self, link, rank, (s_route){producer, consumer}, b->data, b->len, wait_ns);
     weir__batch_clear (b);
     return rc;
 }
@@ -235,20 +238,20 @@ int weir__exchange_send_marker (weir__exchange *self, unsigned link, unsigned pr
     int rc = 0;
     for (unsigned r = 0; r < self->ranks && !rc; r++)
         if (r != self->rank)
-            rc = s_send (self, link, r, (s_route) {producer, S_ALL}, &marker, sizeof marker, wait_ns);
+            rc = s_send (self, link, r, (s_route){producer, S_ALL}, &marker, sizeof marker, wait_ns);
     return rc;
 }
 
 //  A frame into MSG: 0, or -1 once the context is shut down
 static int s_recv (void *s, zmq_msg_t *msg);
 
-int weir__exchange_greet (weir__exchange *self, int timeout_ms, weir__err *err)
+int weir__exchange_greet (weir__exchange *self, const uint64_t *shapes, int timeout_ms, weir__err *err)
 {
-    weir__batch_header hello = {0, 0};
     uint64_t wait = 0;
     for (unsigned l = 0; l < self->links; l++)
         for (unsigned r = 0; r < self->ranks; r++)
-            if (r != self->rank && s_send (self, l, r, (s_route) {S_HELLO, self->rank}, &hello, sizeof hello, &wait))
+            if (r != self->rank
+                && s_send (self, l, r, (s_route){S_HELLO, self->rank}, &shapes[l], sizeof shapes[l], &wait))
                 return weir__err_set (err, WEIR_ESYSTEM, "rank %u could not greet rank %u", self->rank, r);
     char *heard = calloc (self->ranks, 1);
     if (!heard)
@@ -269,28 +272,40 @@ int weir__exchange_greet (weir__exchange *self, int timeout_ms, weir__err *err)
                 unsigned missing = 0;
                 while (heard[missing])
                     missing++;
-                rc = weir__err_set (err, WEIR_ESYSTEM,
-                                    "rank %u heard nothing from rank %u in %g s on keyed link %u (rank %u listens "
-                                    "at %s): the ranks cannot reach each other there; set WEIR_EXCHANGE_NET to "
-                                    "the network they share",
-                                    self->rank, missing, timeout_ms / 1000.0, l, self->rank, self->listening[l]);
+                rc = weir__err_set (
+                    err, WEIR_ESYSTEM,
+                    "rank %u heard nothing from rank %u in %g s on keyed link %u (rank %u listens "
+                    "at %s): the ranks cannot reach each other there; set WEIR_EXCHANGE_NET to "
+                    "the network they share",
+                    self->rank, missing, timeout_ms / 1000.0, l, self->rank, self->listening[l]);
                 break;
             }
             zmq_msg_t route, body;
             zmq_msg_init (&route);
             zmq_msg_init (&body);
             s_route from = {0, 0};
+            uint64_t shape = 0;
             int ok = s_recv (self->in[l], &route) == 0 && zmq_msg_size (&route) == sizeof from
-                     && zmq_msg_more (&route) && s_recv (self->in[l], &body) == 0;
-            if (ok)
+                     && zmq_msg_more (&route) && s_recv (self->in[l], &body) == 0
+                     && zmq_msg_size (&body) == sizeof shape;
+            if (ok) {
                 memcpy (&from, zmq_msg_data (&route), sizeof from);
+                memcpy (&shape, zmq_msg_data (&body), sizeof shape);
+            }
             zmq_msg_close (&route);
             zmq_msg_close (&body);
             if (!ok || from.producer != S_HELLO || from.consumer >= self->ranks)
-                rc = weir__err_set (err, WEIR_ECORRUPT,
-                                    "rank %u received on keyed link %u something else than the greeting of a rank: "
-                                    "another program at %s?",
-                                    self->rank, l, self->listening[l]);
+                rc = weir__err_set (
+                    err, WEIR_ECORRUPT,
+                    "rank %u received on keyed link %u something else than the greeting of a rank: "
+                    "another program at %s?",
+                    self->rank, l, self->listening[l]);
+            else if (shape != shapes[l])
+                rc = weir__err_set (
+                    err, WEIR_EINVAL,
+                    "rank %u's keyed link %u is not rank %u's: the ranks run other threads= or "
+                    "builds of weir (partial aggregates cross as this build lays them out)",
+                    from.consumer, l, self->rank);
             else if (!heard[from.consumer]) {
                 heard[from.consumer] = 1;
                 got++;
@@ -419,7 +434,7 @@ int weir__exchange_start (weir__exchange *self, unsigned link, weir__queue *queu
                           unsigned threads, weir__exchange_fail_fn *fail, void *arg, weir__err *err)
 {
     s_bridge *b = &self->bridges[link];
-    *b = (s_bridge) {self, link, queue, first, threads, fail, arg, 0, 0};
+    *b = (s_bridge){self, link, queue, first, threads, fail, arg, 0, 0};
     if (pthread_create (&b->thread, NULL, s_bridge_main, b))
         return weir__err_set (err, WEIR_ESYSTEM, "cannot start the thread of keyed link %u from other ranks",
                               link);

@@ -61,13 +61,15 @@ int weir__exchange_connect (weir__exchange *self, unsigned link, unsigned rank, 
 
 /*  Make sure every other rank reaches this one on every link, before
     any record goes: each rank sends each other a greeting down each
-    link, and waits at most TIMEOUT_MS for theirs (a connection that
-    cannot be made is otherwise silent: libzmq retries it for ever).
-    Call it once connected, before the bridges start, and let no rank
-    send records before every rank returned (the ranks meet after it).
-    0, or WEIR_ESYSTEM with ERR naming a rank not heard from and where
-    this one listens.  */
-int weir__exchange_greet (weir__exchange *self, int timeout_ms, weir__err *err);
+    link, carrying SHAPES[link] (what the link is on this rank: its
+    threads, the build), and waits at most TIMEOUT_MS for theirs (a
+    connection that cannot be made is otherwise silent: libzmq retries
+    it for ever), which must carry the same.  Call it once connected,
+    before the bridges start, and let no rank send records before every
+    rank returned (the ranks meet after it).  0, WEIR_ESYSTEM with ERR
+    naming a rank not heard from and where this one listens, or
+    WEIR_EINVAL naming a rank whose link differs.  */
+int weir__exchange_greet (weir__exchange *self, const uint64_t *shapes, int timeout_ms, weir__err *err);
 
 /*  What a bridge does with a failure (a malformed message from another
     rank, out of memory): fail the job.  Called from the bridge thread.  */

@@ -60,7 +60,8 @@ int weir__hostaddr_card (char *out, size_t size, weir__err *err)
         if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP)
             || count == S_ADDRESSES)
             continue;
-        uint32_t mask = i->ifa_netmask ? ntohl (((struct sockaddr_in *) i->ifa_netmask)->sin_addr.s_addr) : ~0u;
+        uint32_t mask =
+            i->ifa_netmask ? ntohl (((struct sockaddr_in *) i->ifa_netmask)->sin_addr.s_addr) : ~0u;
         unsigned prefix = 0;
         while (prefix < 32 && (mask & (1u << (31 - prefix))))
             prefix++;
@@ -138,11 +139,22 @@ static int s_loopback (uint32_t addr)
     return addr >> 24 == 127;
 }
 
-//  The first address of CARD inside NET, or -1
-static int s_in (const s_card *card, uint32_t net, unsigned prefix)
+//  Whether CARD has the address ADDR
+static int s_has (const s_card *card, uint32_t addr)
 {
     for (size_t i = 0; i < card->n; i++)
-        if ((card->addr[i] & s_mask (prefix)) == (net & s_mask (prefix)))
+        if (card->addr[i] == addr)
+            return 1;
+    return 0;
+}
+
+//  The first address of CARD inside NET that NOT (when given) does not
+//  have too, or -1
+static int s_in (const s_card *card, uint32_t net, unsigned prefix, const s_card * not )
+{
+    for (size_t i = 0; i < card->n; i++)
+        if ((card->addr[i] & s_mask (prefix)) == (net & s_mask (prefix))
+            && !(not &&s_has (not, card->addr[i])))
             return (int) i;
     return -1;
 }
@@ -151,10 +163,11 @@ static int s_in (const s_card *card, uint32_t net, unsigned prefix)
 static int s_net (const char *net, uint32_t *addr, unsigned *prefix, weir__err *err)
 {
     if (s_cidr (net, strlen (net), addr, prefix))
-        return weir__err_set (err, WEIR_EINVAL,
-                              "WEIR_EXCHANGE_NET=%s is not a network: give one as an IPv4 address and a prefix "
-                              "length, as in 10.1.0.0/16",
-                              net);
+        return weir__err_set (
+            err, WEIR_EINVAL,
+            "WEIR_EXCHANGE_NET=%s is not a network: give one as an IPv4 address and a prefix "
+            "length, as in 10.1.0.0/16",
+            net);
     return 0;
 }
 
@@ -173,21 +186,24 @@ int weir__hostaddr_pick (const char *from, const char *to, const char *net, char
     if (net) {
         if (s_net (net, &addr, &prefix, err))
             return err->code;
-        found = s_in (&b, addr, prefix);
+        found = s_in (&b, addr, prefix, NULL);
     }
     else if (strcmp (a.stack, b.stack) == 0) {
         snprintf (out, size, "127.0.0.1");
         return 0;
     }
     else
-        //  Another stack's loopback is not TO's
+        //  Another stack's loopback is not TO's, nor an address both have
+        //  (a bridge of containers' that every host makes alike, as
+        //  172.17.0.1): from here it is this stack's own
         for (size_t i = 0; i < a.n && found < 0; i++)
-            found = s_loopback (a.addr[i]) ? -1 : s_in (&b, a.addr[i], a.prefix[i]);
+            found = s_loopback (a.addr[i]) ? -1 : s_in (&b, a.addr[i], a.prefix[i], &a);
     if (found < 0)
-        return weir__err_set (err, WEIR_EINVAL,
-                              "no address of the host '%s' is on %s of the host '%s': set WEIR_EXCHANGE_NET to "
-                              "the network the ranks reach each other on (as in 10.1.0.0/16)",
-                              to, net ? net : "a network", from);
+        return weir__err_set (
+            err, WEIR_EINVAL,
+            "no address of the host '%s' is on %s of the host '%s': set WEIR_EXCHANGE_NET to "
+            "the network the ranks reach each other on (as in 10.1.0.0/16)",
+            to, net ? net : "a network", from);
     s_text (b.addr[found], out, size);
     return 0;
 }
@@ -207,7 +223,7 @@ int weir__hostaddr_listen (const char *mine, const char *const *cards, size_t n,
     unsigned prefix;
     if (s_net (net, &addr, &prefix, err))
         return err->code;
-    int found = s_read (mine, &a) ? -1 : s_in (&a, addr, prefix);
+    int found = s_read (mine, &a) ? -1 : s_in (&a, addr, prefix, NULL);
     if (found < 0)
         return weir__err_set (err, WEIR_EINVAL, "WEIR_EXCHANGE_NET=%s: this host ('%s') has no address on it",
                               net, mine);

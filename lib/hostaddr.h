@@ -12,7 +12,9 @@
       stack, so 127.0.0.1;
     - else the second's first address on a network the first has an
       address on too (the same address masked by the same prefix), as
-      Open MPI's TCP transport matches interfaces;
+      Open MPI's TCP transport matches interfaces, but for an address
+      both have (a containers' bridge every host makes alike, as
+      172.17.0.1/16: from the first it is its own);
     - else none: an error that shows both cards and names
       WEIR_EXCHANGE_NET.
     A loopback address is matched only inside NET: 127.0.0.1 of another

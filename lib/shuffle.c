@@ -120,9 +120,9 @@ static int s_send_part (const weir__shuffle_to *to, unsigned c, weir__batch *b, 
     if (!b->count)
         return 0;
     unsigned threads = weir__queue_consumers (to->queue), rank = c / threads;
-    int rc = rank == to->rank ? weir__queue_send_batch_to (to->queue, to->producer, c % threads, b, wait_ns)
-                              : weir__exchange_send (to->exchange, to->link, rank, to->producer, c % threads, b,
-                                                     wait_ns);
+    int rc = rank == to->rank
+                 ? weir__queue_send_batch_to (to->queue, to->producer, c % threads, b, wait_ns)
+                 : weir__exchange_send (to->exchange, to->link, rank, to->producer, c % threads, b, wait_ns);
     if (rc)
         weir__batch_clear (b);
     else

@@ -74,8 +74,9 @@ typedef int (weir__shuffle_reject_fn) (void *ctx, const msgpack_object *rec, con
     until a flush, included).  0, WEIR__QUEUE_CLOSED, WEIR_ENOMEM, WEIR_ECORRUPT for a
     malformed record, or what REJECT returned.  */
 int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned groups,
-                        const weir__combiner *combiner, const weir__shuffle_to *to, const char *payload, size_t len, weir__shuffle_reject_fn *reject, void *ctx,
-                        uint32_t *sent, uint64_t *wait_ns);
+                        const weir__combiner *combiner, const weir__shuffle_to *to, const char *payload,
+                        size_t len, weir__shuffle_reject_fn *reject, void *ctx, uint32_t *sent,
+                        uint64_t *wait_ns);
 
 /*  Send the partial aggregates held for COMBINER (the one every send
     was given) to their consumer threads, as TO says: before the producer

@@ -46,7 +46,7 @@ typedef struct {
 typedef struct {
     weir__combine combine;  //  first: the combiner the producers call back is the s_agg
     s_op op;
-    size_t stored;  //  the size of a key's state as kept: 8, or sizeof (s_value)
+    size_t stored;     //  the size of a key's state as kept: 8, or sizeof (s_value)
     weir__key *value;  //  value=, NULL for count
     int changelog;     //  emit=epoch
     //  Tumbling windows (window=): a key's state is one entry per window,
@@ -242,7 +242,7 @@ static int s_open (weir_stage *st, void **state)
     //  The checkpoint's size, when it holds the stage's state
     size_t saved = weir__keyed_saved_size (st->stage->run->workspace, st->stage->index);
     agg->stored = (op == S_COUNT || op == S_DISTINCT) && saved != sizeof (s_value) ? sizeof (uint64_t)
-                                                                                : sizeof (s_value);
+                                                                                   : sizeof (s_value);
     agg->changelog = strcmp (weir_prop (st, "emit", "end"), "epoch") == 0;
     agg->combine.combiner.value_size = sizeof (s_value);
     agg->combine.combiner.fold = s_combine_fold;
@@ -624,8 +624,7 @@ static int s_distinct (weir_stage *st, s_thread *t, const msgpack_object *rec, c
     weir__err_init (&err);
     int fresh;
     if (!weir__keyed_value_in (st->keyed, hash, t->member.data, t->member.len,
-                               weir__key_hash (t->member.data, t->member.len), t->agg->stored, &fresh,
-                               &err))
+                               weir__key_hash (t->member.data, t->member.len), t->agg->stored, &fresh, &err))
         return weir_fail (st, "%s", err.msg);
     if (!fresh)
         return 0;

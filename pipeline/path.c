@@ -61,7 +61,8 @@ static int s_reject_key (void *ctx, const msgpack_object *rec, const char *reaso
 //  this rank, and of every rank on a link across ranks
 static weir__shuffle_to s_to (const weir__worker *w, const weir__edge *e)
 {
-    return (weir__shuffle_to) {e->queue, e->base + w->index, e->exchange, e->xlink, w->stage->run->rank, e->ranks};
+    return (weir__shuffle_to){e->queue, e->base + w->index,  e->exchange,
+                              e->xlink, w->stage->run->rank, e->ranks};
 }
 
 //  The LEN bytes of records at PAYLOAD down W's link E into a keyed
@@ -78,8 +79,8 @@ static int s_shuffle (weir__worker *w, weir__edge *e, const char *payload, size_
         return WEIR_ENOMEM;
     const weir__combiner *combiner = e->to->combine ? &e->to->combine->combiner : NULL;
     weir__shuffle_to to = s_to (w, e);
-    return weir__shuffle_send (w->shuffles[i], e->to->key, stage->run->key_groups, combiner, &to, payload, len,
-                               s_reject_key, w, sent, wait);
+    return weir__shuffle_send (w->shuffles[i], e->to->key, stage->run->key_groups, combiner, &to, payload,
+                               len, s_reject_key, w, sent, wait);
 }
 
 //  The partial aggregates W's combiners hold, down their links: before a

@@ -311,8 +311,8 @@ static int s_allgather (weir__ranks *self, const void *buf, size_t len, char **a
     return rc;
 }
 
-int weir__ranks_exchange (weir__ranks *self, unsigned links, unsigned capacity, weir__exchange **out,
-                          weir__err *err)
+int weir__ranks_exchange (weir__ranks *self, unsigned links, const uint64_t *shapes, unsigned capacity,
+                          weir__exchange **out, weir__err *err)
 {
     *out = NULL;
     if (self->size <= 1 || !links)
@@ -322,7 +322,8 @@ int weir__ranks_exchange (weir__ranks *self, unsigned links, unsigned capacity, 
     //  Each rank's card (lib/hostaddr.h), to every rank, then the port of
     //  each link's socket, bound where the others will reach it
     char card[WEIR__HOSTADDR_CARD], host[64], *all = NULL, *ports = NULL;
-    size_t *lens = calloc ((size_t) self->size, sizeof *lens), *plens = calloc ((size_t) self->size, sizeof *lens);
+    size_t *lens = calloc ((size_t) self->size, sizeof *lens),
+           *plens = calloc ((size_t) self->size, sizeof *lens);
     const char **cards = calloc ((size_t) self->size, sizeof *cards);
     unsigned *mine = calloc (links, sizeof *mine);
     int rc = !lens || !plens || !cards || !mine ? weir__err_set (err, WEIR_ENOMEM, "out of memory")
@@ -336,7 +337,8 @@ int weir__ranks_exchange (weir__ranks *self, unsigned links, unsigned capacity, 
     }
     if (!rc)
         rc = weir__hostaddr_listen (card, cards, (size_t) self->size, net, host, sizeof host, err);
-    if (!rc && !(*out = weir__exchange_new (links, (unsigned) self->rank, (unsigned) self->size, capacity, err)))
+    if (!rc
+        && !(*out = weir__exchange_new (links, (unsigned) self->rank, (unsigned) self->size, capacity, err)))
         rc = err->code;
     if (!rc)
         rc = weir__exchange_bind (*out, host, mine, err);
@@ -364,7 +366,7 @@ int weir__ranks_exchange (weir__ranks *self, unsigned links, unsigned capacity, 
     //  greetings are the first thing each link carries
     double seconds = self->timeout > 0 && self->timeout < S_GREET_SECONDS ? self->timeout : S_GREET_SECONDS;
     if (!rc)
-        rc = weir__exchange_greet (*out, (int) (seconds * 1000), err);
+        rc = weir__exchange_greet (*out, shapes, (int) (seconds * 1000), err);
     if (!rc)
         rc = weir__cluster_barrier (self->cluster, self->timeout, "connecting the ranks' keyed links", err);
     free (all);
@@ -444,8 +446,6 @@ static int s_merge (weir__ranks *self, weir__snapshot *s, int r, const char *par
     return rc ? err->code : 0;
 }
 
-//  Every rank's part of S, packed as a checkpoint, to rank 0, which
-//  merges them into S.
 //  Whether this rank owns group GROUP of the keyed stage of index STAGE
 //  among GROUPS: its threads of every rank share them rank by rank
 //  (lib/shuffle.h)
@@ -454,7 +454,8 @@ static int s_owns (const weir__ranks *self, size_t stage, unsigned group, unsign
     if (stage >= self->stages->count || !self->stages->items[stage]->key || group >= groups)
         return 0;
     unsigned threads = self->stages->items[stage]->threads;
-    return weir__key_owner (group, groups, threads * (unsigned) self->size) / threads == (unsigned) self->rank;
+    return weir__key_owner (group, groups, threads * (unsigned) self->size) / threads
+           == (unsigned) self->rank;
 }
 
 //  The key groups this rank owns and its threads stored since the last
@@ -485,6 +486,8 @@ static weir__workspace *s_groups (const weir__ranks *self, weir__workspace *ws, 
     return groups;
 }
 
+//  Every rank's part of S, packed as a checkpoint, to rank 0, which
+//  merges them into S.
 static int s_gather (weir__ranks *self, weir__snapshot *s, weir__err *err)
 {
     weir__snapshot part = *s;

@@ -90,10 +90,11 @@ int weir__ranks_agree (void *arg, uint64_t epoch, int *exhausted, int *stopping)
 /*  The keyed links of the job (lib/exchange.h): LINKS of them, each
     bounded at CAPACITY messages per connection, bound and connected to
     every other rank (the ranks share where they listen, lib/hostaddr.h;
-    WEIR_EXCHANGE_NET in the environment names the network to use).
-    *OUT NULL on one rank or without keyed links.  */
-int weir__ranks_exchange (weir__ranks *self, unsigned links, unsigned capacity, weir__exchange **out,
-                          weir__err *err);
+    WEIR_EXCHANGE_NET in the environment names the network to use), and
+    greeted: every rank's SHAPES[link] must be this one's.  *OUT NULL on
+    one rank or without keyed links.  */
+int weir__ranks_exchange (weir__ranks *self, unsigned links, const uint64_t *shapes, unsigned capacity,
+                          weir__exchange **out, weir__err *err);
 
 /*  Combine every declared region of WS across the ranks at the end of
     EPOCH.  */

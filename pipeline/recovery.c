@@ -102,7 +102,8 @@ static int s_roll_back (weir__recovery *self, weir__err *err)
     int rc = weir__store_rollback (self->store, epoch, &dropped, err);
     if (!rc && dropped)
         weir__job_log (self->of.job, WEIR_LOG_WARNING,
-                       "--resume-from %" PRIu64 ": the %u newer checkpoint%s of '%s' dropped; the job goes on "
+                       "--resume-from %" PRIu64
+                       ": the %u newer checkpoint%s of '%s' dropped; the job goes on "
                        "from epoch %" PRIu64,
                        epoch, dropped, dropped == 1 ? "" : "s", self->of.options->checkpoint_dir, epoch);
     return rc;
@@ -261,8 +262,9 @@ static void s_grown (weir__recovery *self, size_t grown, size_t added)
     else
         snprintf (what, sizeof what, "%zu file%s new", added, added == 1 ? " is" : "s are");
     if (self->rank == 0)
-        weir__job_log (self->of.job, WEIR_LOG_INFO, "since checkpoint %" PRIu64 ", %s: reading what was added",
-                       self->first_epoch - 1, what);
+        weir__job_log (self->of.job, WEIR_LOG_INFO,
+                       "since checkpoint %" PRIu64 ", %s: reading what was added", self->first_epoch - 1,
+                       what);
     self->finished = 0;
 }
 
@@ -273,7 +275,8 @@ int weir__recovery_input (weir__recovery *self, weir__stage *stage, weir__err *e
     weir__shards *shards = weir__input_shards (input);
     char prefix[WEIR__PREFIX_MAX];
     s_prefix (self, stage, prefix);
-    int rc = follow && self->resume ? weir__resume_follow (self->resume, stage->name, prefix, shards, err) : 0;
+    int rc =
+        follow && self->resume ? weir__resume_follow (self->resume, stage->name, prefix, shards, err) : 0;
     weir__replan how = {
         .element = stage->name,
         .prefix = prefix,
@@ -454,11 +457,13 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
         //    identity.  Were they unknown, a crash before the next
         //    checkpoint and a rotation would leave a file no resume finds.
         uint64_t epoch = self->first_epoch - 1;
-        if ((rc = s_commit_outputs (self, err)) || (rc = s_save (self, epoch, self->pass, self->finished, 1, err)))
+        if ((rc = s_commit_outputs (self, err))
+            || (rc = s_save (self, epoch, self->pass, self->finished, 1, err)))
             return rc;
         if (grew && self->rank == 0)
             weir__job_log (self->of.job, WEIR_LOG_INFO,
-                           "checkpoint %" PRIu64 " written again with the outputs of the %d ranks of this run",
+                           "checkpoint %" PRIu64
+                           " written again with the outputs of the %d ranks of this run",
                            epoch, weir__ranks_size (self->of.ranks));
         else if (!grew)
             weir__job_log (self->of.job, WEIR_LOG_INFO,

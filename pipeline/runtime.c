@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/hash.h"
 #include "pipeline/guard.h"
 #include "pipeline/path.h"
 #include "pipeline/recovery.h"
@@ -135,7 +136,8 @@ static int s_several (const weir__stage *reader, const weir__stage *first, size_
                               "%s has passes=%u and %s passes=%u: a pass of a graph of %zu readers ends when "
                               "every reader has read its input, so they all take the same passes=; give each "
                               "passes=%u",
-                              reader->name, mine, first->name, theirs, readers, mine > theirs ? mine : theirs);
+                              reader->name, mine, first->name, theirs, readers,
+                              mine > theirs ? mine : theirs);
 }
 
 //  Open every reader and plan its input, before anything else: a missing
@@ -150,8 +152,8 @@ static int s_open_reader (const weir__run *run, weir__err *err)
         weir__stage *reader = run->stages->items[i];
         if (reader->kind != WEIR_ELEMENT_READER)
             continue;
-        rc = weir__input_open (reader->input, reader->name, reader->name_offset, &reader->props, reader->threads,
-                               err);
+        rc = weir__input_open (reader->input, reader->name, reader->name_offset, &reader->props,
+                               reader->threads, err);
         first = first ? first : reader;
         if (!rc)
             rc = s_several (reader, first, readers, err);
@@ -180,8 +182,8 @@ static weir__queue *s_input (const weir__stages *stages, const weir__stage *stag
                 group[e->first + t] = links;
             links++;
         }
-    weir__queue *q = weir__queue_new_grouped (ctx, stage->producers, stage->threads, stage->capacity, group,
-                                              links, err);
+    weir__queue *q =
+        weir__queue_new_grouped (ctx, stage->producers, stage->threads, stage->capacity, group, links, err);
     free (group);
     return q;
 }
@@ -204,7 +206,7 @@ static int s_targets (weir__stage *stage, weir__err *err)
             const weir__edge *e = to->host == stage ? to->outs : &stage->outs[k];
             size_t links = to->host == stage ? to->nouts : 1;
             for (size_t j = 0; j < links; j++)
-                w->targets[w->ntargets++] = (weir__queue_target) {e[j].queue, e[j].base + t};
+                w->targets[w->ntargets++] = (weir__queue_target){e[j].queue, e[j].base + t};
         }
     }
     return 0;
@@ -250,7 +252,8 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
     //  A stage's input is one queue, fed by every link into it: each
     //  producing stage's threads have their own numbers in it, and on a
     //  keyed link across ranks, those of every rank
-    unsigned rank = (unsigned) weir__ranks_rank (run->ranks), ranks = (unsigned) weir__ranks_size (run->ranks);
+    unsigned rank = (unsigned) weir__ranks_rank (run->ranks),
+             ranks = (unsigned) weir__ranks_size (run->ranks);
     unsigned xlinks = 0, capacity = 0;
     for (size_t i = 0; i < stages->count; i++)
         for (size_t k = 0; k < stages->items[i]->nouts; k++) {
@@ -284,17 +287,37 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
             stages->items[i]->outs[k].queue = stages->items[i]->outs[k].to->in;
     for (size_t i = 0; i < stages->count && !rc; i++)
         rc = s_targets (stages->items[i], err);
-    //  The keyed links between ranks: connected, and a bridge each into
-    //  its stage's queue
+    //  The keyed links between ranks: connected, greeted with what each
+    //  is here (so that ranks of other threads= or builds are refused
+    //  before they number producers differently), and a bridge each
+    //  into its stage's queue
+    uint64_t *shapes = xlinks ? calloc (xlinks, sizeof *shapes) : NULL;
+    if (!rc && xlinks && !shapes)
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < stages->count && !rc && shapes; i++)
+        for (size_t k = 0; k < stages->items[i]->nouts; k++) {
+            const weir__edge *e = &stages->items[i]->outs[k];
+            if (e->ranks <= 1)
+                continue;
+            uint64_t shape[7] = {e->first,
+                                 stages->items[i]->threads,
+                                 e->to->threads,
+                                 e->to->producers,
+                                 e->to->combine ? e->to->combine->combiner.value_size : 0,
+                                 sizeof (void *),
+                                 WEIR_VERSION};
+            shapes[e->xlink] = weir__hash64 (0, shape, sizeof shape);
+        }
     if (!rc && xlinks)
-        rc = weir__ranks_exchange (run->ranks, xlinks, capacity, &wakeable->exchange, err);
+        rc = weir__ranks_exchange (run->ranks, xlinks, shapes, capacity, &wakeable->exchange, err);
+    free (shapes);
     for (size_t i = 0; i < stages->count && !rc; i++)
         for (size_t k = 0; k < stages->items[i]->nouts && !rc; k++) {
             weir__edge *e = &stages->items[i]->outs[k];
             if (e->ranks > 1) {
                 e->exchange = wakeable->exchange;
-                rc = weir__exchange_start (e->exchange, e->xlink, e->queue, e->first, stages->items[i]->threads,
-                                           s_bridge_failed, run->job, err);
+                rc = weir__exchange_start (e->exchange, e->xlink, e->queue, e->first,
+                                           stages->items[i]->threads, s_bridge_failed, run->job, err);
             }
         }
     return rc;
@@ -370,16 +393,18 @@ static int s_prepare (const weir__run *run, weir__recovery *recovery, weir__shar
         if (!stage->key || all <= groups)
             continue;
         if (shared->ranks > 1)
-            return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
-                                      "%s has threads=%u on each of %u ranks and the job %u key groups: a "
-                                      "keyed stage's thread owns whole groups, and %u of its %u would own none "
-                                      "(give a new job --key-groups %u or more)",
-                                      stage->name, stage->threads, shared->ranks, groups, all - groups, all, all);
+            return weir__stage_error (
+                stage, err, WEIR_ESTRUCTURE, -1,
+                "%s has threads=%u on each of %u ranks and the job %u key groups: a "
+                "keyed stage's thread owns whole groups, and %u of its %u would own none "
+                "(give a new job --key-groups %u or more)",
+                stage->name, stage->threads, shared->ranks, groups, all - groups, all, all);
         return weir__stage_error (stage, err, WEIR_ESTRUCTURE, -1,
                                   "%s has threads=%u and the job %u key groups: a keyed stage's thread "
                                   "owns whole groups, and %u of them would own none (give a new job "
                                   "--key-groups %u or more)",
-                                  stage->name, stage->threads, groups, stage->threads - groups, stage->threads);
+                                  stage->name, stage->threads, groups, stage->threads - groups,
+                                  stage->threads);
     }
     int rc = s_build (run, wakeable, err);
     for (size_t i = 0; i < stages->count && !rc; i++)
@@ -442,7 +467,9 @@ static void s_teardown (const weir__run *run, s_wakeable *wakeable)
         for (size_t k = 0; k < stages->items[i]->nouts; k++) {
             const weir__edge *e = &stages->items[i]->outs[k];
             uint64_t sent, sent_bytes, received, received_bytes;
-            if (e->ranks <= 1)
+            //  (a link whose bridge was not started, the build having
+            //  failed before, has none)
+            if (e->ranks <= 1 || !e->exchange)
                 continue;
             weir__exchange_counts (e->exchange, e->xlink, &sent, &sent_bytes, &received, &received_bytes);
             weir__metrics_add (&e->to->metrics, "bytes_to_ranks", (double) sent_bytes);
@@ -452,8 +479,10 @@ static void s_teardown (const weir__run *run, s_wakeable *wakeable)
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
         stage->run = NULL;
-        for (size_t k = 0; k < stage->nouts; k++)
+        for (size_t k = 0; k < stage->nouts; k++) {
             stage->outs[k].queue = NULL;
+            stage->outs[k].exchange = NULL;
+        }
         weir__stage_workers_release (stage);
         weir__queue_destroy (&stage->in);
     }

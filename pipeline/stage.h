@@ -45,8 +45,8 @@ struct weir_stage {
     weir__stage *stage;
     unsigned index;  //  0 .. threads-1
     pthread_t thread;
-    int started;         //  the thread was created (to be joined)
-    weir__sink sink;     //  the outgoing batch (sink.batch), for every kind
+    int started;      //  the thread was created (to be joined)
+    weir__sink sink;  //  the outgoing batch (sink.batch), for every kind
     //  A stage with named outputs (weir__stage.ports): the batches of
     //  ports 1 on (port 0's is sink.batch)
     weir__batch *port_batches;
@@ -98,8 +98,9 @@ typedef struct weir__shared {
     weir__workspace *workspace;
     unsigned key_groups;  //  of the job (lib/key.h): fixed when it was created
     //  Keyed state goes into the workspace at each epoch's end: the job
-    //  checkpoints, or has several ranks.  Else nothing reads it there, and
-    //  a copy of every key would double the memory of a keyed stage.
+    //  checkpoints (and on several ranks, each sends rank 0 the groups it
+    //  owns from there).  Else nothing reads it there, and a copy of every
+    //  key would double the memory of a keyed stage.
     int keeps_keys;
     unsigned rank, ranks;  //  this process's, and the job's
 } weir__shared;
@@ -140,12 +141,12 @@ typedef struct weir__counts {
 } weir__counts;
 
 struct weir__stage {
-    size_t index;      //  in the pipe, from 0, in the order of the description
-    char *name;        //  the element, as written
-    char *label;       //  its name= (pipeline/graph.h), or NULL
+    size_t index;  //  in the pipe, from 0, in the order of the description
+    char *name;    //  the element, as written
+    char *label;   //  its name= (pipeline/graph.h), or NULL
     long label_offset;
-    long name_offset;  //  in the description, -1 when added in code
-    long glued;        //  the '!' before it stuck to a value (parse.h), or -1
+    long name_offset;            //  in the description, -1 when added in code
+    long glued;                  //  the '!' before it stuck to a value (parse.h), or -1
     const weir__stage *follows;  //  it starts a chain right after that stage, no '!' between (parse.h)
     weir_element_kind kind;
     weir__props props;

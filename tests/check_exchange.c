@@ -39,6 +39,10 @@ START_TEST (test_pick)
     ck_assert_str_eq (s_pick (S_B, S_A, NULL, out, &err), "10.1.0.5");
     //  Another namespace of the same boot is another stack
     ck_assert_str_eq (s_pick (S_A, S_C, NULL, out, &err), "192.168.7.8");
+    //  An address both hosts have (a containers' bridge) is neither's
+    ck_assert_str_eq (
+        s_pick ("boot-a 1 172.17.0.1/16 10.5.0.2/24", "boot-b 1 172.17.0.1/16 10.5.0.3/24", NULL, out, &err),
+        "10.5.0.3");
     //  Told the network: TO's address in it, even for its own stack
     ck_assert_str_eq (s_pick (S_A, S_A, "192.168.0.0/16", out, &err), "192.168.7.2");
     ck_assert_str_eq (s_pick (S_C, S_A, "192.168.7.0/24", out, &err), "192.168.7.2");
@@ -70,7 +74,8 @@ START_TEST (test_listen)
     ck_assert_str_eq (out, "0.0.0.0");
     ck_assert_int_eq (weir__hostaddr_listen (S_A, spread, 2, "10.1.0.0/16", out, sizeof out, &err), 0);
     ck_assert_str_eq (out, "10.1.0.5");
-    ck_assert_int_eq (weir__hostaddr_listen (S_A, spread, 2, "172.16.0.0/12", out, sizeof out, &err), WEIR_EINVAL);
+    ck_assert_int_eq (weir__hostaddr_listen (S_A, spread, 2, "172.16.0.0/12", out, sizeof out, &err),
+                      WEIR_EINVAL);
     ck_assert_ptr_nonnull (strstr (err.msg, "has no address on it"));
 }
 END_TEST
@@ -130,7 +135,8 @@ static void s_ranks (s_rank ranks[2], unsigned capacity)
         char endpoint[64];
         snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%u", ports[1 - r][0]);
         ck_assert_int_eq (weir__exchange_connect (ranks[r].ex, 0, 1 - r, endpoint, &err), 0);
-        ck_assert_int_eq (weir__exchange_start (ranks[r].ex, 0, ranks[r].q, 0, 2, s_fail, &ranks[r], &err), 0);
+        ck_assert_int_eq (weir__exchange_start (ranks[r].ex, 0, ranks[r].q, 0, 2, s_fail, &ranks[r], &err),
+                          0);
     }
 }
 
@@ -175,19 +181,22 @@ static uint64_t s_next (weir__queue *q, unsigned consumer, weir__batch_header *h
 //  Both ranks greet each other before any record
 typedef struct {
     weir__exchange *ex;
+    const uint64_t *shapes;
     int rc;
+    weir__err err;
 } s_greeter;
 
 static void *s_greet (void *arg)
 {
     s_greeter *g = arg;
-    weir__err err;
-    weir__err_init (&err);
-    g->rc = weir__exchange_greet (g->ex, 5000, &err);
+    weir__err_init (&g->err);
+    g->rc = weir__exchange_greet (g->ex, g->shapes, 5000, &g->err);
     return NULL;
 }
 
-START_TEST (test_greet)
+//  Two ranks of 2 links greet each other; with SHAPE_OF_ONE, rank 1's
+//  second link is not rank 0's
+static void s_two_greet (uint64_t shape_of_one, int *rc0, int *rc1, weir__err *err0, weir__err *err1)
 {
     weir__err err;
     weir__err_init (&err);
@@ -203,14 +212,34 @@ START_TEST (test_greet)
             snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%u", ports[1 - r][l]);
             ck_assert_int_eq (weir__exchange_connect (ex[r], l, 1 - r, endpoint, &err), 0);
         }
-    s_greeter other = {ex[1], -1};
+    uint64_t mine[2] = {7, 9}, theirs[2] = {7, shape_of_one};
+    s_greeter other = {ex[1], theirs, -1, {0}};
     pthread_t t;
     pthread_create (&t, NULL, s_greet, &other);
-    ck_assert_int_eq (weir__exchange_greet (ex[0], 5000, &err), 0);
+    weir__err_init (err0);
+    *rc0 = weir__exchange_greet (ex[0], mine, 2000, err0);
     pthread_join (t, NULL);
-    ck_assert_int_eq (other.rc, 0);
+    *rc1 = other.rc;
+    *err1 = other.err;
     for (unsigned r = 0; r < 2; r++)
         weir__exchange_destroy (&ex[r]);
+}
+
+START_TEST (test_greet)
+{
+    int rc0, rc1;
+    weir__err e0, e1;
+    s_two_greet (9, &rc0, &rc1, &e0, &e1);
+    ck_assert_int_eq (rc0, 0);
+    ck_assert_int_eq (rc1, 0);
+    //  Another shape of link 1 (another threads=, another build): both say so
+    s_two_greet (10, &rc0, &rc1, &e0, &e1);
+    ck_assert_int_eq (rc0, WEIR_EINVAL);
+    ck_assert_msg (
+        strstr (e0.msg, "rank 1's keyed link 1 is not rank 0's: the ranks run other threads= or builds"),
+        "%s", e0.msg);
+    ck_assert_int_eq (rc1, WEIR_EINVAL);
+    ck_assert_msg (strstr (e1.msg, "rank 0's keyed link 1 is not rank 1's"), "%s", e1.msg);
 }
 END_TEST
 
@@ -228,9 +257,11 @@ START_TEST (test_greet_unreached)
     char endpoint[64];
     snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%u", dead);
     ck_assert_int_eq (weir__exchange_connect (ex, 0, 1, endpoint, &err), 0);
-    ck_assert_int_eq (weir__exchange_greet (ex, 300, &err), WEIR_ESYSTEM);
-    ck_assert_msg (strstr (err.msg, "rank 0 heard nothing from rank 1 in 0.3 s on keyed link 0 (rank 0 listens at "
-                                    "tcp://127.0.0.1:"),
+    uint64_t shape = 1;
+    ck_assert_int_eq (weir__exchange_greet (ex, &shape, 300, &err), WEIR_ESYSTEM);
+    ck_assert_msg (strstr (err.msg,
+                           "rank 0 heard nothing from rank 1 in 0.3 s on keyed link 0 (rank 0 listens at "
+                           "tcp://127.0.0.1:"),
                    "%s", err.msg);
     ck_assert_ptr_nonnull (strstr (err.msg, "WEIR_EXCHANGE_NET"));
     weir__exchange_destroy (&ex);
