@@ -22,8 +22,15 @@
 
 typedef struct weir__keytable weir__keytable;
 
-/*  A table of values of VALUE_SIZE bytes (at most 4096).  NULL when out
-    of memory.  */
+/*  The value size of a table whose values are bytes of any length (a
+    msgpack value a plugin keeps per key, weir_key_value): each kept in
+    the arena after its key's bytes, with room for a quarter more, and
+    moved to the arena's end with its key when it outgrows that room
+    (weir__keytable_put_bytes, _get_bytes, _entry_bytes).  */
+#define WEIR__KEYTABLE_BYTES ((size_t) -1)
+
+/*  A table of values of VALUE_SIZE bytes (at most 4096, or
+    WEIR__KEYTABLE_BYTES).  NULL when out of memory.  */
 weir__keytable *weir__keytable_new (size_t value_size);
 void weir__keytable_destroy (weir__keytable **self_p);
 
@@ -51,16 +58,32 @@ void *weir__keytable_entry (const weir__keytable *self, size_t i, const char **k
 /*  The hash of key I (weir__key_hash of its bytes).  */
 uint64_t weir__keytable_hash (const weir__keytable *self, size_t i);
 
+/*  A table of bytes: the value of that key and its length *VLEN, or
+    NULL when it has no such key.  Valid until the table changes.  */
+const void *weir__keytable_get_bytes (const weir__keytable *self, const void *key, size_t len, uint64_t hash,
+                                      size_t *vlen);
+
+/*  A table of bytes: the value of that key (added, *FRESH set, when
+    new) becomes the VLEN bytes at VALUE, which may be one of the
+    table's own.  0, or -1 when out of memory.  */
+int weir__keytable_put_bytes (weir__keytable *self, const void *key, size_t len, uint64_t hash,
+                              const void *value, size_t vlen, int *fresh);
+
+/*  A table of bytes: key I's value and its length.  */
+const void *weir__keytable_entry_bytes (const weir__keytable *self, size_t i, size_t *vlen);
+
 /*  Bytes of memory it holds.  */
 size_t weir__keytable_memory (const weir__keytable *self);
 
 /*  Append every key and value to OUT: the value size, then per key its
-    length, its bytes, its value (sizes as 4 bytes little-endian).  0 or
-    -1 (out of memory).  */
+    length, its bytes, its value (sizes as 4 bytes little-endian); a
+    table of bytes writes 0xffffffff as its value size, and each value's
+    length before it.  0 or -1 (out of memory).  */
 int weir__keytable_save (const weir__keytable *self, weir__buf *out);
 
 /*  The value size of what weir__keytable_save wrote, LEN bytes at DATA,
-    into *VALUE_SIZE: 0, or -1 when it is too short to say.  */
+    into *VALUE_SIZE (WEIR__KEYTABLE_BYTES for a table of bytes): 0, or
+    -1 when it is too short to say.  */
 int weir__keytable_saved_size (const void *data, size_t len, size_t *value_size);
 
 /*  Add the keys and values of what weir__keytable_save wrote, LEN bytes

@@ -24,6 +24,7 @@ struct weir__keyed {
     weir__buf saved;      //  a group's blob being made
     weir__buf scratch;    //  a record's key, when not its own bytes
     uint64_t keys;
+    msgpack_zone *zone;  //  where a key's msgpack value is decoded, when asked
 };
 
 weir__keyed *weir__keyed_new (const weir__worker *w)
@@ -60,6 +61,8 @@ void weir__keyed_destroy (weir__keyed **self_p)
     free (self->groups);
     weir__buf_release (&self->saved);
     weir__buf_release (&self->scratch);
+    if (self->zone)
+        msgpack_zone_free (self->zone);
     free (self);
     *self_p = NULL;
 }
@@ -109,9 +112,19 @@ static void s_name (const weir__keyed *self, unsigned group, char *out, size_t s
     weir__keyed_blob_name (self->stage, number, out, size);
 }
 
+//  What a state of SIZE bytes is, in words, into OUT
+static const char *s_what (size_t size, char *out, size_t n)
+{
+    if (size == WEIR__KEYTABLE_BYTES)
+        snprintf (out, n, "msgpack values (weir_key_value)");
+    else
+        snprintf (out, n, "values of %zu bytes", size);
+    return out;
+}
+
 //  Group G (of the thread's, from 0) loaded, from its blob when it has
-//  one; SIZE the value size wanted (0: the blob's, or none yet).  0 or -1
-//  with ERR.
+//  one; SIZE the value size wanted (0: the blob's, or none yet;
+//  WEIR__KEYTABLE_BYTES for msgpack values).  0 or -1 with ERR.
 static int s_load (weir__keyed *self, unsigned g, size_t size, weir__err *err)
 {
     s_group *group = &self->groups[g];
@@ -126,11 +139,12 @@ static int s_load (weir__keyed *self, unsigned g, size_t size, weir__err *err)
         return weir__err_set (err, WEIR_ECORRUPT, "the keyed state of key group %u (blob '%s') is malformed",
                               self->first + g, name);
     size_t want = self->value_size ? self->value_size : size ? size : have;
+    char held[48], asked[48];
     if ((have && want != have) || (size && want != size))
         return weir__err_set (err, WEIR_EINVAL,
-                              "the keyed state holds values of %zu bytes (key group %u, blob '%s'), and %zu "
-                              "were asked for",
-                              have ? have : want, self->first + g, name, size ? size : want);
+                              "the keyed state holds %s (key group %u, blob '%s'), and %s were asked for",
+                              s_what (have ? have : want, held, sizeof held), self->first + g, name,
+                              s_what (size ? size : want, asked, sizeof asked));
     if (!want)
         return 0;  //  nothing stored and nothing asked: nothing to load yet
     self->value_size = want;
@@ -171,8 +185,9 @@ void *weir__keyed_value_in (weir__keyed *self, uint64_t group_hash, const char *
 {
     *fresh = 0;
     if (self->value_size && size != self->value_size) {
-        weir__err_set (err, WEIR_EINVAL, "the keyed state holds values of %zu bytes, and %zu were asked for",
-                       self->value_size, size);
+        char held[48], asked[48];
+        weir__err_set (err, WEIR_EINVAL, "the keyed state holds %s, and %s were asked for",
+                       s_what (self->value_size, held, sizeof held), s_what (size, asked, sizeof asked));
         return NULL;
     }
     long g = s_group_of (self, group_hash, size, err);
@@ -187,6 +202,88 @@ void *weir__keyed_value_in (weir__keyed *self, uint64_t group_hash, const char *
     self->keys += (uint64_t) *fresh;
     group->dirty = 1;
     return value;
+}
+
+//  The thread's group of HASH, from 0, loaded as a table of bytes, or -1
+//  with ERR
+static long s_bytes_group (weir__keyed *self, uint64_t hash, weir__err *err)
+{
+    if (self->value_size && self->value_size != WEIR__KEYTABLE_BYTES) {
+        char held[48];
+        weir__err_set (err, WEIR_EINVAL,
+                       "the keyed state holds %s, not msgpack values (weir_key_state and "
+                       "weir_key_value cannot share a stage)",
+                       s_what (self->value_size, held, sizeof held));
+        return -1;
+    }
+    return s_group_of (self, hash, WEIR__KEYTABLE_BYTES, err);
+}
+
+const void *weir__keyed_get_bytes (weir__keyed *self, const char *key, size_t len, uint64_t hash,
+                                   size_t *vlen, weir__err *err)
+{
+    long g = s_bytes_group (self, hash, err);
+    if (g < 0)
+        return NULL;
+    return weir__keytable_get_bytes (self->groups[g].table, key, len, hash, vlen);
+}
+
+int weir__keyed_put_bytes (weir__keyed *self, const char *key, size_t len, uint64_t hash, const void *value,
+                           size_t vlen, weir__err *err)
+{
+    long g = s_bytes_group (self, hash, err);
+    if (g < 0)
+        return -1;
+    s_group *group = &self->groups[g];
+    int fresh;
+    if (weir__keytable_put_bytes (group->table, key, len, hash, value, vlen, &fresh))
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory (%llu keys held)",
+                              (unsigned long long) self->keys);
+    self->keys += (uint64_t) fresh;
+    group->dirty = 1;
+    return 0;
+}
+
+//  The key KEY reads in REC, canonical, into *K and *LEN, and its hash:
+//  0, or -1 with ERR
+static int s_record_key (weir__keyed *self, const weir__key *key, const msgpack_object *rec, const char **k,
+                         size_t *len, uint64_t *hash, weir__err *err)
+{
+    return weir__key_of (key, rec, &self->scratch, k, len, hash)
+               ? weir__err_set (err, WEIR_ENOMEM, "out of memory")
+               : 0;
+}
+
+const void *weir__keyed_record_get_bytes (weir__keyed *self, const weir__key *key, const msgpack_object *rec,
+                                          size_t *vlen, weir__err *err)
+{
+    const char *k;
+    size_t len;
+    uint64_t hash;
+    return s_record_key (self, key, rec, &k, &len, &hash, err)
+               ? NULL
+               : weir__keyed_get_bytes (self, k, len, hash, vlen, err);
+}
+
+int weir__keyed_record_put_bytes (weir__keyed *self, const weir__key *key, const msgpack_object *rec,
+                                  const void *value, size_t vlen, weir__err *err)
+{
+    const char *k;
+    size_t len;
+    uint64_t hash;
+    return s_record_key (self, key, rec, &k, &len, &hash, err)
+               ? -1
+               : weir__keyed_put_bytes (self, k, len, hash, value, vlen, err);
+}
+
+int weir__keyed_unpack (weir__keyed *self, const void *bytes, size_t len, msgpack_object *out)
+{
+    if (!self->zone && !(self->zone = msgpack_zone_new (1024)))
+        return -1;
+    msgpack_zone_clear (self->zone);
+    size_t off = 0;
+    return msgpack_unpack (bytes, len, &off, self->zone, out) == MSGPACK_UNPACK_SUCCESS && off == len ? 0
+                                                                                                      : -1;
 }
 
 int weir__keyed_delete (weir__keyed *self, const char *key, size_t len, uint64_t hash, weir__err *err)
@@ -213,11 +310,9 @@ void *weir__keyed_record_value (weir__keyed *self, const weir__key *key, const m
     const char *k;
     size_t len;
     uint64_t hash;
-    if (weir__key_of (key, rec, &self->scratch, &k, &len, &hash)) {
-        weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        return NULL;
-    }
-    return weir__keyed_value (self, k, len, hash, size, fresh, err);
+    return s_record_key (self, key, rec, &k, &len, &hash, err)
+               ? NULL
+               : weir__keyed_value (self, k, len, hash, size, fresh, err);
 }
 
 int weir__keyed_record_delete (weir__keyed *self, const weir__key *key, const msgpack_object *rec,
@@ -226,12 +321,16 @@ int weir__keyed_record_delete (weir__keyed *self, const weir__key *key, const ms
     const char *k;
     size_t len;
     uint64_t hash;
-    if (weir__key_of (key, rec, &self->scratch, &k, &len, &hash))
-        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    return weir__keyed_delete (self, k, len, hash, err);
+    return s_record_key (self, key, rec, &k, &len, &hash, err) ? -1
+                                                               : weir__keyed_delete (self, k, len, hash, err);
 }
 
-int weir__keyed_each (weir__keyed *self, int changed, weir__keyed_fn *fn, void *arg, weir__err *err)
+//  FN (fixed states) or BYTES_FN (msgpack values), the one given, for
+//  every key of the thread's groups (CHANGED: of those that changed),
+//  until one returns non-zero, which this returns; -1 with ERR when a
+//  group cannot be loaded or holds the other kind
+static int s_walk (weir__keyed *self, int changed, weir__keyed_fn *fn, weir__keyed_bytes_fn *bytes_fn,
+                   void *arg, weir__err *err)
 {
     for (unsigned g = 0; g < self->end - self->first; g++) {
         s_group *group = &self->groups[g];
@@ -239,17 +338,35 @@ int weir__keyed_each (weir__keyed *self, int changed, weir__keyed_fn *fn, void *
             continue;
         if (s_load (self, g, 0, err))
             return -1;
+        int bytes = self->value_size == WEIR__KEYTABLE_BYTES;
+        if (self->value_size && bytes != (bytes_fn != NULL)) {
+            char held[48];
+            return weir__err_set (err, WEIR_EINVAL, "the keyed state holds %s: %s walks them",
+                                  s_what (self->value_size, held, sizeof held),
+                                  bytes ? "weir_key_each_value" : "weir_key_each");
+        }
         size_t n = group->table ? weir__keytable_count (group->table) : 0;
         for (size_t k = 0; k < n; k++) {
             const char *key;
-            size_t len;
+            size_t len, vlen = 0;
             void *value = weir__keytable_entry (group->table, k, &key, &len);
-            int rc = fn (arg, key, len, value);
+            const void *kept = bytes ? weir__keytable_entry_bytes (group->table, k, &vlen) : NULL;
+            int rc = bytes ? bytes_fn (arg, key, len, kept, vlen) : fn (arg, key, len, value);
             if (rc)
                 return rc;
         }
     }
     return 0;
+}
+
+int weir__keyed_each (weir__keyed *self, int changed, weir__keyed_fn *fn, void *arg, weir__err *err)
+{
+    return s_walk (self, changed, fn, NULL, arg, err);
+}
+
+int weir__keyed_each_bytes (weir__keyed *self, weir__keyed_bytes_fn *fn, void *arg, weir__err *err)
+{
+    return s_walk (self, 0, NULL, fn, arg, err);
 }
 
 int weir__keyed_sweep (weir__keyed *self, weir__keyed_fn *fn, void *arg, weir__err *err)

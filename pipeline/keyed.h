@@ -51,6 +51,36 @@ void *weir__keyed_record_value (weir__keyed *self, const weir__key *key, const m
 int weir__keyed_record_delete (weir__keyed *self, const weir__key *key, const msgpack_object *rec,
                                weir__err *err);
 
+/*  A stage whose state is a msgpack value per key (weir_key_value): the
+    bytes kept for the key of LEN canonical bytes at KEY, of hash HASH,
+    and their length *VLEN, valid until the thread's state changes; NULL
+    when the key has none (ERR's code left 0), or with ERR (a key not of
+    the thread's groups, a stage whose state is of fixed size).  */
+const void *weir__keyed_get_bytes (weir__keyed *self, const char *key, size_t len, uint64_t hash,
+                                   size_t *vlen, weir__err *err);
+
+/*  Keep the VLEN bytes at VALUE for that key (added when new); its group
+    marked changed.  0, or -1 with ERR.  */
+int weir__keyed_put_bytes (weir__keyed *self, const char *key, size_t len, uint64_t hash, const void *value,
+                           size_t vlen, weir__err *err);
+
+/*  The same for the key KEY reads in REC.  */
+const void *weir__keyed_record_get_bytes (weir__keyed *self, const weir__key *key, const msgpack_object *rec,
+                                          size_t *vlen, weir__err *err);
+int weir__keyed_record_put_bytes (weir__keyed *self, const weir__key *key, const msgpack_object *rec,
+                                  const void *value, size_t vlen, weir__err *err);
+
+/*  The LEN bytes at BYTES (one msgpack value, checked when it was kept)
+    decoded into *OUT, in the thread's zone: valid until the next call.
+    0, or -1 when they do not decode (or out of memory).  */
+int weir__keyed_unpack (weir__keyed *self, const void *bytes, size_t len, msgpack_object *out);
+
+/*  FN for every key of the thread's groups and the bytes kept for it, as
+    weir__keyed_each, for a stage whose state is msgpack values (-1 with
+    ERR for another; and weir__keyed_each refuses those).  */
+typedef int (weir__keyed_bytes_fn) (void *arg, const char *key, size_t len, const void *value, size_t vlen);
+int weir__keyed_each_bytes (weir__keyed *self, weir__keyed_bytes_fn *fn, void *arg, weir__err *err);
+
 /*  Forget that key and its value: 1, 0 when it had none, or -1 with ERR.  */
 int weir__keyed_delete (weir__keyed *self, const char *key, size_t len, uint64_t hash, weir__err *err);
 
@@ -81,7 +111,7 @@ int weir__keyed_blob_group (const char *name, size_t *stage, unsigned *group);
 size_t weir__keyed_saved_size (weir__workspace *ws, size_t stage);
 
 /*  Store the groups that changed in this epoch as their blobs, when KEEP
-    (a job that checkpoints, or of several ranks: weir__shared.keeps_keys),
+    (a job that checkpoints: weir__shared.keeps_keys),
     and start the next epoch with none changed.  0, or -1 with ERR.  */
 int weir__keyed_store (weir__keyed *self, int keep, weir__err *err);
 

@@ -75,8 +75,9 @@ int weir_emit_to (weir_stage *st, unsigned port, const msgpack_object *rec)
         weir__pack_object (b, rec);
         return s_added_to (st, b, port);
     }
-    weir_fail (st, "weir_emit_to: port %u, and the processor has %zu (ports are numbered from 0 in the "
-                   "order its table's 'ports' gives them)",
+    weir_fail (st,
+               "weir_emit_to: port %u, and the processor has %zu (ports are numbered from 0 in the "
+               "order its table's 'ports' gives them)",
                port, ports ? ports : 1);
     return WEIR_EINVAL;
 }
@@ -137,8 +138,8 @@ static int s_first_edit (const weir_field_edit *edits, size_t i)
 //  edited map has; else it packs them into B (an out-of-memory packing
 //  sets the batch's oom, which s_added reports).  DONE marks the edits
 //  whose key REC has (N of them, zeroed by the caller before each walk).
-static uint32_t s_edit_walk (const msgpack_object *rec, const weir_field_edit *edits, size_t n, unsigned char *done,
-                             weir__batch *b)
+static uint32_t s_edit_walk (const msgpack_object *rec, const weir_field_edit *edits, size_t n,
+                             unsigned char *done, weir__batch *b)
 {
     uint32_t pairs = 0;
     for (uint32_t i = 0; i < rec->via.map.size; i++) {
@@ -180,7 +181,8 @@ int weir_emit_edited (weir_stage *st, const msgpack_object *rec, const weir_fiel
 {
     assert (st && rec && (edits || !n));
     if (rec->type != MSGPACK_OBJECT_MAP)
-        return weir_fail (st, "weir_emit_edited: the record is a msgpack %s, not a map", weir_type_name (rec));
+        return weir_fail (st, "weir_emit_edited: the record is a msgpack %s, not a map",
+                          weir_type_name (rec));
     unsigned char few[32], *done = n <= sizeof few ? few : calloc (n, 1);
     if (!done)
         return weir_fail (st, "out of memory");
@@ -274,8 +276,8 @@ int weir_blob_reduce (weir_stage *st, const char *name, size_t offset, size_t co
         return WEIR_EINVAL;
     }
     size_t width = type == WEIR_REDUCE_FLOAT32 ? 4 : 8;
-    int rc =
-        weir__workspace_add_reduce (st->stage->run->workspace, name, offset, count, width, (int) type, (int) op);
+    int rc = weir__workspace_add_reduce (st->stage->run->workspace, name, offset, count, width, (int) type,
+                                         (int) op);
     if (rc == WEIR__WORKSPACE_NO_BLOB)
         weir_fail (st, "weir_blob_reduce: there is no blob '%s' (create it with weir_blob first)", name);
     else if (rc == WEIR__WORKSPACE_OUTSIDE)
@@ -339,8 +341,9 @@ void *weir_key_state (weir_stage *st, size_t size, int *fresh)
         fresh = &ignored;
     *fresh = 0;
     if (!st->keyed) {
-        weir_fail (st, "weir_key_state: '%s' keeps state per key only with key=PATH (the key each record is "
-                       "sent to its thread by)",
+        weir_fail (st,
+                   "weir_key_state: '%s' keeps state per key only with key=PATH (the key each record is "
+                   "sent to its thread by)",
                    st->stage->name);
         return NULL;
     }
@@ -369,6 +372,107 @@ int weir_key_delete (weir_stage *st)
     weir__err_init (&err);
     int rc = weir__keyed_record_delete (st->keyed, st->stage->key, st->record, &err);
     return rc < 0 ? weir_fail (st, "weir_key_delete: %s", err.msg) : rc;
+}
+
+//  Whether ST may ask for the state of the record's key (WHAT names the
+//  function for the message): 0, or the job failed
+static int s_key_of_record (weir_stage *st, const char *what)
+{
+    if (!st->keyed)
+        return weir_fail (st,
+                          "%s: '%s' keeps state per key only with key=PATH (the key each record is sent to "
+                          "its thread by)",
+                          what, st->stage->name);
+    if (!st->record)
+        return weir_fail (st, "%s: the key is the record's, so only 'process' may ask for its state", what);
+    return 0;
+}
+
+int weir_key_value (weir_stage *st, msgpack_object *value, int *fresh)
+{
+    assert (st && value);
+    int ignored;
+    if (!fresh)
+        fresh = &ignored;
+    *fresh = 0;
+    value->type = MSGPACK_OBJECT_NIL;
+    int rc = s_key_of_record (st, "weir_key_value");
+    if (rc)
+        return rc;
+    weir__err err;
+    weir__err_init (&err);
+    size_t len;
+    const void *bytes = weir__keyed_record_get_bytes (st->keyed, st->stage->key, st->record, &len, &err);
+    if (!bytes && err.code)
+        return weir_fail (st, "weir_key_value: %s", err.msg);
+    if (!bytes) {
+        *fresh = 1;
+        return 0;
+    }
+    if (weir__keyed_unpack (st->keyed, bytes, len, value))
+        return weir_fail (st, "weir_key_value: the value of the key (%zu bytes) does not decode", len);
+    return 0;
+}
+
+int weir_key_set_value (weir_stage *st, const void *packed, size_t len)
+{
+    assert (st);
+    int rc = s_key_of_record (st, "weir_key_set_value");
+    if (rc)
+        return rc;
+    size_t size = 0, where = 0;
+    weir__scan_result r = packed && len ? weir__scan (packed, len, &size, &where) : WEIR__SCAN_INCOMPLETE;
+    if (r != WEIR__SCAN_OK || size != len) {
+        weir_fail (st, "weir_key_set_value: the %zu bytes are not one msgpack value (%s at byte %zu)", len,
+                   r != WEIR__SCAN_OK ? weir__scan_strerror (r) : "more bytes after it",
+                   r != WEIR__SCAN_OK ? where : size);
+        return WEIR_EINVAL;
+    }
+    weir__err err;
+    weir__err_init (&err);
+    if (weir__keyed_record_put_bytes (st->keyed, st->stage->key, st->record, packed, len, &err))
+        return weir_fail (st, "weir_key_set_value: %s", err.msg);
+    return 0;
+}
+
+//  What s_each_value needs
+typedef struct {
+    weir_stage *st;
+    weir_key_value_fn fn;
+    void *arg;
+    msgpack_zone zone;
+} s_each_value;
+
+static int s_each_value_of (void *arg, const char *key, size_t len, const void *value, size_t vlen)
+{
+    s_each_value *e = arg;
+    msgpack_object k, v;
+    size_t off = 0;
+    msgpack_zone_clear (&e->zone);
+    if (msgpack_unpack (key, len, &off, &e->zone, &k) != MSGPACK_UNPACK_SUCCESS)
+        return weir_fail (e->st, "weir_key_each_value: a key of the state does not decode");
+    off = 0;
+    if (msgpack_unpack (value, vlen, &off, &e->zone, &v) != MSGPACK_UNPACK_SUCCESS)
+        return weir_fail (e->st, "weir_key_each_value: a value of the state does not decode");
+    return e->fn (e->st, &k, &v, e->arg);
+}
+
+int weir_key_each_value (weir_stage *st, weir_key_value_fn fn, void *arg)
+{
+    assert (st && fn);
+    if (!st->keyed)
+        return weir_fail (st, "weir_key_each_value: '%s' keeps state per key only with key=PATH",
+                          st->stage->name);
+    s_each_value e = {.st = st, .fn = fn, .arg = arg};
+    if (!msgpack_zone_init (&e.zone, 1024))
+        return weir_fail (st, "out of memory");
+    weir__err err;
+    weir__err_init (&err);
+    int rc = weir__keyed_each_bytes (st->keyed, s_each_value_of, &e, &err);
+    msgpack_zone_destroy (&e.zone);
+    if (rc < 0 && err.code)
+        return weir_fail (st, "weir_key_each_value: %s", err.msg);
+    return rc;
 }
 
 //  What s_each_key needs

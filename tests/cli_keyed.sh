@@ -183,8 +183,39 @@ same "$T/f.out" "$T/want" "a forgotten key passes again"
 expect_exit 1 "weir_key_state: '.*dedupe.so' keeps state per key only with key=PATH" -- \
     "$WEIR" run "json path=$T/f.jsonl ! $DEDUPE ! null"
 printf '%s\n' '{"u":"a"}' '{"u":"a","big":true}' > "$T/big.jsonl"
-expect_exit 1 "weir_key_state: the keyed state holds values of 1 bytes, and 2 were asked for" -- \
+expect_exit 1 "weir_key_state: the keyed state holds values of 1 bytes, and values of 2 bytes were asked for" -- \
     "$WEIR" run "json path=$T/big.jsonl ! $DEDUPE key=.u ! null"
+
+# A msgpack value per key (weir_key_value, weir_key_set_value,
+# weir_key_each_value): {n, sum, s} per user, s growing with every record
+# (the engine moves a value that outgrows its room), on 3 threads;
+# killed at a checkpoint's points and resumed on 1
+COLLECT="$PLUGINS_DIR/collect.so"
+awk 'BEGIN { for (i = 0; i < 60000; i++)
+    printf "{\"u\": \"user%d\", \"v\": %d, \"t\": \"%c\"}\n", (i * 7919) % 97, i % 1000, 97 + i % 26 }' > "$T/col.jsonl"
+jq -c -s 'group_by(.u) | map([.[0].u, length, (map(.v) | add), (map(.t) | sort | join(""))]) | .[]' "$T/col.jsonl" \
+    | sort > "$T/want.col"
+collected () {
+    jq -c '[.[0], .[1].n, .[1].sum, (.[1].s | split("") | sort | join(""))]' "$1" | sort > "$T/got"
+}
+"$WEIR" run -q "json path=$T/col.jsonl threads=2 ! $COLLECT key=.u threads=3 ! json path=$T/col.out" || fail "collect"
+collected "$T/col.out"
+same "$T/got" "$T/want.col" "a msgpack value per key on 3 threads"
+C="json path=$T/col.jsonl split=400000 threads=2 ! $COLLECT key=.u THREADS ! json path=$T/col.out"
+for point in writers-synced:3 keyed-epoch-ended:4 after-leveldb-write:2; do
+    rm -rf "$T/ck" "$T/col.out"
+    killed_at $point "$T/ck" 7000 "$C" collect 3 1
+    collected "$T/col.out"
+    same "$T/got" "$T/want.col" "msgpack values per key killed at $point on 3 threads, resumed on 1"
+done
+printf '%s\n' '{"u":"a","v":1,"t":"x"}' '{"u":"a","forget":true}' '{"u":"a","v":2,"t":"y"}' '{"u":"b","v":3,"t":"z"}' > "$T/cf.jsonl"
+"$WEIR" run -q "json path=$T/cf.jsonl ! $COLLECT key=.u ! json path=$T/cf.out" || fail "collect with forget"
+printf '%s\n' '["a",{"n":1,"sum":2,"s":"y"}]' '["b",{"n":1,"sum":3,"s":"z"}]' > "$T/want"
+sort "$T/cf.out" > "$T/got"
+same "$T/got" "$T/want" "a forgotten key's value starts again"
+printf '%s\n' '{"u":"a","v":1,"t":"x"}' '{"u":"a","fixed":true}' > "$T/cx.jsonl"
+expect_exit 1 "weir_key_state: the keyed state holds msgpack values \(weir_key_value\), and values of 8 bytes were asked for" -- \
+    "$WEIR" run "json path=$T/cx.jsonl ! $COLLECT key=.u ! null"
 
 # A checkpoint of a weir whose count kept 24 bytes a key (the fixture's
 # README says how it was made): resumed, its groups keep that size, and

@@ -116,6 +116,22 @@ point keyed-epoch-ended 2 3 9 1
 point ranks-prepared 0 2 4 3
 point writers-synced 1 2 5 3
 
+# A plugin's msgpack value per key (tests/plugins/collect.c), across
+# ranks: killed on rank 1 of 2 as a keyed thread stored its groups,
+# resumed on 3
+COLLECT="$PLUGINS_DIR/collect.so"
+awk 'BEGIN { for (i = 0; i < 30000; i++)
+    printf "{\"u\": \"user%d\", \"v\": %d, \"t\": \"%c\"}\n", (i * 7919) % 97, i % 1000, 97 + i % 26 }' > "$T/col.jsonl"
+jq -c -s 'group_by(.u) | map([.[0].u, length, (map(.v) | add), (map(.t) | sort | join(""))]) | .[]' "$T/col.jsonl" \
+    | sort > "$T/want.col"
+C="json path=$T/col.jsonl split=200k threads=2 ! $COLLECT key=.u threads=2 ! json path=$T/c-{rank}.out"
+rm -rf "$T/ck" "$T"/c-*.out
+mpi_kill_at keyed-epoch-ended:5 1 2 "$T/kp.err" run -q --checkpoint "$T/ck" --epoch-records 2000 "$C"
+[ $RC -ne 0 ] && ok || fail "collect: the kill of rank 1 did not end the job"
+expect_exit 0 "" -- mpi 3 "$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 2000 "$C"
+cat "$T"/c-*.out | jq -c '[.[0], .[1].n, .[1].sum, (.[1].s | split("") | sort | join(""))]' | sort > "$T/got"
+same "$T/got" "$T/want.col" "msgpack values per key on 2 ranks killed on rank 1, resumed on 3"
+
 # Stopped by --epochs and resumed: the first checkpoint after a resume
 # holds the groups each rank changed, not the copies every rank got back
 # from the checkpoint (a rank must send rank 0 only the groups it owns)

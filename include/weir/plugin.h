@@ -289,6 +289,39 @@ WEIR_EXPORT int weir_key_delete (weir_stage *st);
 typedef int (*weir_key_fn) (weir_stage *st, const msgpack_object *key, void *state, void *arg);
 WEIR_EXPORT int weir_key_each (weir_stage *st, weir_key_fn fn, void *arg);
 
+/*  Instead of a state of a fixed size, a keyed stage may keep one msgpack
+    value per key, of any size and shape (a key's last records, a map of
+    counters, a string): the engine keeps its bytes, checkpoints them
+    with the key's group and hands them over on a resume with other
+    thread or rank counts, as it does the fixed states.  A stage keeps
+    one kind or the other.
+
+    weir_key_value gives the value of the key of the record being
+    processed (so only inside 'process') in *VALUE: nil, with *FRESH set
+    (when FRESH is not NULL), while the key has none.  Its strings and
+    containers stay valid until the thread's next call of a weir_key_
+    function.  0, or a negative WEIR_E* code (the job fails, saying why:
+    a stage without key=, a call outside 'process', a stage that keeps
+    fixed states, out of memory).  */
+WEIR_EXPORT int weir_key_value (weir_stage *st, msgpack_object *value, int *fresh);
+
+/*  The value of the key of the record being processed becomes the LEN
+    bytes at PACKED: one whole msgpack value (anything else fails the
+    job), copied (pack it with a msgpack_packer of your own over a
+    msgpack_sbuffer, not weir_packer, which writes the outgoing batch).
+    0, or a negative WEIR_E* code (the job fails).  weir_key_delete
+    forgets it.  */
+WEIR_EXPORT int weir_key_set_value (weir_stage *st, const void *packed, size_t len);
+
+/*  FN for every key this thread keeps a value for, with the key and the
+    value, from any callback of a keyed stage's thread (epoch_end emits
+    results in the last epoch); FN may not add, set or delete.  Stops at
+    FN's first non-zero return, which it returns; a negative WEIR_E*
+    code when the state cannot be read (the job fails).  */
+typedef int (*weir_key_value_fn) (weir_stage *st, const msgpack_object *key, const msgpack_object *value,
+                                  void *arg);
+WEIR_EXPORT int weir_key_each_value (weir_stage *st, weir_key_value_fn fn, void *arg);
+
 #ifdef __cplusplus
 }
 #endif
