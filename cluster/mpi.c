@@ -382,8 +382,7 @@ int weir__mpi_gather (const char *buf, size_t len, char **all, size_t *lens, dou
         && (!(all_lens = calloc ((size_t) s_size, sizeof *all_lens))
             || !(g.counts = calloc ((size_t) s_size, sizeof *g.counts))
             || !(g.displs = calloc ((size_t) s_size, sizeof *g.displs))
-            || !(g.at = calloc ((size_t) s_size, sizeof *g.at))
-            || !(g.tmp = malloc (share * (size_t) s_size)))) {
+            || !(g.at = calloc ((size_t) s_size, sizeof *g.at)))) {
         rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
         goto done;
     }
@@ -394,7 +393,7 @@ int weir__mpi_gather (const char *buf, size_t len, char **all, size_t *lens, dou
     if (rc || (rc = s_collective (&req, timeout, what, err)))
         goto done;
     if (s_rank == 0) {
-        size_t total = 0;
+        size_t total = 0, round = 0;
         for (int r = 0; r < s_size; r++) {
             if (all_lens[r] > SIZE_MAX - 1 - total) {
                 rc = weir__err_set (err, WEIR_ENOMEM, "%s: more bytes than this rank can hold", what);
@@ -403,8 +402,14 @@ int weir__mpi_gather (const char *buf, size_t len, char **all, size_t *lens, dou
             g.at[r] = total;
             lens[r] = (size_t) all_lens[r];
             total += (size_t) all_lens[r];
+            round += lens[r] < share ? lens[r] : share;
         }
-        if (!(*all = malloc (total ? total : 1))) {
+        //  One round (most often): straight into ALL.  Else a round's bytes
+        //  go through TMP, no larger than a round takes (the largest round,
+        //  1 GiB, allocated at every epoch cost seconds under
+        //  AddressSanitizer)
+        if (!(*all = malloc (total ? total : 1))
+            || (longest > share && !(g.tmp = malloc (round ? round : 1)))) {
             rc = weir__err_set (err, WEIR_ENOMEM, "%s: out of memory for %zu bytes", what, total);
             goto done;
         }
@@ -414,14 +419,17 @@ int weir__mpi_gather (const char *buf, size_t len, char **all, size_t *lens, dou
         int in = 0;
         for (int r = 0; s_rank == 0 && r < s_size; r++) {
             g.counts[r] = (int) (lens[r] > from ? (lens[r] - from < share ? lens[r] - from : share) : 0);
-            g.displs[r] = in;
+            g.displs[r] = g.tmp ? in : (int) g.at[r];
             in += g.counts[r];
         }
-        rc = MPI_Igatherv (buf + (piece ? from : 0), piece, MPI_BYTE, g.tmp, g.counts, g.displs, MPI_BYTE, 0,
-                           MPI_COMM_WORLD, &req);
+        rc = MPI_Igatherv (buf + (piece ? from : 0), piece, MPI_BYTE,
+                           g.tmp         ? g.tmp
+                           : s_rank == 0 ? *all
+                                         : NULL,
+                           g.counts, g.displs, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
         if (rc || (rc = s_collective (&req, timeout, what, err)))
             goto done;
-        for (int r = 0; s_rank == 0 && r < s_size; r++)
+        for (int r = 0; g.tmp && r < s_size; r++)
             memcpy (*all + g.at[r] + from, g.tmp + g.displs[r], (size_t) g.counts[r]);
     }
 done:
