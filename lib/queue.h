@@ -1,5 +1,6 @@
 /*  lib/queue.h - the bounded queue between two stages: batches of records
-    and control markers over ZeroMQ.  The one file that speaks ZeroMQ.
+    and control markers over ZeroMQ inproc.  With lib/exchange.c (tcp
+    between ranks), the files that speak ZeroMQ.
 
     P producer threads feed C consumer threads over ZeroMQ inproc sockets:
     each consumer binds one PULL socket and each producer holds one PUSH
