@@ -202,7 +202,7 @@ collected () {
 collected "$T/col.out"
 same "$T/got" "$T/want.col" "a msgpack value per key on 3 threads"
 C="json path=$T/col.jsonl split=400000 threads=2 ! $COLLECT key=.u THREADS ! json path=$T/col.out"
-for point in writers-synced:3 keyed-epoch-ended:4 after-leveldb-write:2; do
+for point in writers-synced:3 keyed-epoch-ended:4; do
     rm -rf "$T/ck" "$T/col.out"
     killed_at $point "$T/ck" 7000 "$C" collect 3 1
     collected "$T/col.out"

@@ -214,7 +214,7 @@ if [ "${WEIR_MPI:-no}" = yes ] && [ -n "${MPIRUN:-}" ]; then
     FAULT_SEED=$seed
     . "$(dirname "$0")/../mpi.sh"
     RDESC="lines path=$T/kin.txt split=2000 threads=2 ! count key=. threads=2 ! lines path=$ROOT/rout-{rank}"
-    for spec in shuffle-part-sent:7:1 keyed-epoch-ended:4:1 writers-synced:3:0 after-leveldb-write:3:0; do
+    for spec in shuffle-part-sent:7:1 keyed-epoch-ended:4:1 after-leveldb-write:3:0; do
         point=${spec%:*} rank=${spec##*:}
         rm -rf "$ROOT"/* && "$POWERCUT" baseline "$ROOT" "$T/journal" "$T/graves"
         MPI_WRAP="env LD_PRELOAD=$SHIM ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
