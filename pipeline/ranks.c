@@ -351,15 +351,15 @@ int weir__ranks_exchange (weir__ranks *self, unsigned links, const uint64_t *sha
         if (plens[r] != links * sizeof *mine)
             rc = weir__err_set (err, WEIR_ECORRUPT, "rank %d has %zu keyed links, and rank %d %u", r,
                                 plens[r] / sizeof *mine, self->rank, links);
-        else if (!(rc = weir__hostaddr_pick (card, cards[r], net, to, sizeof to, err)))
-            for (unsigned l = 0; l < links && !rc; l++) {
-                unsigned port;
-                memcpy (&port, ports + (size_t) r * links * sizeof port + l * sizeof port, sizeof port);
-                snprintf (endpoint, sizeof endpoint, "tcp://%s:%u", to, port);
-                rc = weir__exchange_connect (*out, l, (unsigned) r, endpoint, err);
-            }
-        if (rc)
+        else if ((rc = weir__hostaddr_pick (card, cards[r], net, to, sizeof to, err)))
+            //  The connect's messages name both ranks; the pick's does not
             weir__err_prefix (err, "rank %d, connecting to rank %d: ", self->rank, r);
+        for (unsigned l = 0; l < links && !rc; l++) {
+            unsigned port;
+            memcpy (&port, ports + (size_t) r * links * sizeof port + l * sizeof port, sizeof port);
+            snprintf (endpoint, sizeof endpoint, "tcp://%s:%u", to, port);
+            rc = weir__exchange_connect (*out, l, (unsigned) r, endpoint, err);
+        }
     }
     //  Every rank reaches every other (a connection libzmq cannot make
     //  is silent), then none sends a record before all know it: the
