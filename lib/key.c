@@ -70,6 +70,11 @@ const char *weir__key_path (const weir__key *self)
     return self->path;
 }
 
+int weir__key_whole (const weir__key *self)
+{
+    return self->nsteps == 0;
+}
+
 static int s_write (void *data, const char *buf, size_t len)
 {
     return weir__buf_append (data, buf, len);

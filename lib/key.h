@@ -43,6 +43,9 @@ void weir__key_destroy (weir__key **self_p);
 /*  The path as given.  */
 const char *weir__key_path (const weir__key *self);
 
+/*  Whether the path is '.': the key is the whole record.  */
+int weir__key_whole (const weir__key *self);
+
 /*  The value the path leads to in REC, or NULL when it is absent.  */
 const msgpack_object *weir__key_find (const weir__key *self, const msgpack_object *rec);
 

@@ -283,3 +283,39 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
         rc = weir__shuffle_flush (self, combiner, to, wait_ns);
     return rc;
 }
+
+int weir__shuffle_ready (weir__shuffle *self, unsigned groups, const weir__combiner *combiner,
+                         const weir__shuffle_to *to)
+{
+    unsigned n = weir__queue_consumers (to->queue) * to->ranks;
+    int rc = s_parts (self, n, combiner);
+    return rc ? rc : s_owners (self, groups, n);
+}
+
+int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
+                        const char *key, size_t len, uint64_t hash, const msgpack_object *rec,
+                        uint64_t *wait_ns)
+{
+    //  Resting, the records go as they are, and the sends count the rest
+    //  down batch by batch
+    if (self->plain)
+        return 0;
+    int fresh;
+    void *value = weir__keytable_upsert (self->keys, key, len, hash, &fresh);
+    if (!value)
+        return WEIR_ENOMEM;
+    if (combiner->fold (combiner, rec, value))
+        return 0;
+    //  The table is judged as a send judges it after each batch; it can
+    //  only come to hold enough keys, or too many for what was folded,
+    //  when a key is new, or when the sample is complete
+    if (++self->folded == S_SAMPLE || fresh) {
+        size_t keys = weir__keytable_count (self->keys);
+        if (keys >= S_HOLD || (self->folded >= S_SAMPLE && keys * 2 > self->folded)) {
+            int rc = weir__shuffle_flush (self, combiner, to, wait_ns);
+            if (rc)
+                return rc;
+        }
+    }
+    return 1;
+}

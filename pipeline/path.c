@@ -83,6 +83,17 @@ static int s_shuffle (weir__worker *w, weir__edge *e, const char *payload, size_
                                len, s_reject_key, w, sent, wait);
 }
 
+//  The records W folded as it emitted them, into its stage's and its
+//  first link's counts
+static void s_count_folded (weir__worker *w)
+{
+    if (!w->folded)
+        return;
+    atomic_fetch_add_explicit (&w->stage->counts.out, w->folded, memory_order_relaxed);
+    s_crossed (w, &w->stage->outs[0], w->folded);
+    w->folded = 0;
+}
+
 //  The partial aggregates W's combiners hold, down their links: before a
 //  marker, which must come behind them.  0 or what the queue returned.
 static int s_flush_combiners (weir__worker *w, uint64_t *wait)
@@ -112,10 +123,72 @@ static void s_send_failed (weir__worker *w, int rc)
     weir__job_fail (w->stage->run->job, &err);
 }
 
+//  Whether W's port 0 leads to a stage whose combiner folds records
+//  keyed by their whole selves
+static int s_folds_port0 (const weir__worker *w)
+{
+    const weir__stage *stage = w->stage;
+    if (!stage->nouts)
+        return 0;
+    const weir__stage *to = stage->outs[0].to;
+    return to->key && to->combine && weir__key_whole (to->key) && to->host != stage;
+}
+
+//  W's port 0 ready to fold what it emits, or known not to: 0 or -1
+//  when the job failed
+static int s_fold_ready (weir__worker *w)
+{
+    weir__stage *stage = w->stage;
+    if (!s_folds_port0 (w)) {
+        w->fold_port0 = -1;
+        return 0;
+    }
+    weir__edge *e = &stage->outs[0];
+    w->fold_to = s_to (w, e);
+    w->fold_combiner = &e->to->combine->combiner;
+    int rc = WEIR_ENOMEM;
+    if ((w->shuffles || (w->shuffles = calloc (stage->nouts, sizeof *w->shuffles)))
+        && (w->shuffles[0] || (w->shuffles[0] = weir__shuffle_new ())))
+        rc = weir__shuffle_ready (w->shuffles[0], stage->run->key_groups, w->fold_combiner, &w->fold_to);
+    if (rc) {
+        s_send_failed (w, rc);
+        return -1;
+    }
+    w->fold_port0 = 1;
+    return 0;
+}
+
+int weir__path_fold (weir__worker *w, size_t head, size_t len)
+{
+    if (w->fold_port0 == 0 && s_fold_ready (w))
+        return -1;
+    //  A key too long goes the usual way, to be refused there
+    if (w->fold_port0 < 0 || len > WEIR__KEY_MAX_BYTES)
+        return 0;
+    const char *p = w->sink.batch.data + w->packed_from;
+    msgpack_object rec = {.type = MSGPACK_OBJECT_STR};
+    rec.via.str.ptr = p + head;
+    rec.via.str.size = (uint32_t) (len - head);
+    uint64_t wait = 0;
+    int rc = weir__shuffle_fold (w->shuffles[0], w->fold_combiner, &w->fold_to, p, len,
+                                 weir__key_hash (p, len), &rec, &wait);
+    s_wait (w, wait);
+    //  Counted in batches' worth, so that the progress line moves
+    if (rc == 1 && ++w->folded >= w->sink.limit)
+        s_count_folded (w);
+    if (rc < 0) {
+        s_send_failed (w, rc);
+        return -1;
+    }
+    return rc;
+}
+
 int weir__path_send_port (weir__worker *w, unsigned port)
 {
     weir__stage *stage = w->stage;
     weir__batch *b = s_batch (w, port);
+    if (port == 0)
+        s_count_folded (w);
     if (b->count == 0)
         return 0;
     uint32_t count = b->count;
@@ -157,6 +230,7 @@ int weir__path_send (weir__worker *w)
 int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag)
 {
     uint64_t wait = 0;
+    s_count_folded (w);
     int rc = s_flush_combiners (w, &wait);
     for (size_t i = 0; i < w->ntargets && !rc; i++)
         rc = weir__queue_send_marker (w->targets[i].queue, w->targets[i].producer, kind, flag, &wait);

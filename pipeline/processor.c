@@ -99,8 +99,13 @@ int weir_emit_packed (weir_stage *st)
     //  A short str, the most packed record (a word), is whole when its
     //  length says so: no scan
     const unsigned char *first = (const unsigned char *) b->data + st->packed_from;
-    if (have && (*first & 0xe0) == 0xa0 && have == 1 + (size_t) (*first & 0x1f))
-        return s_added (st);
+    if (have && (*first & 0xe0) == 0xa0 && have == 1 + (size_t) (*first & 0x1f)) {
+        int folded = weir__path_fold (st, 1, have);
+        if (folded == 0)
+            return s_added (st);
+        b->len = st->packed_from;
+        return folded > 0 ? 0 : WEIR_EABORTED;
+    }
     weir__scan_result r =
         have ? weir__scan (b->data + st->packed_from, have, &size, &where) : WEIR__SCAN_INCOMPLETE;
     if (r != WEIR__SCAN_OK || size != have) {
@@ -111,6 +116,25 @@ int weir_emit_packed (weir_stage *st)
                                              : weir__scan_strerror (r));
     }
     return s_added (st);
+}
+
+int weir_emit_str (weir_stage *st, const char *p, size_t n)
+{
+    assert (st && (p || !n));
+    if (n > UINT32_MAX)
+        return weir_fail (st, "weir_emit_str: %zu bytes, more than a msgpack str holds", n);
+    weir__batch *b = &st->sink.batch;
+    st->packed_from = b->len;
+    if (weir__pack_str (b, p, n))
+        return s_added (st);  //  out of memory: the batch says so
+    //  Packed by the engine: a str with the shortest header, which a
+    //  keyed link's combiner can fold as it is
+    size_t len = b->len - st->packed_from, head = len - n;
+    int folded = weir__path_fold (st, head, len);
+    if (folded == 0)
+        return s_added (st);
+    b->len = st->packed_from;
+    return folded > 0 ? 0 : WEIR_EABORTED;
 }
 
 //  The first of the N EDITS that names the str key K, or -1.

@@ -58,6 +58,14 @@ struct weir_stage {
     //  [link]: its batches split by key, for a link into a keyed stage
     //  (lib/shuffle.h), made when first needed
     weir__shuffle **shuffles;
+    //  Whether what it packs for port 0 may be folded as it is emitted
+    //  (weir__path_fold): 0 not yet known, 1 yes, -1 no; with what it
+    //  takes (the link's shuffle, where it sends); and the records so
+    //  folded not yet in the counts
+    int fold_port0;
+    weir__shuffle_to fold_to;
+    const weir__combiner *fold_combiner;
+    uint32_t folded;
     //  A keyed stage's thread: the state of its key groups
     //  (pipeline/keyed.h), made when the thread starts; and the record
     //  its processor is given, whose key weir_key_state reads

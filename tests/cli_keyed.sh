@@ -73,6 +73,56 @@ awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{\"u\":\"u%d\"}\n", i }' > "$T
 jq -e '.stages[1].records_in == 100000 and (.stages[1].metrics.combined // 0) < 10000 and .stages[1].metrics.keys == 100000' \
     "$T/cold.json" > /dev/null && ok || fail "distinct keys were combined: $(jq -c '.stages[1]' "$T/cold.json")"
 
+# Words folded as they are emitted: a str record into a stage keyed by
+# the whole record (count key=.) is folded by the producer without being
+# packed into a batch and read back, whether emitted with weir_emit_str,
+# packed with weir_packer or (the usual way) given as an object.  Hot
+# words, words of 32 bytes and more (a longer str header), empty ones
+# (two spaces); every piece counted as awk counts it, on every path, and
+# every piece in the counts of the stages and links
+WORDS="$PLUGINS_DIR/words.so"
+awk 'BEGIN { for (i = 0; i < 20000; i++) {
+    printf "the cat w%d %s\n", i % 500, (i % 7 == 0) ? "a-word-of-more-than-thirty-two-bytes-" i % 3 : "x  y" } }' > "$T/words.txt"
+tr ' ' '\n' < "$T/words.txt" | sort | uniq -c | awk '{ printf "[\"%s\",%d]\n", $2, $1 }' | sort > "$T/want.words"
+pieces=$(tr ' ' '\n' < "$T/words.txt" | wc -l)
+for via in str packer object; do
+    "$WEIR" run -q --stats "$T/words.json" \
+        "lines path=$T/words.txt split=64k threads=2 ! $WORDS via=$via threads=2 ! count key=. threads=3 ! json path=$T/words.out" \
+        || fail "words via=$via"
+    sort "$T/words.out" > "$T/got"
+    same "$T/got" "$T/want.words" "words emitted via=$via, counted"
+    jq -e --argjson n "$pieces" '.stages[1].records_out == $n and .stages[2].records_in == $n
+        and .stages[2].metrics.combined == $n and .stages[2].metrics.partials <= 3 * 1000' "$T/words.json" > /dev/null \
+        && ok || fail "words via=$via: not $pieces pieces through: $(jq -c '.stages[1,2]' "$T/words.json")"
+done
+# Words that are all distinct: the combiner rests, whichever way they come
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "u%d\n", i }' > "$T/distinct.txt"
+"$WEIR" run -q --stats "$T/dw.json" "lines path=$T/distinct.txt ! $WORDS via=str ! count key=. threads=2 ! null" \
+    || fail "distinct words"
+jq -e '.stages[2].records_in == 100000 and (.stages[2].metrics.combined // 0) < 10000 and .stages[2].metrics.keys == 100000' \
+    "$T/dw.json" > /dev/null && ok || fail "distinct words were combined: $(jq -c '.stages[2]' "$T/dw.json")"
+# Stopped after 2 epochs and resumed on other thread counts: every word
+# folded before the stop is in the checkpoint, none twice
+"$WEIR" run -q --checkpoint "$T/wck" --epoch-records 3000 --epochs 2 \
+    "lines path=$T/words.txt ! $WORDS via=str threads=2 ! count key=. threads=2 ! json path=$T/wr.out" || fail "words, 2 epochs"
+"$WEIR" run -q --checkpoint "$T/wck" --resume --epoch-records 3000 \
+    "lines path=$T/words.txt threads=2 ! $WORDS via=str threads=3 ! count key=. threads=3 ! json path=$T/wr.out" \
+    || fail "words, resumed"
+sort "$T/wr.out" > "$T/got"
+same "$T/got" "$T/want.words" "words counted across a stop and a resume"
+# A word longer than a key may be is refused on every path, naming it
+awk 'BEGIN { s = "w"; while (length (s) < 70000) s = s s; print "short " s }' > "$T/long.txt"
+for via in str packer object; do
+    expect_exit 1 "words.so: a bad record \"w*\.\.\.: its key \(key=\.\) is 131077 bytes, longer than the 65536 bytes" -- \
+        "$WEIR" run "lines path=$T/long.txt max-line=1M ! $WORDS via=$via ! count key=. ! null"
+done
+# A value the combiner cannot fold goes on to its stage, which judges it
+echo "a b" > "$T/ab.txt"
+for via in str object; do
+    expect_exit 1 "sum: a bad record \"a\": value=\.n is absent, not a number" -- \
+        "$WEIR" run "lines path=$T/ab.txt ! $WORDS via=$via ! sum key=. value=.n ! null"
+done
+
 # distinct: the distinct values of each key, against jq; the whole
 # record by default; across a kill and a resume on other thread counts
 awk 'BEGIN { for (i = 0; i < 30000; i++) printf "{\"page\":\"p%d\",\"user\":\"u%d\"}\n", i % 13, (i * 31) % 211 }' > "$T/pages.jsonl"

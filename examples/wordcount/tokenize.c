@@ -65,41 +65,42 @@ static const unsigned char s_fold[256] = {
     0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
-static int s_emit (weir_stage *st, tokenize_state *self, const char *p, size_t n)
-{
-    if (n < self->min_length)
-        return 0;
-    if (self->lowercase) {
-        if (n > self->cap) {
-            char *word = realloc (self->word, n);
-            if (!word)
-                return weir_fail (st, "out of memory");
-            self->word = word;
-            self->cap = n;
-        }
-        for (size_t i = 0; i < n; i++)
-            self->word[i] = (char) s_fold[(unsigned char) p[i]];
-        p = self->word;
-    }
-    msgpack_packer *pk = weir_packer (st);
-    msgpack_pack_str (pk, n);
-    msgpack_pack_str_body (pk, p, n);
-    return weir_emit_packed (st);
-}
-
 static int tokenize_process (weir_stage *st, void *tstate, const msgpack_object *rec)
 {
     tokenize_state *self = tstate;
     if (rec->type != MSGPACK_OBJECT_STR)
         return weir_emit (st, rec);
-    const char *p = rec->via.str.ptr, *end = p + rec->via.str.size;
+    const unsigned char *p = (const unsigned char *) rec->via.str.ptr, *end = p + rec->via.str.size;
+    //  Folded, each word is written to the scratch as it is scanned: one
+    //  pass over its bytes, as a hand-written loop makes it.  The scratch
+    //  holds the longest word the record can have.
+    if (self->lowercase && rec->via.str.size > self->cap) {
+        char *word = realloc (self->word, rec->via.str.size);
+        if (!word)
+            return weir_fail (st, "out of memory");
+        self->word = word;
+        self->cap = rec->via.str.size;
+    }
     while (p < end) {
-        while (p < end && !s_fold[(unsigned char) *p])
+        while (p < end && !s_fold[*p])
             p++;
-        const char *start = p;
-        while (p < end && s_fold[(unsigned char) *p])
-            p++;
-        if (p > start && s_emit (st, self, start, (size_t) (p - start)))
+        const unsigned char *start = p;
+        size_t n = 0;
+        if (self->lowercase) {
+            char *word = self->word;  //  a local: no reload after each store
+            unsigned char c;
+            while (p < end && (c = s_fold[*p])) {
+                word[n++] = (char) c;
+                p++;
+            }
+        }
+        else {
+            while (p < end && s_fold[*p])
+                p++;
+            n = (size_t) (p - start);
+        }
+        if (n >= self->min_length && n
+            && weir_emit_str (st, self->lowercase ? self->word : (const char *) start, n))
             return -1;
     }
     return 0;
