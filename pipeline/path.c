@@ -230,7 +230,6 @@ int weir__path_send (weir__worker *w)
 int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag)
 {
     uint64_t wait = 0;
-    s_count_folded (w);
     int rc = s_flush_combiners (w, &wait);
     for (size_t i = 0; i < w->ntargets && !rc; i++)
         rc = weir__queue_send_marker (w->targets[i].queue, w->targets[i].producer, kind, flag, &wait);
