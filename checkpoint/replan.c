@@ -119,6 +119,7 @@ static int s_emit (s_state *st, const weir__shard *like, uint64_t start, uint64_
     if (weir__shards_add (&st->out, like->path, start, end))
         return weir__err_set (st->err, WEIR_ENOMEM, "out of memory");
     st->out.items[st->out.count - 1].id = like->id;
+    st->out.items[st->out.count - 1].codec = like->codec;
     if (st->out.count > st->offsets_cap) {
         size_t cap = st->out.cap;
         uint64_t *more = realloc (st->how->offsets, cap * sizeof *more);

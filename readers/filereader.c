@@ -12,6 +12,7 @@
 #include "lib/number.h"
 #include "readers/files.h"
 #include "readers/follow.h"
+#include "lib/codec.h"
 #include "readers/sniff.h"
 
 //  sniff=: what the first bytes of a file that look wrong do
@@ -97,28 +98,47 @@ static int s_sniff_mode (s_reader *self, weir__props *props, weir__err *err)
     return 0;
 }
 
-//  The first bytes of the file of SHARD, open as W at its start: a
-//  compressed file is refused (unless sniff=off); text given to msgpack,
-//  or binary to a reader of text, is said (sniff=warn) or refused
-//  (sniff=fail).  Only a regular file is looked at: a pipe's bytes cannot
-//  be read twice.
-static int s_sniff (const s_reader *self, const weir__window *w, const weir__shard *shard, weir__sink *sink,
+//  The first bytes of the file of SHARD, open as W at its start: a file
+//  compressed as weir cannot read is refused (unless sniff=off); text
+//  given to msgpack, or binary to a reader of text, is said (sniff=warn)
+//  or refused (sniff=fail).  A gzip or zstd file is judged by the bytes
+//  it stands for, read into W.  Only a regular file is looked at: a
+//  pipe's bytes cannot be read twice.
+static int s_sniff (const s_reader *self, weir__window *w, const weir__shard *shard, weir__sink *sink,
                     weir__err *err)
 {
     const char *name = self->kind->reader->name;
     unsigned char head[WEIR__SNIFF_BYTES];
-    ssize_t n = pread (w->fd, head, sizeof head, 0);
+    ssize_t n;
+    int whole;
+    if (w->z) {
+        int rc = weir__window_fill (w, name, err);
+        if (rc < 0)
+            return rc;
+        n = (ssize_t) (w->hi - w->lo < sizeof head ? w->hi - w->lo : sizeof head);
+        memcpy (head, w->buf + w->lo, (size_t) n);
+        whole = w->eof && w->hi - w->lo <= sizeof head;
+    }
+    else {
+        n = pread (w->fd, head, sizeof head, 0);
+        whole = shard->end <= (uint64_t) n;
+    }
     if (n <= 0)
         return 0;
-    int whole = shard->end <= (uint64_t) n;
-    const char *cat, *packed = weir__sniff_compressed (head, (size_t) n, &cat);
+    const char *cat, *packed = w->z ? NULL : weir__sniff_compressed (head, (size_t) n, &cat);
     char message[512];
+    if (packed && self->follow && weir__codec_of (head, (size_t) n))
+        return weir__err_set (err, WEIR_ECORRUPT,
+                              "%s: '%s' is %s-compressed (its first bytes say so): follow=1 reads files as "
+                              "they grow, not compressed ones; give a path that leaves it out, or read it "
+                              "without follow=1 (sniff=off reads it as it is)",
+                              name, shard->path, packed);
     if (packed)
         return weir__err_set (err, WEIR_ECORRUPT,
-                              "%s: '%s' is %s-compressed (its first bytes say so): weir does not read compressed "
-                              "files yet; decompress it first, or feed it decompressed: %s '%s' | weir run "
-                              "'%s path=- ...' (sniff=off reads it as it is)",
-                              name, shard->path, packed, cat, shard->path, name);
+                              "%s: '%s' is %s-compressed (its first bytes say so): weir reads gzip and zstd "
+                              "files, not %s ones; decompress it first, or feed it decompressed: %s '%s' | "
+                              "weir run '%s path=- ...' (sniff=off reads it as it is)",
+                              name, shard->path, packed, packed, cat, shard->path, name);
     //  The sink's warning names the element itself
     if (self->kind->lines && weir__sniff_binary (head, (size_t) n))
         snprintf (message, sizeof message,
@@ -164,6 +184,9 @@ int weir__filereader_open (const weir__filereader_class *kind, weir__props *prop
         rc = s_follow (self, props, pattern, shards, err);
     if (!rc && !self->follow)
         rc = weir__files_plan (name, pattern, split, shards, err);
+    //  sniff=off reads every file as it is, a compressed one too
+    for (size_t i = 0; !rc && self->sniff == S_SNIFF_OFF && i < shards->count; i++)
+        shards->items[i].codec = WEIR__CODEC_NONE;
     if (rc) {
         weir__filereader_close (self);
         return rc;

@@ -55,9 +55,10 @@
 #define WEIR__FILEREADER_SNIFF                                                                               \
     {                                                                                                        \
         "sniff", "warn",                                                                                     \
-            "look at each file's first bytes: warn when they look like another format (text for msgpack,"   \
-            " binary for a text reader) and refuse a compressed file (warn); refuse both (fail); read"       \
-            " every file as it is (off)"                                                                     \
+            "look at each file's first bytes (a gzip or zstd file's decompressed): warn when they look"      \
+            " like another format (text for msgpack, binary for a text reader) and refuse a bzip2 or xz"     \
+            " file (warn); refuse both (fail); read every file as it is, a compressed one undecompressed"    \
+            " (off)"                                                                                         \
     }
 #define WEIR__FILEREADER_ROTATE_WAIT                                                                         \
     {                                                                                                        \

@@ -96,6 +96,14 @@ static int s_next_line (int fd, const char *element, const char *path, uint64_t 
     return 0;
 }
 
+//  The compression FD's first bytes say it is in (lib/codec.h).
+static weir__codec s_codec (int fd)
+{
+    unsigned char head[WEIR__CODEC_MAGIC];
+    ssize_t n = pread (fd, head, sizeof head, 0);
+    return n > 0 ? weir__codec_of (head, (size_t) n) : WEIR__CODEC_NONE;
+}
+
 //  Plan the shards of the file of lines PATH (weir__files_plan).
 static int s_plan_lines (const char *element, const char *path, uint64_t split, weir__shards *shards,
                          weir__err *err)
@@ -109,9 +117,13 @@ static int s_plan_lines (const char *element, const char *path, uint64_t split, 
         return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s': %s", element, path, strerror (EISDIR));
     if (!S_ISREG (st.st_mode) || weir__source_is_stdin (path)) {
         //  A pipe or device: one shard, read to its end.  So is standard
-        //  input even when it is a file: its descriptors share one offset
+        //  input even when it is a file: its descriptors share one offset.
+        //  Such a file may be compressed; a pipe's first bytes cannot be
+        //  looked at without taking them
         if (weir__shards_add (shards, path, 0, UINT64_MAX))
             return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        if (S_ISREG (st.st_mode))
+            shards->items[shards->count - 1].codec = s_codec (STDIN_FILENO);
         return 0;
     }
     uint64_t size = (uint64_t) st.st_size, start = 0;
@@ -124,6 +136,18 @@ static int s_plan_lines (const char *element, const char *path, uint64_t split, 
     weir__identity_of (fd, &st, &id);
     weir__identity_end (fd, size, &id);
     int rc = 0;
+    //  A compressed file cannot be entered in the middle: one shard,
+    //  whose offsets count the bytes it stands for, up to its end
+    weir__codec codec = s_codec (fd);
+    if (codec) {
+        if (weir__shards_add (shards, path, 0, UINT64_MAX))
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        else {
+            shards->items[shards->count - 1].id = id;
+            shards->items[shards->count - 1].codec = codec;
+        }
+        size = 0;
+    }
     while (start < size) {
         uint64_t end = size;
         if (size - start > split
@@ -149,14 +173,19 @@ static int s_plan_whole (const char *path, weir__shards *shards, weir__err *err)
     if (weir__shards_add (shards, path, 0, UINT64_MAX))
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     struct stat st;
-    if (weir__source_is_stdin (path) || weir__source_stat (path, &st) || !S_ISREG (st.st_mode))
+    if (weir__source_stat (path, &st) || !S_ISREG (st.st_mode))
         return 0;
+    if (weir__source_is_stdin (path)) {
+        shards->items[shards->count - 1].codec = s_codec (STDIN_FILENO);
+        return 0;
+    }
     int fd = open (path, O_RDONLY | O_CLOEXEC);
     if (fd >= 0 && fstat (fd, &st) == 0) {
         //  Its size now: a resume reads on past it only when it grew
-        weir__identity *id = &shards->items[shards->count - 1].id;
-        weir__identity_of (fd, &st, id);
-        weir__identity_end (fd, (uint64_t) st.st_size, id);
+        weir__shard *shard = &shards->items[shards->count - 1];
+        weir__identity_of (fd, &st, &shard->id);
+        weir__identity_end (fd, (uint64_t) st.st_size, &shard->id);
+        shard->codec = s_codec (fd);
     }
     if (fd >= 0)
         close (fd);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/codec.h"
 #include "readers/identity.h"
 #include "readers/lineno.h"
 
@@ -42,6 +43,9 @@ typedef struct weir__shard {
     //  cannot be read again.  Until then, an offset in it is a resume's,
     //  and the same input fed again is read past it (readers/window.c)
     int streamed;
+    //  A gzip or zstd file (lib/codec.h): one shard, read decompressed, its
+    //  offsets counting the bytes it stands for
+    weir__codec codec;
     //  Lines counted for messages about bad records: skipped records are
     //  found in file order, so each count goes on from the last
     weir__lineno lines;

@@ -208,7 +208,17 @@ int weir__window_open (weir__window *w, const char *element, weir__shards *shard
     w->stream = !S_ISREG (st.st_mode);
     int first = w->stream && !shard->streamed;
     shard->streamed |= w->stream;
-    if (start && first) {
+    if (shard->codec && !w->stream && !follow) {
+        if (!(w->z = weir__decompress_new (shard->codec, w->fd, element, path))) {
+            weir__window_close (w);
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        }
+        if (start && weir__decompress_skip (w->z, start, err)) {
+            weir__window_close (w);
+            return err->code;
+        }
+    }
+    else if (start && first) {
         int rc = s_skip (w, element, start, err);
         if (rc) {
             weir__window_close (w);
@@ -350,7 +360,7 @@ static int s_follow_end (weir__window *w)
 
 void weir__window_leave (weir__window *w, weir__shard *shard)
 {
-    if ((w->stream || w->follow) && w->fd >= 0 && !(w->eof && w->lo == w->hi)) {
+    if ((w->stream || w->follow || w->z) && w->fd >= 0 && !(w->eof && w->lo == w->hi)) {
         //  Without memory for it, the next read fails to seek, saying so
         weir__window *kept = malloc (sizeof *kept);
         if (kept) {
@@ -371,6 +381,7 @@ void weir__window_close (weir__window *w)
         close (w->next_fd);
     w->next_fd = -1;
     free (w->buf);
+    weir__decompress_destroy (&w->z);
     w->fd = -1;
     w->buf = NULL;
 }
@@ -443,9 +454,14 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err)
     if (w->stream && w->sink && w->sink->idle && s_wait (w))
         return WEIR__WINDOW_IDLE;
     ssize_t n;
-    do
-        n = read (w->fd, w->buf + w->hi, want);
-    while (n < 0 && errno == EINTR);
+    if (w->z) {
+        if ((n = weir__decompress_read (w->z, w->buf + w->hi, want, err)) < 0)
+            return err->code;
+    }
+    else
+        do
+            n = read (w->fd, w->buf + w->hi, want);
+        while (n < 0 && errno == EINTR);
     if (w->stream)
         w->read_ns = weir__now_ns ();
     if (n < 0)

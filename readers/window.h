@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/decompress.h"
 #include "lib/error.h"
 #include "readers/reader.h"
 #include "readers/shards.h"
@@ -38,10 +39,15 @@ typedef struct weir__window {
     int dry;                  //  a followed file's last read found its end
     weir__shard *shard;
     weir__shards *shards;  //  a followed file's: the files read under other names
-    uint64_t *offset;  //  the reader's, reset when a followed file starts over
-    weir__sink *sink;  //  asked, while a read waits, whether to go on waiting
-    int idle;          //  what the sink said when it ended a wait
-    uint64_t read_ns;  //  when a stream's last read returned
+    uint64_t *offset;      //  the reader's, reset when a followed file starts over
+    weir__sink *sink;      //  asked, while a read waits, whether to go on waiting
+    int idle;              //  what the sink said when it ended a wait
+    uint64_t read_ns;      //  when a stream's last read returned
+    //  A gzip or zstd file (shard->codec): read through this, the offsets
+    //  counting the bytes it stands for; kept in the shard when a read
+    //  pauses, as a stream's window is, or the next epoch would
+    //  decompress the file again from its start
+    weir__decompress *z;
 } weir__window;
 
 #define WEIR__WINDOW_FULL 1  //  the buffer is at its maximum, full of one record
@@ -49,7 +55,10 @@ typedef struct weir__window {
 #define WEIR__WINDOW_DRY 3   //  a followed file has nothing more for now
 
 /*  Open SHARD for reading from byte *OFFSET, or take back the window its
-    last read left there.  SINK (or NULL) is asked while reads wait.  A
+    last read left there.  A compressed SHARD (its codec) is read
+    decompressed, and a read from an offset decompresses the bytes before
+    it and drops them: a resume of a compressed file costs reading it up
+    to the checkpoint's offset again.  SINK (or NULL) is asked while reads wait.  A
     followed file keeps *OFFSET right when it starts over (rotated,
     truncated); FOLLOW_MS is how long a rotated followed file must be quiet
     before it is left (its reader's rotate-wait=), or WEIR__NOT_FOLLOWED.

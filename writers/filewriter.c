@@ -3,7 +3,10 @@
 #include "writers/filewriter.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <weir/weir.h>
+
+#include "lib/compress.h"
 
 //  The state of a writer of a file
 typedef struct {
@@ -11,6 +14,30 @@ typedef struct {
     weir__outfile file;
     void *own;  //  the writer's own state
 } s_writer;
+
+//  compress= and level=: *CODEC and *LEVEL
+static int s_compress (const char *name, weir__props *props, weir__codec *codec, int *level, weir__err *err)
+{
+    weir__prop *p = weir__props_find (props, "compress");
+    const char *value = weir__props_get (props, "compress", "none");
+    *codec = !strcmp (value, "gzip")   ? WEIR__CODEC_GZIP
+             : !strcmp (value, "zstd") ? WEIR__CODEC_ZSTD
+                                       : WEIR__CODEC_NONE;
+    if (!*codec && strcmp (value, "none"))
+        return weir__err_at (err, WEIR_EPROPERTY, p->value_offset,
+                             "%s: compress=%s is none of gzip, zstd, none", name, value);
+    weir__prop *l = weir__props_find (props, "level");
+    if (!*codec)
+        return l ? weir__err_at (err, WEIR_EPROPERTY, l->key_offset,
+                                 "%s: level= applies with compress=gzip or zstd", name)
+                 : 0;
+    int min, max, fallback;
+    weir__compress_levels (*codec, &min, &max, &fallback);
+    int64_t got;
+    int rc = weir__props_int (props, name, "level", fallback, min, max, &got, err);
+    *level = (int) got;
+    return rc;
+}
 
 int weir__filewriter_open (const weir__filewriter_class *kind, weir__props *props, unsigned threads,
                            const char *resume, unsigned flags, void **state, weir__err *err)
@@ -23,9 +50,18 @@ int weir__filewriter_open (const weir__filewriter_class *kind, weir__props *prop
     if (!self)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     self->kind = kind;
-    int rc = kind->open ? kind->open (props, threads, &self->own, err) : 0;
+    weir__codec codec;
+    int level = 0;
+    int rc = s_compress (name, props, &codec, &level, err);
+    if (!rc && kind->open)
+        rc = kind->open (props, threads, &self->own, err);
     if (!rc)
         rc = weir__outfile_open (&self->file, name, path, threads, resume, flags, err);
+    if (!rc && codec && (rc = weir__outfile_compress (&self->file, codec, level, err))) {
+        weir__err ignored;
+        weir__outfile_discard (&self->file);
+        weir__outfile_close (&self->file, &ignored);
+    }
     if (rc) {
         if (self->own)
             kind->close (self->own);

@@ -28,6 +28,19 @@
         "path", NULL, "the file to write (required; replaced if it exists)"                                  \
     }
 
+/*  The rows of compress= and level=, which every writer of a file takes.  */
+#define WEIR__FILEWRITER_COMPRESS                                                                            \
+    {                                                                                                        \
+        "compress", "none",                                                                                  \
+            "gzip or zstd: write the file compressed, one gzip member or zstd frame per epoch, so that a"    \
+            " file cut back to a checkpoint stays whole (none: as it is)"                                    \
+    }
+#define WEIR__FILEWRITER_LEVEL                                                                               \
+    {                                                                                                        \
+        "level", NULL,                                                                                       \
+            "with compress=: gzip 1 (fast) to 9 (small), 6 by default; zstd 1 to 19, 3 by default"           \
+    }
+
 typedef struct weir__filewriter_class {
     //  Its writer class: the name its messages start with
     const weir__writer_class *writer;

@@ -72,6 +72,8 @@ typedef struct {
 
 static const weir_property_info s_props[] = {
     WEIR__FILEWRITER_PATH,
+    WEIR__FILEWRITER_COMPRESS,
+    WEIR__FILEWRITER_LEVEL,
     {"scale", "1", "multiply the bytes of bin features by this number (a decimal, or a fraction like 1/255)"},
     {NULL, NULL, NULL},
 };

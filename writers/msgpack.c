@@ -9,6 +9,8 @@
 
 static const weir_property_info s_props[] = {
     WEIR__FILEWRITER_PATH,
+    WEIR__FILEWRITER_COMPRESS,
+    WEIR__FILEWRITER_LEVEL,
     {NULL, NULL, NULL},
 };
 

@@ -168,15 +168,13 @@ int weir__outfile_open (weir__outfile *of, const char *element, const char *path
     return 0;
 }
 
-static int s_write (weir__outfile *of, weir__buf *b, weir__err *err)
+//  LEN bytes at DATA to the file, under its lock
+static int s_put (weir__outfile *of, const char *data, size_t len, weir__err *err)
 {
-    if (b->len == 0)
-        return 0;
-    int rc = 0;
-    pthread_mutex_lock (&of->lock);
     size_t done = 0;
-    while (done < b->len) {
-        ssize_t n = write (of->fd, b->data + done, b->len - done);
+    int rc = 0;
+    while (done < len) {
+        ssize_t n = write (of->fd, data + done, len - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -187,9 +185,51 @@ static int s_write (weir__outfile *of, weir__buf *b, weir__err *err)
         done += (size_t) n;
     }
     of->bytes += done;
+    return rc;
+}
+
+//  What ZOUT holds to the file, under its lock
+static int s_put_compressed (weir__outfile *of, weir__err *err)
+{
+    int rc = s_put (of, of->zout.data, of->zout.len, err);
+    of->zout.len = 0;
+    return rc;
+}
+
+static int s_write (weir__outfile *of, weir__buf *b, weir__err *err)
+{
+    if (b->len == 0)
+        return 0;
+    int rc = 0;
+    pthread_mutex_lock (&of->lock);
+    if (!of->z)
+        rc = s_put (of, b->data, b->len, err);
+    else if (weir__compress_add (of->z, b->data, b->len, of->stream, &of->zout))
+        rc = weir__err_set (err, WEIR_ENOMEM, "%s: out of memory compressing '%s'", of->element, of->path);
+    else
+        rc = s_put_compressed (of, err);
     pthread_mutex_unlock (&of->lock);
     b->len = 0;
     return rc;
+}
+
+//  End the compressed member open, if any, and write its end: under the
+//  file's lock
+static int s_end_member (weir__outfile *of, weir__err *err)
+{
+    if (!of->z)
+        return 0;
+    if (weir__compress_end (of->z, &of->zout))
+        return weir__err_set (err, WEIR_ENOMEM, "%s: out of memory compressing '%s'", of->element, of->path);
+    return s_put_compressed (of, err);
+}
+
+int weir__outfile_compress (weir__outfile *of, weir__codec codec, int level, weir__err *err)
+{
+    weir__buf_init (&of->zout);
+    if (!(of->z = weir__compress_new (codec, level)))
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    return 0;
 }
 
 int weir__outfile_spill (weir__outfile *of, unsigned thread, weir__err *err)
@@ -206,18 +246,19 @@ int weir__outfile_flush (weir__outfile *of, unsigned thread, weir__err *err)
 
 int weir__outfile_commit (weir__outfile *of, char *out, weir__err *err)
 {
-    int rc = 0;
     pthread_mutex_lock (&of->lock);
+    //  A compressed file is whole at each commit: its member ends first
+    int rc = s_end_member (of, err);
     //  A pipe or a terminal cannot be synced, and need not be; a regular
     //  file that says so (EINVAL, ENOTSUP, EROFS) holds bytes that may
     //  never reach the disk, and a commit must not count them
-    if (fsync (of->fd) && !(of->stream && (errno == EINVAL || errno == ENOTSUP || errno == EROFS)))
+    if (!rc && fsync (of->fd) && !(of->stream && (errno == EINVAL || errno == ENOTSUP || errno == EROFS)))
         rc = weir__err_set (err, WEIR_EIO, "%s: cannot sync '%s': %s", of->element, of->path,
                             strerror (errno));
     //  The file's name too, once: a file created (or truncated) at open
     //  may vanish in a power cut with its directory entry, while the
     //  checkpoint that counts on its length survives
-    else if (!of->named && !of->stream && !of->temp) {
+    else if (!rc && !of->named && !of->stream && !of->temp) {
         if (weir__sync_parent (of->path))
             rc = weir__err_set (err, WEIR_EIO, "%s: cannot sync the folder of '%s': %s", of->element,
                                 of->path, strerror (errno));
@@ -266,6 +307,8 @@ int weir__outfile_close (weir__outfile *of, weir__err *err)
             rc = s_write (of, &of->pending[t], &e);
         weir__buf_release (&of->pending[t]);
     }
+    if (!rc && !of->discard)
+        rc = s_end_member (of, &e);
     if (of->temp && !of->discard && !rc)
         rc = s_put_in_place (of, &e);
     //  Failed, or not put in place: the old file stays as it was
@@ -277,6 +320,8 @@ int weir__outfile_close (weir__outfile *of, weir__err *err)
     if (rc)
         *err = e;
     pthread_mutex_destroy (&of->lock);
+    weir__compress_destroy (&of->z);
+    weir__buf_release (&of->zout);
     free (of->pending);
     free (of->path);
     free (of->temp);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "lib/buf.h"
+#include "lib/compress.h"
 #include "lib/error.h"
 #include "writers/writer.h"
 
@@ -30,6 +31,9 @@ typedef struct weir__outfile {
     char *temp;
     int discard;
     uint64_t bytes;  //  written so far (under lock)
+    //  compress=: what is written goes through Z into ZOUT (under lock)
+    weir__compress *z;
+    weir__buf zout;
     pthread_mutex_t lock;
     unsigned threads;
     weir__buf *pending;  //  per thread, written when large
@@ -48,6 +52,14 @@ int weir__outfile_is_stream (const char *path);
     that takes no new file, is written in place.  */
 int weir__outfile_open (weir__outfile *of, const char *element, const char *path, unsigned threads,
                         const char *resume, unsigned flags, weir__err *err);
+
+/*  What is written from now on is compressed as CODEC at LEVEL
+    (lib/compress.h).  Each commit ends the gzip member or zstd frame open
+    before it syncs, so the length it commits is a whole compressed file,
+    and a resume cut back to it appends new members to a valid one; a
+    stream is flushed at each write, for whoever reads it.  Called after
+    open, before any write.  0 or WEIR_ENOMEM.  */
+int weir__outfile_compress (weir__outfile *of, weir__codec codec, int level, weir__err *err);
 
 /*  The job failed: close deletes what was written beside the file, and
     the file stays as it was (WEIR__WRITER_REPLACE).  */

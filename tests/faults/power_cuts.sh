@@ -248,6 +248,27 @@ for point in pipe-drained:3 writers-synced:3 after-leveldb-write:4 keyed-epoch-e
     same "$T/w.got" "$T/w.ref" "windowed count killed at $point, cut, resumed on 1 thread"
 done
 
+# --- Compressed in and out, cut --------------------------------------------
+# A gzip input (one shard, offsets in the bytes it stands for) into a
+# writer with compress=gzip: each epoch's bytes end as a whole member
+# before the sync, so the committed length is a whole gzip file.  Killed
+# at a checkpoint's points, cut (what was written after the last sync
+# dropped), resumed on another thread count: the output decompresses to
+# every line once.
+seq 0 $((2 * PER - 1)) | sort > "$T/z.ref"
+seq 0 $((2 * PER - 1)) | gzip -c > "$T/zin.gz"
+ZDESC="lines path=$T/zin.gz THREADS ! lines path=$ROOT/zout compress=gzip level=1 THREADS"
+for point in pipe-drained:2 writers-synced:2 after-leveldb-write:3 readers-resumed:1; do
+    cut_at $point "$ZDESC" compressed
+    if gzip -dc < "$ROOT/zout" > "$T/z.out" 2> "$T/z.err"; then
+        ok
+    else
+        fail "compressed output killed at $point, cut, resumed: not a valid gzip file: $(cat "$T/z.err")"
+    fi
+    sort "$T/z.out" > "$T/z.got"
+    same "$T/z.got" "$T/z.ref" "compressed in and out killed at $point, cut, resumed on 1 thread"
+done
+
 # --- Cuts at kill points and at random instants, every writer ---------
 POINTS="readers-stopped pipe-drained writers-synced blobs-copied before-leveldb-write after-leveldb-write readers-resumed"
 for writer in lines msgpack leveldb-flush leveldb-sync; do
