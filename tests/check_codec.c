@@ -61,7 +61,7 @@ static int s_decompress (weir__codec codec, const char *file, size_t len, size_t
     const char *dir = s_dir;
     char path[4200];
     snprintf (path, sizeof path, "%s/f", dir);
-    testutil_write (path, file, len);
+    testutil_write (path, file ? file : "", len);
     int fd = open (path, O_RDONLY);
     ck_assert_int_ge (fd, 0);
     weir__decompress *d = weir__decompress_new (codec, fd, "test", path);
