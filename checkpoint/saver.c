@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,6 +16,7 @@ struct weir__saver {
     unsigned keep;
     unsigned failures;  //  consecutive failures allowed
     unsigned failed;    //  consecutive failures so far
+    _Atomic uint64_t *failed_count;  //  every failure, for whoever watches (or NULL)
     weir__warn_fn *warn;
     void *warn_arg;
 
@@ -60,8 +62,9 @@ static void *s_writer_main (void *arg)
     return NULL;
 }
 
-int weir__saver_new (weir__store *store, unsigned keep, int async, unsigned failures, weir__workspace *ws,
-                     weir__warn_fn *warn, void *arg, weir__saver **out, weir__err *err)
+int weir__saver_new (weir__store *store, unsigned keep, int async, unsigned failures,
+                     _Atomic uint64_t *failed, weir__workspace *ws, weir__warn_fn *warn, void *arg,
+                     weir__saver **out, weir__err *err)
 {
     *out = NULL;
     weir__saver *self = calloc (1, sizeof *self);
@@ -70,6 +73,7 @@ int weir__saver_new (weir__store *store, unsigned keep, int async, unsigned fail
     self->store = store;
     self->keep = keep;
     self->failures = failures;
+    self->failed_count = failed;
     self->warn = warn;
     self->warn_arg = arg;
     if (async) {
@@ -133,6 +137,8 @@ void weir__saver_destroy (weir__saver **self_p)
 //  beyond, the job fails (ERR says which checkpoint).
 static int s_failed (weir__saver *self, uint64_t epoch, weir__err *err)
 {
+    if (self->failed_count)
+        atomic_fetch_add_explicit (self->failed_count, 1, memory_order_relaxed);
     //  LevelDB refuses every write after a failed one until reopened
     weir__err again;
     weir__err_init (&again);

@@ -15,6 +15,9 @@
 #ifndef WEIR_SAVER_H_INCLUDED
 #define WEIR_SAVER_H_INCLUDED
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 #include "checkpoint/snapshot.h"
 #include "checkpoint/store.h"
 #include "lib/error.h"
@@ -28,9 +31,12 @@ typedef void (weir__warn_fn) (void *arg, const char *message);
 /*  Save into STORE (borrowed; it must outlive the saver), keeping the
     newest KEEP checkpoints (0: all).  With ASYNC, blobs are staged for a
     background writer; the staging buffers for the blobs WS holds now are
-    allocated here, before the pipe starts.  0 and *OUT, or an error.  */
-int weir__saver_new (weir__store *store, unsigned keep, int async, unsigned failures, weir__workspace *ws,
-                     weir__warn_fn *warn, void *arg, weir__saver **out, weir__err *err);
+    allocated here, before the pipe starts.  Every failed checkpoint
+    counts in *FAILED (NULL: nowhere), within the allowance of FAILURES
+    consecutive ones or not.  0 and *OUT, or an error.  */
+int weir__saver_new (weir__store *store, unsigned keep, int async, unsigned failures,
+                     _Atomic uint64_t *failed, weir__workspace *ws, weir__warn_fn *warn, void *arg,
+                     weir__saver **out, weir__err *err);
 
 /*  Wait for the write in flight and stop the background thread; a failure
     of that write is lost unless weir__saver_finish collected it.  */

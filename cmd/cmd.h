@@ -123,6 +123,18 @@ void cmd_progress_draw (weir_pipe *pipe, void *self, int final);
     SECONDS, say so and _exit with 128 + *SIGNAL, or 1 when no signal
     came.  NULL when SECONDS is 0 (no bound), or when the thread cannot be
     started.  */
+/*  --metrics (cmd/metrics.c): the running job's figures over HTTP, in
+    the Prometheus text format, at SPEC (PORT on 127.0.0.1, or
+    ADDRESS:PORT; a job's rank R listens on PORT + R).  _check says
+    whether SPEC is well-formed (0, or -1 said); _new listens (NULL
+    said); _update makes the text scrapes get, from the progress tick.  */
+typedef struct cmd_metrics cmd_metrics;
+int cmd_metrics_check (const char *spec);
+cmd_metrics *cmd_metrics_new (const char *spec, int rank);
+const char *cmd_metrics_url (const cmd_metrics *self);
+void cmd_metrics_update (cmd_metrics *self, weir_pipe *pipe);
+void cmd_metrics_destroy (cmd_metrics **self_p);
+
 typedef struct cmd_watchdog cmd_watchdog;
 cmd_watchdog *cmd_watchdog_new (weir_pipe *pipe, double seconds, const atomic_int *signal);
 void cmd_watchdog_destroy (cmd_watchdog **self_p);

@@ -14,6 +14,7 @@ typedef struct {
     int progress, quiet;
     unsigned interval_ms;
     const char *stats;
+    const char *metrics;  //  --metrics [ADDRESS:]PORT
     uint64_t epoch_records, epochs, resume_from;
     double epoch_seconds, stop_timeout, epoch_timeout, abort_timeout;
     const char *checkpoint;
@@ -45,6 +46,7 @@ enum {
     S_EPOCH_TIMEOUT,
     S_ABORT_TIMEOUT,
     S_KEY_GROUPS,
+    S_METRICS,
 };
 
 #define S_CHECKPOINTS "Epochs and checkpoints"
@@ -63,6 +65,15 @@ static const cmd_option s_options_table[] = {
      "wall time, records/s",
      "The file is written for a failed job too, with its error and exit code, and holds the metrics the "
      "processors published."},
+    {"metrics", S_METRICS, "[ADDRESS:]PORT", CMD_VALUE_ANY, NULL,
+     "serve the running job's figures at http://ADDRESS:PORT/metrics in the Prometheus text format "
+     "(ADDRESS 127.0.0.1 unless given; PORT 0 picks a free one, said at start)",
+     "Per stage records in, out and rejected, batches, busy seconds, threads, the fill of the queue that "
+     "feeds it and a reader's way through its input; the epoch, the pauses at epoch ends as a histogram, "
+     "failed checkpoints, and the metrics processors publish: the names of --stats, prefixed weir_ "
+     "(weir_stage_ for a stage's) and with _total for counters.  The figures are made at each progress tick "
+     "(--progress-interval), whether the progress line is shown or not, and a scrape never waits on the "
+     "pipe.  Only /metrics is served.  In a job of several ranks, rank R listens on PORT + R."},
     {"file", 'f', "FILE", CMD_VALUE_FILE, NULL,
      "read the description from FILE ('-' for standard input) instead of the arguments",
      "Line breaks are blanks there, and '#' at the start of a word (outside quotes) starts a comment that "
@@ -307,6 +318,7 @@ static int s_option (s_options *o, int c, const char *arg)
     case S_PROGRESS: o->progress = 1; return 0;
     case S_NO_PROGRESS: o->progress = 0; return 0;
     case S_STATS: o->stats = arg; return 0;
+    case S_METRICS: o->metrics = arg; return cmd_metrics_check (arg);
     case 'q': o->quiet = 1; return 0;
     case 'f': o->file = arg; return 0;
     case S_INTERVAL: {
@@ -573,6 +585,21 @@ static int s_stats_file (s_options *o, char *path, size_t size)
     return o->stats && cmd_stats_check (o->stats) ? CMD_EXIT_USAGE : -1;
 }
 
+//  What the progress tick feeds: the progress line, the --metrics text
+typedef struct {
+    cmd_progress *progress;
+    cmd_metrics *metrics;
+} s_ticked;
+
+static void s_tick (weir_pipe *pipe, void *arg, int final)
+{
+    s_ticked *t = arg;
+    if (t->progress)
+        cmd_progress_draw (pipe, t->progress, final);
+    if (t->metrics)
+        cmd_metrics_update (t->metrics, pipe);
+}
+
 static int s_run (int argc, char **argv)
 {
     s_options o;
@@ -597,22 +624,38 @@ static int s_run (int argc, char **argv)
         free (o.load);
         return CMD_EXIT_FAILURE;
     }
-    cmd_progress *progress = NULL;
-    int rc = weir_pipe_parse (pipe, text);
+    s_ticked ticked = {NULL, NULL};
+    int rc = weir_pipe_parse (pipe, text), metrics_failed = 0;
     if (!rc)
         rc = s_apply (&o, pipe);
-    if (!rc) {
-        if (o.progress
-            && (progress = cmd_progress_new (pipe, isatty (STDERR_FILENO),
-                                             o.epoch_records || o.epoch_seconds > 0 || o.checkpoint)))
-            weir_pipe_set_progress (pipe, cmd_progress_draw, progress, o.interval_ms);
+    if (!rc && o.metrics) {
+        int ranks, rank = weir_pipe_rank (NULL, &ranks);
+        if (!(ticked.metrics = cmd_metrics_new (o.metrics, rank)))
+            metrics_failed = 1;
+        else if (!o.quiet)
+            fprintf (stderr, "weir: metrics at %s\n", cmd_metrics_url (ticked.metrics));
+    }
+    if (!rc && !metrics_failed) {
+        if (o.progress)
+            ticked.progress = cmd_progress_new (pipe, isatty (STDERR_FILENO),
+                                                o.epoch_records || o.epoch_seconds > 0 || o.checkpoint);
+        if (ticked.progress || ticked.metrics)
+            weir_pipe_set_progress (pipe, s_tick, &ticked, o.interval_ms);
         rc = s_run_pipe (pipe, o.abort_timeout);
+    }
+    if (metrics_failed) {
+        weir_pipe_destroy (&pipe);
+        free (text);
+        free (lines);
+        free (o.load);
+        return CMD_EXIT_FAILURE;
     }
     int exit_code = s_report (pipe, rc, text, &o, lines);
     int stats_code = exit_code;
     if (o.stats && cmd_stats_write (pipe, o.stats, rc, stats_code) && exit_code == CMD_EXIT_OK)
         exit_code = CMD_EXIT_FAILURE;
-    cmd_progress_destroy (&progress);
+    cmd_progress_destroy (&ticked.progress);
+    cmd_metrics_destroy (&ticked.metrics);
     weir_pipe_destroy (&pipe);
     free (text);
     free (lines);

@@ -88,8 +88,23 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
     uint64_t pauses;
     double paused, longest;
     weir_pipe_pauses (pipe, &pauses, &paused, &longest);
-    fprintf (out, "  \"pauses\": {\"count\": %llu, \"total_seconds\": %.6f, \"longest_seconds\": %.6f},\n",
-             (unsigned long long) pauses, paused, longest);
+    fprintf (
+        out,
+        "  \"pauses\": {\"count\": %llu, \"total_seconds\": %.6f, \"longest_seconds\": %.6f, \"buckets\": [",
+        (unsigned long long) pauses, paused, longest);
+    //  By length, as --metrics' histogram has them (not cumulative here):
+    //  [upper bound in seconds, or null for the last, count]
+    double bounds[64];
+    uint64_t counts[64];
+    size_t nb = weir_pipe_pause_buckets (pipe, 64, bounds, counts);
+    for (size_t b = 0; b < nb && b < 64; b++) {
+        if (isinf (bounds[b]))
+            fprintf (out, "%s[null, %llu]", b ? ", " : "", (unsigned long long) counts[b]);
+        else
+            fprintf (out, "%s[%g, %llu]", b ? ", " : "", bounds[b], (unsigned long long) counts[b]);
+    }
+    fprintf (out, "]},\n  \"checkpoint_failures\": %llu,\n",
+             (unsigned long long) weir_pipe_checkpoint_failures (pipe));
     fprintf (out, "  \"stages\": [");
     for (size_t i = 0; i < n; i++) {
         weir_pipe_stats (pipe, i, &st);

@@ -3,6 +3,7 @@
 #include "pipeline/controller.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -34,7 +35,14 @@ struct weir__controller {
     //  Read by any thread
     _Atomic uint64_t done;
     _Atomic uint64_t pauses, pause_ns, pause_max_ns;
+    _Atomic uint64_t pause_buckets[WEIR__PAUSE_BUCKETS];
 };
+
+//  The upper bounds of the pause buckets, in seconds (the last is
+//  infinite): a millisecond's pause (a writer's flush) to a minute's (a
+//  large checkpoint on a slow disk)
+static const double s_bounds[WEIR__PAUSE_BUCKETS] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,     0.25,
+                                                     0.5,   1,      2.5,   5,    10,    60,   INFINITY};
 
 weir__controller *weir__controller_new (weir__job *job, const weir__epoch_rules *rules)
 {
@@ -251,6 +259,10 @@ void weir__controller_run (weir__controller *self, weir__boundary_fn *boundary, 
         atomic_fetch_add (&self->pause_ns, pause);
         if (pause > atomic_load (&self->pause_max_ns))
             atomic_store (&self->pause_max_ns, pause);
+        size_t bucket = 0;
+        while ((double) pause / 1e9 > s_bounds[bucket])
+            bucket++;
+        atomic_fetch_add (&self->pause_buckets[bucket], 1);
         if (b.over)
             break;
     }
@@ -287,4 +299,16 @@ void weir__controller_pauses (const weir__controller *self, uint64_t *count, dou
         *total = (double) atomic_load (&c->pause_ns) / 1e9;
     if (longest)
         *longest = (double) atomic_load (&c->pause_max_ns) / 1e9;
+}
+
+size_t weir__controller_pause_buckets (const weir__controller *self, size_t n, double *bounds,
+                                       uint64_t *counts)
+{
+    for (size_t b = 0; b < n && b < WEIR__PAUSE_BUCKETS; b++) {
+        if (bounds)
+            bounds[b] = s_bounds[b];
+        if (counts)
+            counts[b] = self ? atomic_load (&self->pause_buckets[b]) : 0;
+    }
+    return WEIR__PAUSE_BUCKETS;
 }

@@ -16,6 +16,7 @@
 #ifndef WEIR_CONTROLLER_H_INCLUDED
 #define WEIR_CONTROLLER_H_INCLUDED
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pipeline/budget.h"
@@ -114,5 +115,13 @@ uint64_t weir__controller_done (const weir__controller *self);
     release): how many, their total and the longest, in seconds.  Any
     thread.  */
 void weir__controller_pauses (const weir__controller *self, uint64_t *count, double *total, double *longest);
+
+/*  The pauses by length, in WEIR__PAUSE_BUCKETS buckets: up to N of
+    them, each bucket's upper bound in seconds into BOUNDS (the last
+    infinite) and its pauses into COUNTS (either may be NULL; SELF NULL
+    counts none).  Returns WEIR__PAUSE_BUCKETS.  Any thread.  */
+#define WEIR__PAUSE_BUCKETS 15
+size_t weir__controller_pause_buckets (const weir__controller *self, size_t n, double *bounds,
+                                       uint64_t *counts);
 
 #endif

@@ -35,6 +35,8 @@ typedef struct weir__job {
     size_t warning_count;
     _Atomic uint64_t start_ns, end_ns;
     _Atomic uint64_t failed_ns;  //  when the first failure (an abort included) came, or 0
+    //  Checkpoints that failed in this run (weir_pipe_checkpoint_failures)
+    _Atomic uint64_t checkpoint_failures;
 } weir__job;
 
 void weir__job_init (weir__job *self, weir_pipe *pipe);

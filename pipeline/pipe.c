@@ -469,6 +469,18 @@ void weir_pipe_pauses (const weir_pipe *self, uint64_t *count, double *total, do
     }
 }
 
+size_t weir_pipe_pause_buckets (const weir_pipe *self, size_t n, double *bounds, uint64_t *counts)
+{
+    assert (self);
+    return weir__controller_pause_buckets (self->controller, n, bounds, counts);
+}
+
+uint64_t weir_pipe_checkpoint_failures (const weir_pipe *self)
+{
+    assert (self);
+    return atomic_load_explicit (&self->job.checkpoint_failures, memory_order_relaxed);
+}
+
 uint64_t weir_pipe_epoch (const weir_pipe *self)
 {
     return self->controller ? weir__controller_done (self->controller) : 0;

@@ -422,7 +422,8 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
     if (!o->checkpoint_dir)
         return 0;
     int rc = self->store ? weir__saver_new (self->store, o->keep, o->async_checkpoint, o->checkpoint_failures,
-                                            self->workspace, s_warn, self->of.job, &self->saver, err)
+                                            &self->of.job->checkpoint_failures, self->workspace, s_warn,
+                                            self->of.job, &self->saver, err)
                          : 0;
     if (rc)
         return rc;

@@ -525,6 +525,22 @@ WEIR_EXPORT int weir_pipe_set_key_groups (weir_pipe *self, unsigned groups);
     replaces malloc, does not.  NULL does nothing.  */
 WEIR_EXPORT void weir_free (void *p);
 
+/*  ---------------------------------------------------------------------
+    More progress and statistics (appended).  */
+
+/*  The pauses of weir_pipe_pauses by length: the number of buckets, and
+    of the first N of them each upper bound in seconds into BOUNDS[i]
+    (the last is INFINITY) and the pauses that took at most that, and
+    more than the bound before, into COUNTS[i] (either may be NULL).  A
+    Prometheus histogram counts the same pauses cumulatively.  Safe from
+    any thread.  */
+WEIR_EXPORT size_t weir_pipe_pause_buckets (const weir_pipe *self, size_t n, double *bounds,
+                                            uint64_t *counts);
+
+/*  How many checkpoints of this run failed, whether the job went on
+    through them (--checkpoint-failures) or not.  Safe from any thread.  */
+WEIR_EXPORT uint64_t weir_pipe_checkpoint_failures (const weir_pipe *self);
+
 #ifdef __cplusplus
 }
 #endif
