@@ -39,10 +39,13 @@ latest=$("$WEIR" checkpoints "$T/ck" | awk 'END {print $1}')
 same "$T/out.txt" "$T/expected" "resume after full disk"
 
 # Allowed failures: each one reported, the job finishes
-limited "$WEIR" run -q --checkpoint "$T/ck2" --checkpoint-failures 20 --epoch-records $E "$job path=$T/out.txt" 2>"$T/err" \
-    || fail "allowed failures: the job failed: $(cat "$T/err")"
+limited "$WEIR" run -q --stats "$T/failures.json" --checkpoint "$T/ck2" --checkpoint-failures 20 --epoch-records $E \
+    "$job path=$T/out.txt" 2>"$T/err" || fail "allowed failures: the job failed: $(cat "$T/err")"
 n=$(grep -c '^weir run: warning: checkpoint [0-9]* failed (.* consecutive failures allowed)' "$T/err")
 [ "$n" -ge 1 ] && ok || fail "allowed failures: not reported: $(cat "$T/err")"
+# --stats (and --metrics) count each of them
+grep -q "\"checkpoint_failures\": $n," "$T/failures.json" && ok \
+    || fail "allowed failures: $n reported, --stats says $(grep checkpoint_failures "$T/failures.json")"
 same "$T/out.txt" "$T/expected" "allowed failures: output"
 "$WEIR" run -q --checkpoint "$T/ck2" --resume --epoch-records $E "$job path=$T/out.txt" || fail "resume after allowed failures"
 same "$T/out.txt" "$T/expected" "resume after allowed failures"
