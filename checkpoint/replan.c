@@ -311,7 +311,18 @@ static int s_file (s_state *st, const weir__shard *group, size_t count)
         read = st->old[k].end;
     int rc = s_same_file (st, path, fd, &sb, &was, read);
     uint64_t planned = 0;
-    if (!rc && whole != (group[0].end == UINT64_MAX))
+    if (!rc && whole && group[0].end != UINT64_MAX) {
+        //  Read whole by the checkpoint, planned in pieces now (a msgpack
+        //  file, one shard before weir learned to cut them, or with a
+        //  split= smaller than the file now): it goes on whole, as planned
+        weir__shard like = group[0];
+        like.start = 0;
+        like.end = UINT64_MAX;
+        rc = s_exact (st, &like);
+        if (!rc && was.has_end && (uint64_t) sb.st_size > was.end)
+            rc = st->how->passes > 1 ? s_strict (st, path, "grew") : (st->how->grown++, 0);
+    }
+    else if (!rc && whole != (group[0].end == UINT64_MAX))
         rc = s_exact (st, &group[0]);  //  refused: split= cannot change
     else if (!rc && whole) {
         //  One shard, the whole file: read on from its offset to its end.

@@ -49,7 +49,9 @@ static int s_sizes (s_reader *self, weir__props *props, uint64_t *split, weir__e
 {
     const weir__filereader_class *kind = self->kind;
     int64_t value = WEIR__FILES_WHOLE, largest = kind->largest ? kind->largest : (int64_t) (SIZE_MAX / 4);
-    int rc = kind->lines ? weir__filereader_int (kind->reader, props, "split", 1, INT64_MAX, &value, err) : 0;
+    int rc = kind->lines || kind->scan
+                 ? weir__filereader_int (kind->reader, props, "split", 1, INT64_MAX, &value, err)
+                 : 0;
     *split = (uint64_t) value;
     if (!rc)
         rc = weir__filereader_int (kind->reader, props, kind->lines ? "max-line" : "max-record", 1, largest,
@@ -182,7 +184,9 @@ int weir__filereader_open (const weir__filereader_class *kind, weir__props *prop
         rc = kind->open (props, &self->own, err);
     if (!rc && kind->follows)
         rc = s_follow (self, props, pattern, shards, err);
-    if (!rc && !self->follow)
+    if (!rc && !self->follow && kind->scan)
+        rc = weir__files_plan_records (name, pattern, split, self->max, kind->scan, self->own, shards, err);
+    else if (!rc && !self->follow)
         rc = weir__files_plan (name, pattern, split, shards, err);
     //  sniff=off reads every file as it is, a compressed one too
     for (size_t i = 0; !rc && self->sniff == S_SNIFF_OFF && i < shards->count; i++)

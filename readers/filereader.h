@@ -22,6 +22,7 @@
 
 #include "lib/error.h"
 #include "lib/props.h"
+#include "readers/files.h"
 #include "readers/reader.h"
 #include "readers/shards.h"
 #include "readers/window.h"
@@ -36,6 +37,12 @@
 #define WEIR__FILEREADER_SPLIT                                                                               \
     {                                                                                                        \
         "split", "64M", "cut files larger than this many bytes into shards at line boundaries"               \
+    }
+#define WEIR__FILEREADER_SPLIT_RECORDS                                                                       \
+    {                                                                                                        \
+        "split", "8M",                                                                                       \
+            "cut files larger than this many bytes into shards at record boundaries, found by reading each"  \
+            " such file through once when the job starts"                                                    \
     }
 #define WEIR__FILEREADER_MAX_LINE(NOTE)                                                                      \
     {                                                                                                        \
@@ -76,6 +83,11 @@ typedef struct weir__filereader_class {
     int lines;
     //  follow= and rotate-wait= are among its properties
     int follows;
+    //  Records that only a scan from a file's start tells apart: with
+    //  SCAN (its reader's own state its argument), files larger than
+    //  split= are cut at the boundaries it finds (readers/files.h); else,
+    //  and when following, each file is one shard
+    weir__files_scan_fn *scan;
     //  The largest max-line= or max-record= its parser takes (0: as large
     //  as a buffer may be, SIZE_MAX / 4)
     int64_t largest;

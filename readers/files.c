@@ -104,9 +104,68 @@ static weir__codec s_codec (int fd)
     return n > 0 ? weir__codec_of (head, (size_t) n) : WEIR__CODEC_NONE;
 }
 
-//  Plan the shards of the file of lines PATH (weir__files_plan).
-static int s_plan_lines (const char *element, const char *path, uint64_t split, weir__shards *shards,
-                         weir__err *err)
+//  Records that only a scan from a file's start tells apart
+//  (weir__files_plan_records): the scan of one file, record by record,
+//  through a buffer of the file's bytes
+typedef struct {
+    weir__files_scan_fn *scan;
+    void *arg;
+    size_t max;  //  the largest record
+    char *buf;   //  the file's bytes [base, base + len)
+    size_t cap, len;
+    uint64_t base;
+    uint64_t pos;  //  the end of the last whole record: a boundary
+    int stuck;     //  a record malformed, too large or cut by the end: no cut past it
+} s_records;
+
+//  The first record boundary at or after AT, or SIZE when there is none
+//  (the file ends first, or holds no record there).  0, or an error.
+static int s_next_record (s_records *r, int fd, const char *element, const char *path, uint64_t at,
+                          uint64_t size, uint64_t *out, weir__err *err)
+{
+    while (!r->stuck && r->pos < at && r->pos < size) {
+        size_t in = (size_t) (r->pos - r->base), have = r->len - in, record = 0;
+        int got = have ? r->scan (r->arg, r->buf + in, have, &record) : 0;
+        if (got > 0) {
+            r->pos += record;
+            continue;
+        }
+        if (got < 0 || have >= r->max || r->base + r->len >= size) {
+            r->stuck = 1;
+            break;
+        }
+        //  More bytes: what is unread to the front, the buffer grown when a
+        //  record fills it
+        memmove (r->buf, r->buf + in, have);
+        r->base = r->pos;
+        r->len = have;
+        if (r->len == r->cap) {
+            size_t cap = r->cap * 2 < r->max ? r->cap * 2 : r->max;
+            char *buf = realloc (r->buf, cap);
+            if (!buf)
+                return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            r->buf = buf;
+            r->cap = cap;
+        }
+        ssize_t n;
+        do
+            n = pread (fd, r->buf + r->len, r->cap - r->len, (off_t) (r->base + r->len));
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            return weir__err_set (err, WEIR_EIO, "%s: cannot read '%s' at byte %llu: %s", element, path,
+                                  (unsigned long long) (r->base + r->len), strerror (errno));
+        if (n == 0)
+            r->stuck = 1;
+        r->len += (size_t) n;
+    }
+    *out = !r->stuck && r->pos >= at && r->pos < size ? r->pos : size;
+    return 0;
+}
+
+//  Plan the shards of the file PATH (weir__files_plan): of lines, or with
+//  RECORDS of records a scan tells apart.
+static int s_plan_cut (const char *element, const char *path, uint64_t split, s_records *records,
+                       weir__shards *shards, weir__err *err)
 {
     //  stat, not open: opening a FIFO here would take its writer's data
     //  and then drop it on close, before the reading thread gets there
@@ -148,10 +207,25 @@ static int s_plan_lines (const char *element, const char *path, uint64_t split, 
         }
         size = 0;
     }
+    //  Records of a file no larger than split= are one shard to its end,
+    //  as every file of records was before they were cut
+    if (records && size <= split && !codec) {
+        if (weir__shards_add (shards, path, 0, UINT64_MAX))
+            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        else
+            shards->items[shards->count - 1].id = id;
+        size = 0;
+    }
+    if (records) {
+        records->pos = records->base = 0;
+        records->len = 0;
+        records->stuck = 0;
+    }
     while (start < size) {
         uint64_t end = size;
         if (size - start > split
-            && (rc = s_next_line (fd, element, path, start + split - 1, size, &end, err)))
+            && (rc = records ? s_next_record (records, fd, element, path, start + split, size, &end, err)
+                             : s_next_line (fd, element, path, start + split - 1, size, &end, err)))
             break;
         if (weir__shards_add (shards, path, start, end)) {
             rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
@@ -192,6 +266,25 @@ static int s_plan_whole (const char *path, weir__shards *shards, weir__err *err)
     return 0;
 }
 
+int weir__files_plan_records (const char *element, const char *pattern, uint64_t split, size_t max,
+                              weir__files_scan_fn *scan, void *arg, weir__shards *shards, weir__err *err)
+{
+    char **paths = NULL;
+    size_t count = 0;
+    int rc = s_glob (element, pattern, &paths, &count, err);
+    if (rc)
+        return rc;
+    s_records records = {scan, arg, max, NULL, 0, 0, 0, 0, 0};
+    records.cap = max < (1u << 20) ? max : (1u << 20);
+    if (!(records.buf = malloc (records.cap)))
+        rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < count && !rc; i++)
+        rc = s_plan_cut (element, paths[i], split, &records, shards, err);
+    free (records.buf);
+    s_free (paths, count);
+    return rc;
+}
+
 int weir__files_plan (const char *element, const char *pattern, uint64_t split, weir__shards *shards,
                       weir__err *err)
 {
@@ -202,7 +295,7 @@ int weir__files_plan (const char *element, const char *pattern, uint64_t split, 
         return rc;
     for (size_t i = 0; i < count && !rc; i++)
         if (split != WEIR__FILES_WHOLE)
-            rc = s_plan_lines (element, paths[i], split, shards, err);
+            rc = s_plan_cut (element, paths[i], split, NULL, shards, err);
         else
             rc = s_plan_whole (paths[i], shards, err);
     s_free (paths, count);

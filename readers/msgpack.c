@@ -5,9 +5,12 @@
     checked without decoding, so a hostile file costs one pass and gets a
     message naming the file and the byte offset, never a crash or an
     allocation of what it declares.  Valid objects are copied into batches
-    as raw bytes.  Each file is one shard: object boundaries cannot be found
-    from the middle of a file.  Files, shards, windows and following are
-    the skeleton's (readers/filereader.h).  */
+    as raw bytes.  Object boundaries cannot be found from the middle of a
+    file, so a file larger than split= is read through once when the job
+    starts, object by object with the same scan, and cut into shards at
+    boundaries (readers/files.h): threads and ranks share one big file.
+    Files, shards, windows and following are the skeleton's
+    (readers/filereader.h).  */
 #include "config.h"
 
 #include <stdio.h>
@@ -18,6 +21,7 @@
 
 static const weir_property_info s_props[] = {
     WEIR__FILEREADER_PATH ("msgpack stream files"),
+    WEIR__FILEREADER_SPLIT_RECORDS,
     WEIR__FILEREADER_MAX_RECORD,
     {"max-elements", "8M", "refuse records of more objects than this (decoded, each costs about 24 bytes)"},
     WEIR__FILEREADER_FOLLOW (" (a record cut at the end is waited for)", ""),
@@ -120,9 +124,19 @@ static int s_read (void *own, size_t max_record, weir__shard *shard, weir__windo
     return rc;
 }
 
+//  The plan's scan for record boundaries: as the read scans, with the same
+//  max-elements= (OWN)
+static int s_scan (void *own, const char *buf, size_t len, size_t *size)
+{
+    size_t where;
+    weir__scan_result r = weir__scan_limited (buf, len, *(const uint64_t *) own, size, &where);
+    return r == WEIR__SCAN_OK ? 1 : r == WEIR__SCAN_INCOMPLETE ? 0 : -1;
+}
+
 static const weir__filereader_class s_files = {
     .reader = &weir__reader_msgpack,
     .follows = 1,
+    .scan = s_scan,
     .open = s_limit_open,
     .read = s_read,
     .close = free,

@@ -29,6 +29,18 @@ for n in 1 2 3 4; do
             || fail "$n ranks: rank 0 does not say the job's totals: $(grep '^weir:' "$T/err")"
     fi
 done
+# One msgpack file, cut into shards at record boundaries: both ranks read
+# part of it (it was one shard, and rank 1 of 2 read nothing)
+"$WEIR" run -q "range count=300000 ! msgpack path=$T/one.mp" || fail "one.mp made"
+d="$T/onemp"
+mkdir "$d"
+expect_exit 0 "" -- mpi 2 "$WEIR" run -q --stats "$d/stats-{rank}.json" \
+    "msgpack path=$T/one.mp split=200k ! lines path=$d/out-{rank}.txt"
+exact "$d" 300000 "one msgpack file on 2 ranks"
+for r in 0 1; do
+    got=$(sed -n 's/.*"records_out": \([0-9]*\).*/\1/p' "$d/stats-$r.json" | head -1)
+    [ "${got:-0}" -gt 0 ] && ok || fail "one msgpack file on 2 ranks: rank $r read nothing"
+done
 # More ranks than shards: the ranks without any wait, and the job ends
 d="$T/few"
 mkdir "$d"

@@ -34,7 +34,7 @@ FLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=
 # msgpack-c's pkg-config name depends on its version; configure found it
 MSGPACK_PC=${MSGPACK_PC:-msgpack}
 INC="-I$BUILD -I$SRC -I$BUILD/include -I$SRC/include $(pkg-config --cflags "$MSGPACK_PC")"
-LIBS="$(pkg-config --libs "$MSGPACK_PC") -lleveldb -lm -lpthread"
+LIBS="$(pkg-config --libs "$MSGPACK_PC") -lleveldb -lz -lzstd -lm -lpthread"
 
 # The code under test, as an archive: a target takes only what it calls
 objs=
