@@ -160,8 +160,10 @@ static void s_release (s_thread *t)
 }
 
 //  Open: what the checkpoint holds, dealt to this run's threads (thread
-//  j of the last run to thread j mod T), and the blobs of threads this
-//  run does not have emptied, so that a later resume finds them once
+//  j of the last run to thread j mod T).  The blob 'threads' says how
+//  many blobs hold records, so a later resume reads only this run's; the
+//  blobs of threads this run does not have are emptied, so that the
+//  checkpoints do not carry them on
 static int s_open (weir_stage *st, void **state)
 {
     if (st->stage->run->ranks > 1)
