@@ -862,7 +862,7 @@ START_TEST (test_elements_are_documented)
                           && e->props[1].name == NULL;
     }
     ck_assert_int_eq (readers, 6);
-    ck_assert_int_eq (processors, 10);
+    ck_assert_int_eq (processors, 11);
     ck_assert (filter_expr);
     ck_assert_int_eq (writers, 6);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
