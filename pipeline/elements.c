@@ -124,7 +124,7 @@ static const weir__element s_elements[] = {
     {"json", WEIR_ELEMENT_READER, &weir__reader_json, NULL, NULL, 0, NULL, 0, NULL},
     {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1, NULL, 0, NULL},
     {"filter", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_filter, 0, weir__filter_check, 0, NULL},
-    {"shuffle", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_shuffle, 0, weir__shuffle_check, 0,
+    {"shuffle", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_shuffle, 0, weir__shufflebuffer_check, 0,
      NULL},
     {"tee", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_tee, 1, NULL, 1, NULL},
     {"route", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_route, 0, weir__route_check, 0,

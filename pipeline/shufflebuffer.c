@@ -55,7 +55,7 @@ static int s_read_props (weir__props *props, const char *element, size_t *buffer
     return rc;
 }
 
-int weir__shuffle_check (weir__props *props, const char *element, const weir_property_info *common,
+int weir__shufflebuffer_check (weir__props *props, const char *element, const weir_property_info *common,
                          weir__err *err)
 {
     (void) common;
@@ -259,7 +259,7 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
         return s_hold (t, t->pack.data, t->pack.size) ? weir_fail (st, "out of memory") : 0;
     //  Full: one drawn at random goes on, and the new one takes its
     //  place; more than buffer= held (after a resume from more threads)
-    //  go on two at a time until they are buffer= again
+    //  go on, drawn at random, until they are buffer= again
     for (;;) {
         size_t i = s_below (t->rng, t->count);
         int rc = s_emit_held (st, t, i);

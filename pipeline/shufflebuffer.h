@@ -29,7 +29,7 @@ extern const weir_processor weir__processor_shuffle;
 
 /*  Check buffer= and seed= of ELEMENT in PROPS: 0, or WEIR_EPROPERTY
     with ERR's offset at the value.  */
-int weir__shuffle_check (weir__props *props, const char *element, const weir_property_info *common,
+int weir__shufflebuffer_check (weir__props *props, const char *element, const weir_property_info *common,
                          weir__err *err);
 
 #endif
