@@ -139,6 +139,11 @@ static int s_total (const weir_stage_stats *st, double *v)
     *v = (double) st->input_total;
     return st->kind != WEIR_ELEMENT_READER || st->input_total == 0;
 }
+static int s_behind (const weir_stage_stats *st, double *v)
+{
+    *v = (double) st->input_behind;
+    return st->kind != WEIR_ELEMENT_READER;
+}
 static int s_left (const weir_stage_stats *st, double *v)
 {
     *v = st->input_total > st->input_done ? (double) (st->input_total - st->input_done) : 0;
@@ -168,6 +173,10 @@ static const s_family s_families[] = {
      s_total},
     {"weir_stage_input_left", "gauge", "What a reader has still to read, when its input's size is known",
      s_left},
+    {"weir_stage_input_behind", "gauge",
+     "Bytes a reader's followed files hold past where reading got, as last seen: how far it is behind the "
+     "writers (input_behind)",
+     s_behind},
 };
 
 //  The text of PIPE now, into T

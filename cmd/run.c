@@ -69,9 +69,10 @@ static const cmd_option s_options_table[] = {
      "serve the running job's figures at http://ADDRESS:PORT/metrics in the Prometheus text format "
      "(ADDRESS 127.0.0.1 unless given; PORT 0 picks a free one, said at start)",
      "Per stage records in, out and rejected, batches, busy seconds, threads, the fill of the queue that "
-     "feeds it and a reader's way through its input; the epoch, the pauses at epoch ends as a histogram, "
-     "failed checkpoints, and the metrics processors publish: the names of --stats, prefixed weir_ "
-     "(weir_stage_ for a stage's) and with _total for counters.  The figures are made at each progress tick "
+     "feeds it, a reader's way through its input and how far a follower is behind its files' writers; the "
+     "epoch, the pauses at epoch ends as a histogram, failed checkpoints, and the metrics processors "
+     "publish: the names of --stats, prefixed weir_ (weir_stage_ for a stage's) and with _total for "
+     "counters.  The figures are made at each progress tick "
      "(--progress-interval), whether the progress line is shown or not, and a scrape never waits on the "
      "pipe.  Only /metrics is served.  In a job of several ranks, rank R listens on PORT + R."},
     {"file", 'f', "FILE", CMD_VALUE_FILE, NULL,

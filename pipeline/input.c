@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "readers/source.h"
@@ -19,6 +20,12 @@ struct weir__input {
     uint64_t total;                //  the shards' sizes times the passes, 0 if unknown
     _Atomic uint64_t done;         //  of it, read so far
     _Atomic uint64_t truncations;  //  followed files found truncated in place
+    //  Followed files: each shard's file size when last seen, and its
+    //  bytes past the offset then (the reading thread's alone), and
+    //  their sum for any thread
+    uint64_t *sizes, *behind;
+    size_t nbehind;
+    _Atomic uint64_t behind_total;
 };
 
 weir__input *weir__input_new (const weir__reader_class *cls)
@@ -44,6 +51,8 @@ void weir__input_destroy (weir__input **self_p)
     weir__input_close (self);
     weir__shards_release (&self->shards);
     free (self->offsets);
+    free (self->sizes);
+    free (self->behind);
     free (self);
     *self_p = NULL;
 }
@@ -189,12 +198,44 @@ uint64_t weir__input_offset (const weir__input *self, size_t shard)
     return self->offsets[shard];
 }
 
+//  SHARD's bytes past its offset, from the size last seen, into the sum
+static void s_behind (weir__input *self, size_t shard)
+{
+    uint64_t at = self->offsets[shard], size = self->sizes[shard];
+    uint64_t bytes = size > at ? size - at : 0;
+    uint64_t total = atomic_load_explicit (&self->behind_total, memory_order_relaxed);
+    atomic_store_explicit (&self->behind_total, total - self->behind[shard] + bytes, memory_order_relaxed);
+    self->behind[shard] = bytes;
+}
+
+void weir__input_seen (weir__input *self, size_t shard, uint64_t size)
+{
+    if (shard >= self->nbehind) {
+        size_t n = shard + 16;
+        uint64_t *sizes = realloc (self->sizes, n * sizeof *sizes);
+        if (sizes)
+            self->sizes = sizes;
+        uint64_t *behind = sizes ? realloc (self->behind, n * sizeof *behind) : NULL;
+        if (!behind)
+            return;  //  a figure for people, not worth failing the job
+        self->behind = behind;
+        memset (self->sizes + self->nbehind, 0, (n - self->nbehind) * sizeof *sizes);
+        memset (self->behind + self->nbehind, 0, (n - self->nbehind) * sizeof *behind);
+        self->nbehind = n;
+    }
+    self->sizes[shard] = size;
+    s_behind (self, shard);
+}
+
 void weir__input_count (weir__input *self, size_t shard, uint64_t *seen)
 {
     uint64_t now = self->offsets[shard];
     if (now > *seen)
         atomic_fetch_add_explicit (&self->done, now - *seen, memory_order_relaxed);
     *seen = now;
+    //  A followed file: what is behind falls as the records go
+    if (shard < self->nbehind && self->sizes[shard])
+        s_behind (self, shard);
 }
 
 size_t weir__input_count_shards (const weir__input *self)
@@ -233,6 +274,7 @@ void weir__input_stats (const weir__input *self, weir_stage_stats *stats)
     stats->input_total = self->total;
     stats->input_done = atomic_load (&in->done);
     stats->files_truncated = atomic_load_explicit (&in->truncations, memory_order_relaxed);
+    stats->input_behind = atomic_load_explicit (&in->behind_total, memory_order_relaxed);
 }
 
 void weir__input_close (weir__input *self)

@@ -97,6 +97,12 @@ int weir__input_wait (weir__input *self, weir__sink *sink);
 /*  A followed file was found truncated in place.  Any thread.  */
 void weir__input_truncated (weir__input *self);
 
+/*  The followed file of SHARD was SIZE bytes when its window last looked
+    (the reading thread, which alone calls it): its bytes past the offset,
+    kept up to date as records are counted (weir__input_count), summed
+    over the shards are the stage's input_behind.  */
+void weir__input_seen (weir__input *self, size_t shard, uint64_t size);
+
 /*  Its part of a stage's statistics: input_done, input_total and
     files_truncated.  Any thread.  */
 void weir__input_stats (const weir__input *self, weir_stage_stats *stats);

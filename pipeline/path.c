@@ -393,6 +393,13 @@ void weir__path_sink_truncated (weir__sink *sink)
     weir__input_truncated (w->stage->input);
 }
 
+void weir__path_sink_seen (weir__sink *sink, uint64_t size)
+{
+    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    if (w->shard != SIZE_MAX)
+        weir__input_seen (w->stage->input, w->shard, size);
+}
+
 int weir__path_sink_idle (weir__sink *sink)
 {
     weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));

@@ -73,6 +73,9 @@ int weir__path_sink_idle (weir__sink *sink);
 void weir__path_sink_warn (weir__sink *sink, const char *message);
 void weir__path_sink_truncated (weir__sink *sink);
 
+/*  The sink's seen: a followed file's size, into the input's figures.  */
+void weir__path_sink_seen (weir__sink *sink, uint64_t size);
+
 /*  The sink's reject: count the bad record, keep it in the stage's dead
     letter.  */
 int weir__path_sink_reject (weir__sink *sink, const weir__bad *bad);

@@ -230,6 +230,7 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
         .reject = weir__path_sink_reject,
         .warn = weir__path_sink_warn,
         .truncated = weir__path_sink_truncated,
+        .seen = weir__path_sink_seen,
     };
     int rc = 0;
     //  A tee that runs in its host's threads sends as they do: its links

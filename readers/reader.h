@@ -64,6 +64,10 @@ struct weir__sink {
     //  records that cannot be found after a rotation)
     void (*warn) (weir__sink *sink, const char *message);
     void (*truncated) (weir__sink *sink);  //  counts a followed file truncated in place
+    //  A followed file's size, as the window saw it at a read that
+    //  brought bytes, or at the file's end for now: with the offsets, how
+    //  far reading is behind the writer.  May be NULL
+    void (*seen) (weir__sink *sink, uint64_t size);
     //  linger=: how long a read waiting for input holds a partial batch
     //  before idle() sends it on
     unsigned linger_ms;

@@ -297,6 +297,15 @@ static int s_rewritten (weir__window *w)
     return s_start_over (w, &here) ? -1 : 1;
 }
 
+//  A followed file's size now, to the sink: with the offset, how far
+//  reading is behind the writer
+static void s_seen (weir__window *w)
+{
+    struct stat st;
+    if (w->sink && w->sink->seen && fstat (w->fd, &st) == 0)
+        w->sink->seen (w->sink, (uint64_t) st.st_size);
+}
+
 //  A followed file's end for now: has it been truncated, rotated or
 //  deleted?  0 (read again, or the end: eof set), or WEIR__WINDOW_DRY.
 static int s_follow_end (weir__window *w)
@@ -470,8 +479,14 @@ int weir__window_fill (weir__window *w, const char *element, weir__err *err)
     if (n == 0 && w->follow) {
         int rc = s_follow_end (w);
         w->dry = rc == WEIR__WINDOW_DRY;
+        if (w->dry)
+            s_seen (w);
         return rc;
     }
+    //  The writer may be gaining: its size, at each read that brings
+    //  bytes (a system call per buffer's worth)
+    if (n > 0 && w->follow)
+        s_seen (w);
     if (n > 0 && w->dry) {
         w->dry = 0;
         int again = s_rewritten (w);

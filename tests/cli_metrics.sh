@@ -103,6 +103,32 @@ left=$(value "$T/m3.txt" 'weir_stage_input_left{stage="0",element="lines",kind="
 scraped "$T/m3.txt" "a reader of files"
 kill -TERM $pid; wait $pid
 
+# A followed file that grows faster than a slow stage takes its lines:
+# how far the reader is behind the writer, in bytes, falling back to 0
+# once every line went
+seq 1 10 > "$T/slow.log"
+PROBE_SLEEP_US=100 "$WEIR" run --metrics 0 --progress-interval 50 \
+    "lines path=$T/slow.log follow=1 ! $PROBE log=$T/probe2.log capacity=1 batch=64 ! lines path=$T/slow.out" 2> "$T/err3" &
+pid=$!
+url=$(url_of "$T/err3" $pid) || fail "no address announced: $(cat "$T/err3")"
+wait_lines "$T/slow.out" 10 || fail "the first 10 lines"
+seq 11 30010 >> "$T/slow.log"
+behind_of () {
+    curl -sf "$url" > "$T/m4.txt" && value "$T/m4.txt" 'weir_stage_input_behind{stage="0",element="lines",kind="reader"}'
+}
+limit=$(($(now_ms) + 10000)); most=0
+while [ "$(now_ms)" -lt "$limit" ]; do
+    b=$(behind_of); [ "${b:-0}" -gt "$most" ] && most=$b
+    [ "$most" -gt 10000 ] && break
+    sleep 0.05
+done
+[ "$most" -gt 10000 ] && ok || fail "the reader was never seen behind: at most $most bytes"
+wait_lines "$T/slow.out" 30010 || fail "the slow stage did not take every line"
+limit=$(($(now_ms) + 10000))
+while [ "$(behind_of)" != 0 ] && [ "$(now_ms)" -lt "$limit" ]; do sleep 0.05; done
+[ "$(behind_of)" = 0 ] && ok || fail "caught up, still $(behind_of) bytes behind"
+kill -TERM $pid; wait $pid
+
 # Bad addresses are usage errors, before anything runs
 expect_exit 2 "weir run: --metrics: 'http' is no port" -- "$WEIR" run --metrics http "range count=1 ! null"
 expect_exit 2 "weir run: --metrics: '70000' is no port \\(0 to 65535" -- "$WEIR" run --metrics 70000 "range count=1 ! null"

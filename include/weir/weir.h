@@ -283,6 +283,10 @@ typedef struct weir_stage_stats {
     uint64_t total_records_rejected;
     /*  Its name= in a graph (what NAME. refers to), or NULL.  */
     const char *label;
+    /*  A reader with follow=1: the bytes its files hold past where
+        reading got, as last seen (every few reads, and at each file's end
+        for now): how far it is behind the writers.  0 for other stages.  */
+    uint64_t input_behind;
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
@@ -290,7 +294,7 @@ typedef struct weir_stage_stats {
 #define WEIR_STAGE_STATS_INIT                                                                                \
     {                                                                                                        \
         sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
-            0, 0, NULL                                                                                       \
+            0, 0, NULL, 0                                                                                    \
     }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
