@@ -12,6 +12,7 @@
 #include "cmd.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -23,6 +24,48 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+//  libmicrohttpd is loaded when --metrics is given, not linked: it brings
+//  GnuTLS and p11-kit into the process, whose threads and memory every
+//  job would carry (and under which LeakSanitizer's stop of the world
+//  crashes), for a server most jobs never start
+static struct {
+    struct MHD_Daemon *(*start_daemon) (unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,
+                                        MHD_AccessHandlerCallback, void *, ...);
+    void (*stop_daemon) (struct MHD_Daemon *);
+    struct MHD_Response *(*create_response_from_buffer) (size_t, void *, enum MHD_ResponseMemoryMode);
+    enum MHD_Result (*add_response_header) (struct MHD_Response *, const char *, const char *);
+    enum MHD_Result (*queue_response) (struct MHD_Connection *, unsigned int, struct MHD_Response *);
+    void (*destroy_response) (struct MHD_Response *);
+} s_mhd;
+
+//  The functions of libmicrohttpd into s_mhd: 0, or -1 after saying why
+static int s_load (void)
+{
+    if (s_mhd.start_daemon)
+        return 0;
+    void *lib = dlopen ("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        lib = dlopen ("libmicrohttpd.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        cmd_error ("run", "--metrics: cannot load libmicrohttpd (Debian: libmicrohttpd12): %s", dlerror ());
+        return -1;
+    }
+    //  POSIX's way from a void pointer to a function pointer
+    *(void **) &s_mhd.stop_daemon = dlsym (lib, "MHD_stop_daemon");
+    *(void **) &s_mhd.create_response_from_buffer = dlsym (lib, "MHD_create_response_from_buffer");
+    *(void **) &s_mhd.add_response_header = dlsym (lib, "MHD_add_response_header");
+    *(void **) &s_mhd.queue_response = dlsym (lib, "MHD_queue_response");
+    *(void **) &s_mhd.destroy_response = dlsym (lib, "MHD_destroy_response");
+    *(void **) &s_mhd.start_daemon = dlsym (lib, "MHD_start_daemon");
+    if (!s_mhd.stop_daemon || !s_mhd.create_response_from_buffer || !s_mhd.add_response_header
+        || !s_mhd.queue_response || !s_mhd.destroy_response || !s_mhd.start_daemon) {
+        cmd_error ("run", "--metrics: libmicrohttpd lacks a function weir calls: %s", dlerror ());
+        s_mhd.start_daemon = NULL;
+        return -1;
+    }
+    return 0;
+}
 
 struct cmd_metrics {
     struct MHD_Daemon *daemon;
@@ -273,12 +316,12 @@ void cmd_metrics_update (cmd_metrics *self, weir_pipe *pipe)
 static enum MHD_Result s_reply (struct MHD_Connection *c, unsigned status, const char *type, char *body,
                                 size_t len, enum MHD_ResponseMemoryMode mode)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer (len, body, mode);
+    struct MHD_Response *r = s_mhd.create_response_from_buffer (len, body, mode);
     if (!r)
         return MHD_NO;
-    MHD_add_response_header (r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    enum MHD_Result rc = MHD_queue_response (c, status, r);
-    MHD_destroy_response (r);
+    s_mhd.add_response_header (r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    enum MHD_Result rc = s_mhd.queue_response (c, status, r);
+    s_mhd.destroy_response (r);
     return rc;
 }
 
@@ -364,7 +407,7 @@ cmd_metrics *cmd_metrics_new (const char *spec, int rank)
 {
     struct sockaddr_storage sa;
     socklen_t len;
-    if (s_address (spec, rank, &sa, &len))
+    if (s_address (spec, rank, &sa, &len) || s_load ())
         return NULL;
     cmd_metrics *self = calloc (1, sizeof *self);
     if (!self) {
@@ -399,9 +442,9 @@ cmd_metrics *cmd_metrics_new (const char *spec, int rank)
     snprintf (self->url, sizeof self->url,
               sa.ss_family == AF_INET6 ? "http://[%s]:%u/metrics" : "http://%s:%u/metrics", shown, port);
     self->daemon =
-        MHD_start_daemon (MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, s_answer, self,
-                          MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 10,
-                          MHD_OPTION_CONNECTION_LIMIT, (unsigned) 16, MHD_OPTION_END);
+        s_mhd.start_daemon (MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, s_answer, self,
+                            MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 10,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned) 16, MHD_OPTION_END);
     if (!self->daemon) {
         cmd_error ("run", "--metrics: cannot start serving %s", self->url);
         close (fd);
@@ -422,7 +465,7 @@ void cmd_metrics_destroy (cmd_metrics **self_p)
     cmd_metrics *self = *self_p;
     if (!self)
         return;
-    MHD_stop_daemon (self->daemon);
+    s_mhd.stop_daemon (self->daemon);
     pthread_mutex_destroy (&self->lock);
     free (self->text);
     free (self);
