@@ -19,6 +19,7 @@ struct weir__saver {
     _Atomic uint64_t *failed_count;  //  every failure, for whoever watches (or NULL)
     weir__warn_fn *warn;
     void *warn_arg;
+    int64_t durable;  //  the epoch of the newest checkpoint written, or -1 (under LOCK when async)
 
     //  Asynchronous mode
     int async;
@@ -52,6 +53,8 @@ static void *s_writer_main (void *arg)
         pthread_mutex_lock (&self->lock);
         self->pending = NULL;
         self->busy = 0;
+        if (!rc)
+            self->durable = (int64_t) self->epoch;
         if (rc) {
             self->rc = rc;
             self->err = err;
@@ -74,6 +77,7 @@ int weir__saver_new (weir__store *store, unsigned keep, int async, unsigned fail
     self->keep = keep;
     self->failures = failures;
     self->failed_count = failed;
+    self->durable = -1;
     self->warn = warn;
     self->warn_arg = arg;
     if (async) {
@@ -164,6 +168,13 @@ int weir__saver_save_first (weir__saver *self, const weir__snapshot *s, weir__er
     weir__ckpt_destroy (&ck);
     if (rc)
         weir__err_prefix (err, "checkpoint %" PRIu64 " failed: ", s->epoch);
+    else if (self->async) {
+        pthread_mutex_lock (&self->lock);
+        self->durable = (int64_t) s->epoch;
+        pthread_mutex_unlock (&self->lock);
+    }
+    else
+        self->durable = (int64_t) s->epoch;
     return rc;
 }
 
@@ -200,12 +211,28 @@ int weir__saver_save (weir__saver *self, const weir__snapshot *s, weir__err *err
     if (rc)
         return s_failed (self, s->epoch, err);
     self->failed = 0;
+    self->durable = (int64_t) s->epoch;
+    return 0;
+}
+
+int weir__saver_durable (weir__saver *self, uint64_t *epoch)
+{
+    if (self->async)
+        pthread_mutex_lock (&self->lock);
+    int64_t durable = self->durable;
+    if (self->async)
+        pthread_mutex_unlock (&self->lock);
+    if (durable < 0)
+        return -1;
+    *epoch = (uint64_t) durable;
     return 0;
 }
 
 int weir__saver_finish (weir__saver *self, weir__err *err)
 {
-    if (!self->async || !s_wait (self, err))
+    if (!self->async)
+        return 0;
+    if (!s_wait (self, err))
         return 0;
     weir__err_prefix (err, "the last checkpoint failed: ");
     return err->code ? err->code : WEIR_EIO;

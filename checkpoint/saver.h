@@ -53,6 +53,12 @@ int weir__saver_save_first (weir__saver *self, const weir__snapshot *s, weir__er
     why.  */
 int weir__saver_save (weir__saver *self, const weir__snapshot *s, weir__err *err);
 
+/*  The epoch of the newest checkpoint written (synced) into *EPOCH: 0, or
+    -1 when none was.  With ASYNC the one in flight is not, until its
+    write returned.  What a writer made ready for a checkpoint becomes
+    final once that checkpoint is (writers/writer.h, settle).  */
+int weir__saver_durable (weir__saver *self, uint64_t *epoch);
+
 /*  Wait for the write in flight.  Its failure is the job's: never
     swallowed, whatever the allowance.  */
 int weir__saver_finish (weir__saver *self, weir__err *err);

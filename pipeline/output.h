@@ -46,6 +46,13 @@ int weir__output_commit (weir__output *self, weir__err *err);
     either).  */
 const char *weir__output_committed (const weir__output *self);
 
+/*  The state it committed last goes into the checkpoint of EPOCH.  */
+void weir__output_saving (weir__output *self, uint64_t epoch);
+
+/*  The checkpoints up to that of epoch DURABLE are written: the newest
+    state saved in one of them is settled (writers/writer.h), once.  */
+int weir__output_settle (weir__output *self, uint64_t durable, weir__err *err);
+
 /*  The job failed: a writer that replaces its output at close keeps the
     old one instead (WEIR__WRITER_REPLACE).  */
 void weir__output_discard (weir__output *self);

@@ -37,6 +37,7 @@ struct weir__ranks {
     weir__cluster *cluster;
     int rank, size;
     double timeout;
+    int64_t durable;  //  rank 0's newest checkpoint written, as this rank last heard; -1: none
     weir__job *job;
     weir__stages *stages;
     s_output *outputs;  //  per stage; slots 0 for stages that do not write
@@ -110,6 +111,7 @@ int weir__ranks_new (weir__stages *stages, weir__job *job, double timeout, weir_
     self->job = job;
     self->stages = stages;
     self->timeout = timeout;
+    self->durable = -1;
     *out = self;
     int rc = weir__cluster_get (&self->cluster, err);
     if (rc)
@@ -275,17 +277,44 @@ int weir__ranks_agree (void *arg, uint64_t epoch, int *exhausted, int *stopping)
     char what[96];
     snprintf (what, sizeof what, "the end of epoch %" PRIu64, epoch);
     //  Who has not come is named here; then one all-reduce: the inputs are
-    //  exhausted when all are, the job stops when any rank stops
-    int64_t flags[2] = {*exhausted ? 1 : 0, *stopping ? 0 : 1};
+    //  exhausted when all are, the job stops when any rank stops, and
+    //  every rank hears which checkpoint rank 0 has written
+    int64_t flags[3] = {*exhausted ? 1 : 0, *stopping ? 0 : 1, self->rank == 0 ? self->durable : INT64_MAX};
     if (weir__cluster_barrier (self->cluster, self->timeout, what, &err)
-        || weir__cluster_allreduce (self->cluster, flags, 2, WEIR__REDUCE_I64, WEIR__REDUCE_MIN,
+        || weir__cluster_allreduce (self->cluster, flags, 3, WEIR__REDUCE_I64, WEIR__REDUCE_MIN,
                                     self->timeout, what, &err)) {
         weir__job_fail (self->job, &err);
         return 1;
     }
     *exhausted = flags[0] != 0;
     *stopping = flags[1] == 0;
+    self->durable = flags[2];
     return 0;
+}
+
+void weir__ranks_set_durable (weir__ranks *self, uint64_t epoch)
+{
+    self->durable = (int64_t) epoch;
+}
+
+int weir__ranks_durable (const weir__ranks *self, uint64_t *epoch)
+{
+    if (self->durable < 0)
+        return -1;
+    *epoch = (uint64_t) self->durable;
+    return 0;
+}
+
+int weir__ranks_share_durable (weir__ranks *self, weir__err *err)
+{
+    if (self->size <= 1)
+        return 0;
+    int64_t durable = self->rank == 0 ? self->durable : INT64_MAX;
+    int rc = weir__cluster_allreduce (self->cluster, &durable, 1, WEIR__REDUCE_I64, WEIR__REDUCE_MIN,
+                                      self->timeout, "hearing which checkpoint rank 0 wrote last", err);
+    if (!rc)
+        self->durable = durable;
+    return rc;
 }
 
 //  Every rank's LEN bytes at BUF to every rank: *ALL (malloc'ed) holds

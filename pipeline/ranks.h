@@ -87,6 +87,16 @@ int weir__ranks_grew (const weir__ranks *self);
     that do not come.  */
 int weir__ranks_agree (void *arg, uint64_t epoch, int *exhausted, int *stopping);
 
+/*  Which checkpoint is written, for writers that settle what one
+    records (writers/writer.h): rank 0 says EPOCH, the newest its saver
+    wrote; every rank hears it at the next boundary's agreement, and at the
+    end, once the last checkpoint is written, through
+    weir__ranks_share_durable (a collective).  weir__ranks_durable: 0 and
+    *EPOCH, or -1 when this rank heard of none.  */
+void weir__ranks_set_durable (weir__ranks *self, uint64_t epoch);
+int weir__ranks_durable (const weir__ranks *self, uint64_t *epoch);
+int weir__ranks_share_durable (weir__ranks *self, weir__err *err);
+
 /*  The keyed links of the job (lib/exchange.h): LINKS of them, each
     bounded at CAPACITY messages per connection, bound and connected to
     every other rank (the ranks share where they listen, lib/hostaddr.h;

@@ -212,6 +212,11 @@ int weir__recovery_fresh (const weir__recovery *self)
     return self->fresh;
 }
 
+int weir__recovery_checkpoints (const weir__recovery *self)
+{
+    return self->of.options->checkpoint_dir != NULL;
+}
+
 int weir__recovery_replaces (const weir__recovery *self)
 {
     const weir__stages *stages = self->of.stages;
@@ -361,6 +366,8 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         weir__stage_records (stage, &items[i].records_in, &items[i].records_out, &items[i].rejected);
         items[i].element = stage->name;
         items[i].writer_state = stage->output ? weir__output_committed (stage->output) : NULL;
+        if (stage->output)
+            weir__output_saving (stage->output, epoch);
         items[i].dead_state = stage->rejects ? weir__rejects_committed (stage->rejects) : NULL;
     }
     //  Every reader's input
@@ -409,6 +416,31 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
     return rc;
 }
 
+//  What the newest checkpoint written records becomes final in every
+//  output (writers/writer.h, settle): rank 0's saver knows which it is,
+//  the other ranks hear it from rank 0 at the next boundary
+//  (pipeline/ranks.h).  Without checkpoints every commit is final as it
+//  returns (WEIR__WRITER_CHECKPOINTED is not given).
+static int s_settle (weir__recovery *self, weir__err *err)
+{
+    uint64_t durable;
+    if (!self->of.options->checkpoint_dir)
+        return 0;
+    if (self->rank != 0) {
+        if (weir__ranks_durable (self->of.ranks, &durable))
+            return 0;
+    }
+    else if (!self->saver || weir__saver_durable (self->saver, &durable))
+        return 0;
+    else
+        weir__ranks_set_durable (self->of.ranks, durable);
+    weir__stages *stages = self->of.stages;
+    for (size_t i = 0; i < stages->count; i++)
+        if (stages->items[i]->output && weir__output_settle (stages->items[i]->output, durable, err))
+            return err->code;
+    return 0;
+}
+
 int weir__recovery_begin (weir__recovery *self, weir__err *err)
 {
     //  The stages took their state: what is left of the checkpoint goes
@@ -442,9 +474,9 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err)
         //  Checkpoint 0: the state right after init, before any record;
         //  the outputs commit their (empty) state first, so that resuming
         //  from it knows where they stand
-        if ((rc = s_commit_outputs (self, err)))
+        if ((rc = s_commit_outputs (self, err)) || (rc = s_save (self, 0, self->pass, 0, 1, err)))
             return rc;
-        return s_save (self, 0, self->pass, 0, 1, err);
+        return s_settle (self, err);
     }
     int grew = weir__ranks_grew (self->of.ranks);
     if (grew || self->new_files) {
@@ -490,9 +522,24 @@ int weir__recovery_commit (void *arg, const weir__boundary *b)
     }
     if (!rc && self->of.options->checkpoint_dir)
         rc = s_save (self, b->epoch, b->pass, b->finished, 0, &err);
+    if (!rc)
+        rc = s_settle (self, &err);
     if (rc)
         weir__job_fail (self->of.job, &err);
     return rc ? 1 : 0;
+}
+
+int weir__recovery_settle (weir__recovery *self, weir__err *err)
+{
+    if (!self->of.options->checkpoint_dir)
+        return 0;
+    int rc = self->saver ? weir__saver_finish (self->saver, err) : 0;
+    uint64_t durable;
+    if (!rc && self->rank == 0 && self->saver && !weir__saver_durable (self->saver, &durable))
+        weir__ranks_set_durable (self->of.ranks, durable);
+    if (!rc)
+        rc = weir__ranks_share_durable (self->of.ranks, err);
+    return rc ? rc : s_settle (self, err);
 }
 
 int weir__recovery_finish (weir__recovery *self, weir__err *err)

@@ -56,6 +56,9 @@ int weir__recovery_fresh (const weir__recovery *self);
     grows.  Once the reader opened.  */
 int weir__recovery_replaces (const weir__recovery *self);
 
+/*  Does the job save checkpoints (WEIR__WRITER_CHECKPOINTED)?  */
+int weir__recovery_checkpoints (const weir__recovery *self);
+
 /*  The epoch the run begins with, and the pass over the input it is in.  */
 uint64_t weir__recovery_first_epoch (const weir__recovery *self);
 unsigned weir__recovery_pass (const weir__recovery *self);
@@ -87,6 +90,11 @@ int weir__recovery_begin (weir__recovery *self, weir__err *err);
     the recovery): commit the outputs, rewind the input for a new pass,
     save the checkpoint.  0, or 1 when it failed the job.  */
 int weir__recovery_commit (void *self, const weir__boundary *b);
+
+/*  The job ended well: wait for the last checkpoint (its failure is the
+    job's) and settle what it records in every output of every rank
+    (writers/writer.h), before they close.  */
+int weir__recovery_settle (weir__recovery *self, weir__err *err);
 
 /*  Wait for the last checkpoint write; its failure is the job's.  */
 int weir__recovery_finish (weir__recovery *self, weir__err *err);

@@ -77,6 +77,8 @@ static int s_open_output (weir__stage *stage, weir__recovery *recovery, weir__er
     char state[WEIR__WRITER_STATE_MAX];
     const char *resume;
     unsigned flags = weir__recovery_replaces (recovery) ? WEIR__WRITER_REPLACE : 0;
+    if (weir__recovery_checkpoints (recovery))
+        flags |= WEIR__WRITER_CHECKPOINTED;
     int rc = weir__recovery_output (recovery, stage, state, &resume, err);
     return rc ? rc : weir__output_open (stage->output, &stage->props, stage->threads, resume, flags, err);
 }
@@ -446,7 +448,12 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
     s_join (stages);
     atomic_store (&job->running, 0);
     weir__job_clock_stop (job);
-    return weir__job_failed (job) ? 0 : weir__ranks_totals (run->ranks, stages, err);
+    if (weir__job_failed (job))
+        return 0;
+    //  What the last checkpoint records becomes final before the outputs
+    //  close
+    int rc = weir__recovery_settle (recovery, err);
+    return rc ? rc : weir__ranks_totals (run->ranks, stages, err);
 }
 
 //  Close every stage (an output's failure to is the job's), let nothing

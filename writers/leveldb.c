@@ -328,4 +328,5 @@ const weir__writer_class weir__writer_leveldb = {
     s_write,   s_flush,
     s_commit,  s_close,
     NULL,  //  written in place: puts are idempotent, and a failed job leaves what it wrote
+    NULL,  //  a synced commit is final: the resume puts again what came after the checkpoint
 };

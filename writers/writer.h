@@ -25,6 +25,12 @@
     goes on from its last checkpoint with --resume.  */
 #define WEIR__WRITER_REPLACE 1u
 
+/*  The job saves checkpoints (--checkpoint-dir): a commit's output is
+    final only once the checkpoint that records it is written, and the
+    writer hears so through settle.  Without it, every commit is final at
+    once (settle follows commit at once).  */
+#define WEIR__WRITER_CHECKPOINTED 2u
+
 typedef struct weir__writer_class {
     const char *name;
     const char *description;
@@ -52,6 +58,14 @@ typedef struct weir__writer_class {
         NULL: the writer writes in place, and a failed job leaves what it
         wrote.  */
     void (*discard) (void *state);
+    /*  The checkpoint that recorded DURABLE, a state this writer's commit
+        returned, is written: what that commit and those before it made
+        ready becomes final (a PostgreSQL writer commits the transactions
+        it prepared).  Between commit and settle a crash leaves the choice
+        to the resume, which goes back to the state the checkpoint it
+        finds recorded.  NULL: a commit is final as it returns (a synced
+        file; the checkpoint's state cuts it back).  */
+    int (*settle) (void *state, const char *durable, weir__err *err);
 } weir__writer_class;
 
 extern const weir__writer_class weir__writer_null;
@@ -60,5 +74,6 @@ extern const weir__writer_class weir__writer_msgpack;
 extern const weir__writer_class weir__writer_leveldb;
 extern const weir__writer_class weir__writer_libsvm;
 extern const weir__writer_class weir__writer_json;
+extern const weir__writer_class weir__writer_postgres;
 
 #endif
