@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 static const char *const s_points[] = {
-    "readers-stopped",      "pipe-drained",        "writers-synced",  "blobs-copied", "ranks-prepared",
-    "before-leveldb-write", "after-leveldb-write", "readers-resumed",
-    "output-synced",        "output-renamed",      "shuffle-part-sent", "keyed-epoch-ended", NULL,
+    "readers-stopped",      "pipe-drained",        "writers-synced",    "blobs-copied",      "ranks-prepared",
+    "before-leveldb-write", "after-leveldb-write", "readers-resumed",   "output-synced",     "output-renamed",
+    "shuffle-part-sent",    "keyed-epoch-ended",   "postgres-prepared", "postgres-settling", NULL,
 };
 
 static const char *s_target;  //  the point to kill at, NULL: none

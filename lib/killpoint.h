@@ -38,6 +38,13 @@
 
       shuffle-part-sent     a producer sent one part of a batch it split
                             by key; the other parts are not sent yet
+
+    And in a postgres writer's two-phase commit (writers/postgres.c):
+
+      postgres-prepared     every writer thread prepared its transaction
+                            of the epoch; no checkpoint records it yet
+      postgres-settling     the checkpoint that records them is written;
+                            none of them is committed yet
       keyed-epoch-ended     a thread of a keyed stage had every
                             producer's barrier and ended its epoch (its
                             key groups stored), and has not passed the

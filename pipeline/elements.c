@@ -142,6 +142,7 @@ static const weir__element s_elements[] = {
     {"leveldb", WEIR_ELEMENT_WRITER, NULL, &weir__writer_leveldb, NULL, 0, NULL, 0, NULL},
     {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0, NULL, 0, NULL},
     {"json", WEIR_ELEMENT_WRITER, NULL, &weir__writer_json, NULL, 0, NULL, 0, NULL},
+    {"postgres", WEIR_ELEMENT_WRITER, NULL, &weir__writer_postgres, NULL, 0, NULL, 0, NULL},
 };
 
 #define S_COUNT (sizeof s_elements / sizeof s_elements[0])

@@ -14,6 +14,12 @@
 : "${IDX2MSGPACK:?IDX2MSGPACK must point at examples/hogwild/idx2msgpack}"
 
 dataset=/usr/share/datasets/fashion-mnist
+# The PostgreSQL section's commands reach a server of the test's own,
+# through libpq's PG* variables as a reader's would reach theirs
+. "$(dirname "$0")/pg.sh"
+if pg_available; then
+    pg_start
+fi
 # The README's mpirun lines under AddressSanitizer: see tests/mpi.sh
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}fast_unwind_on_malloc=0"
 
@@ -31,6 +37,10 @@ excluded () {
         make\ check-mutants*) echo "builds the tree once per mutant, about a quarter of an hour" ;;
         examples/hogwild/run-fashion-mnist*) echo "trains for a minute; tests/example_hogwild.sh runs it" ;;
         liblinear-train*) echo "liblinear is the comparison, not weir, and trains for half a minute" ;;
+        psql*|*" postgres "*)
+            pg_available && return 1
+            echo "no PostgreSQL server here; tests/cli_postgres.sh runs such jobs where there is"
+            ;;
         mpirun*)
             [ "${WEIR_MPI:-no}" = yes ] && return 1
             echo "this weir was built without MPI"

@@ -1,0 +1,147 @@
+#!/bin/sh
+# The postgres writer against a real PostgreSQL server that the test
+# starts (tests/pg.sh): rows of every kind, the errors a user meets,
+# a failed batch job that leaves the table as it was, exactly once across
+# kills at every point of the two-phase commit, upserts, and a server
+# without prepared transactions.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pg.sh"
+pg_require
+pg_start
+
+# --- Rows of every kind -----------------------------------------------
+psql_q "CREATE TABLE kinds (id bigserial PRIMARY KEY, name text, n int, big bigint, f float8, ok bool,
+        tags text[], nums int[], doc jsonb, raw bytea, day date, at timestamptz DEFAULT now())"
+cat > "$T/kinds.jsonl" <<'JSON'
+{"name":"plain","n":1,"big":-9007199254740993,"f":1.5,"ok":true,"tags":["x","y z","q\"uote"],"nums":[1,null,3],"doc":{"k":[1,2],"s":"t"},"raw":"hi","day":"2026-11-28"}
+{"name":"tab\there\nnewline\\back","n":-2,"f":-0.25,"ok":false}
+{"name":null,"n":null,"doc":"a string","nums":[]}
+{"name":"ünïcødé ☃","f":1e300}
+JSON
+"$WEIR" run -q "json path=$T/kinds.jsonl ! postgres conninfo='$CONNINFO' table=kinds" || fail "rows of every kind"
+psql_q "SELECT id, name, n, big, f, ok, tags, nums, doc, encode (raw, 'escape'), day, at IS NOT NULL
+        FROM kinds ORDER BY id" > "$T/kinds.out"
+cat > "$T/kinds.want" <<'ROWS'
+1	plain	1	-9007199254740993	1.5	t	{x,"y z","q\"uote"}	{1,NULL,3}	{"k": [1, 2], "s": "t"}	hi	2026-11-28	t
+2	tab	here
+newline\back	-2		-0.25	f						t
+3							{}	"a string"			t
+4	ünïcødé ☃			1e+300							t
+ROWS
+same "$T/kinds.want" "$T/kinds.out" "every kind of value as its column has it"
+
+# --- What a user gets wrong, said clearly -----------------------------
+printf '{"name":"a","n":1}\n' > "$T/one.jsonl"
+expect_exit 1 'table nosuch: relation "nosuch" does not exist' -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=nosuch"
+printf '{"name":"a","nn":1}\n' > "$T/bad.jsonl"
+expect_exit 1 "record \{\"name\":\"a\",\"nn\":1\} has key 'nn', which is no column of table kinds" -- \
+    "$WEIR" run -q "json path=$T/bad.jsonl ! postgres conninfo='$CONNINFO' table=kinds"
+printf '{"name":"a","at":"2026-01-01"}\n' > "$T/bad.jsonl"
+expect_exit 1 "sets column 'at' of table kinds, which has a default .* name it in columns=" -- \
+    "$WEIR" run -q "json path=$T/bad.jsonl ! postgres conninfo='$CONNINFO' table=kinds"
+printf '[1,2]\n' > "$T/bad.jsonl"
+expect_exit 1 "table kinds takes maps .*, not a msgpack array: \[1,2\]" -- \
+    "$WEIR" run -q "json path=$T/bad.jsonl ! postgres conninfo='$CONNINFO' table=kinds"
+printf '{"n":{"a":1}}\n' > "$T/bad.jsonl"
+expect_exit 1 "column 'n' of table kinds is integer, which takes no msgpack map" -- \
+    "$WEIR" run -q "json path=$T/bad.jsonl ! postgres conninfo='$CONNINFO' table=kinds"
+printf '{"n":1}\n{"n":2}\n{"n":"x"}\n' > "$T/bad.jsonl"
+expect_exit 1 'invalid input syntax for type integer: "x" \(COPY kinds, line 3, column n: "x"\)' -- \
+    "$WEIR" run -q "json path=$T/bad.jsonl ! postgres conninfo='$CONNINFO' table=kinds"
+expect_exit 1 'cannot connect to the server: .*/nonexistent' -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='host=/nonexistent password=secret' table=kinds"
+grep -q secret "$T/err" && fail "a connection error shows the password" || ok
+expect_exit 2 'mode=merge: wants copy or upsert' -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=kinds mode=merge"
+expect_exit 2 'mode=upsert needs conflict=COLUMNS' -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=kinds mode=upsert"
+expect_exit 2 'conflict= is for mode=upsert' -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=kinds conflict=id"
+expect_exit 2 "columns=name,nope: 'nope' is no column of table kinds" -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=kinds columns=name,nope"
+expect_exit 2 "property 'table' is required" -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO'"
+# columns= writes a column that has a default
+printf '{"name":"set","at":"2001-02-03 04:05:06+00"}\n' > "$T/at.jsonl"
+"$WEIR" run -q "json path=$T/at.jsonl ! postgres conninfo='$CONNINFO' table=kinds columns=name,at" \
+    || fail "columns= with a defaulted column"
+[ "$(psql_q "SELECT extract (epoch FROM at)::bigint FROM kinds WHERE name = 'set'")" = 981173106 ] && ok \
+    || fail "columns=name,at did not write at"
+psql_q "SELECT count(*) FROM kinds" > "$T/count"
+[ "$(cat "$T/count")" = 5 ] && ok || fail "the refused jobs wrote rows: $(cat "$T/count") rows, not 5"
+
+# --- A batch job without checkpoints is all or nothing ---------------
+psql_q "CREATE TABLE nums (n bigint NOT NULL)"
+seq 1 20000 | awk '{ print "{\"n\":" $1 "}" }' > "$T/nums.jsonl"
+( cat "$T/nums.jsonl"; echo '{"n":null}' ) > "$T/nums-bad.jsonl"
+expect_exit 1 'null value in column "n"' -- \
+    "$WEIR" run -q --epoch-records 1000 "json path=$T/nums-bad.jsonl ! postgres conninfo='$CONNINFO' table=nums threads=2"
+[ "$(psql_q "SELECT count(*) FROM nums")" = 0 ] && ok || fail "a failed batch job left rows"
+"$WEIR" run -q --epoch-records 1000 "json path=$T/nums.jsonl ! postgres conninfo='$CONNINFO' table=nums threads=2" \
+    || fail "the batch job"
+[ "$(psql_q "SELECT count(*), count(DISTINCT n), sum(n) FROM nums")" = "20000	20000	200010000" ] && ok \
+    || fail "the batch job's rows: $(psql_q "SELECT count(*), count(DISTINCT n), sum(n) FROM nums")"
+
+# --- Exactly once across kills (two-phase commit) --------------------
+# check TABLE WHAT: every n of nums.jsonl exactly once, nothing prepared
+check () {
+    got=$(psql_q "SELECT count(*), count(DISTINCT n), sum(n) FROM $1")
+    [ "$got" = "20000	20000	200010000" ] && ok || fail "$2: rows, distinct, sum = $got"
+    left=$(psql_q "SELECT count(*) FROM pg_prepared_xacts")
+    [ "$left" = 0 ] && ok || fail "$2: $left transactions left prepared"
+}
+JOB="json path=$T/nums.jsonl ! postgres conninfo='$CONNINFO' table=nums THREADS"
+for point in postgres-prepared:2 postgres-settling:2 writers-synced:3 after-leveldb-write:2 \
+    before-leveldb-write:3 readers-resumed:4; do
+    psql_q "TRUNCATE nums"
+    rm -rf "$T/ck"
+    killed_at "$point" "$T/ck" 1500 "$JOB" "two-phase commit"
+    check nums "killed at $point, resumed"
+done
+# With --async-checkpoint the checkpoint is written as the next epoch
+# runs: its rows are committed once it is
+psql_q "TRUNCATE nums"
+rm -rf "$T/ck"
+WEIR_KILL_AT=postgres-settling:3 "$WEIR_KP" run -q --async-checkpoint --checkpoint "$T/ck" --epoch-records 1500 \
+    "$(echo "$JOB" | sed s/THREADS/threads=2/)" 2> /dev/null
+[ $? -eq 137 ] && ok || fail "async: not killed at postgres-settling"
+"$WEIR" run -q --async-checkpoint --checkpoint "$T/ck" --resume --epoch-records 1500 \
+    "$(echo "$JOB" | sed s/THREADS//)" || fail "async: the resume"
+check nums "async checkpoints, killed while settling"
+# Random kills
+psql_q "TRUNCATE nums"
+rm -rf "$T/ck"
+kill_rounds "$T/ck" 700 "$JOB"
+check nums "random kills"
+
+# --- Upserts: exactly once for a keyed table -------------------------
+psql_q "CREATE TABLE last (k int PRIMARY KEY, v bigint, note text)"
+seq 1 20000 | awk '{ printf "{\"k\":%d,\"v\":%d,\"note\":\"n%d\"}\n", $1 % 997, $1, $1 }' > "$T/keyed.jsonl"
+UJOB="json path=$T/keyed.jsonl ! postgres conninfo='$CONNINFO' table=last mode=upsert conflict=k"
+"$WEIR" run -q --epoch-records 3000 "$UJOB" || fail "upsert"
+# The last record of each key wins: 1 writer thread keeps their order
+awk -F'[:,}]' '{ last[$2] = $4 } END { for (k in last) print k "\t" last[k] }' "$T/keyed.jsonl" | sort -n > "$T/last.want"
+psql_q "SELECT k, v FROM last ORDER BY k" > "$T/last.out"
+same "$T/last.want" "$T/last.out" "upsert: the last value of every key"
+psql_q "TRUNCATE last"
+rm -rf "$T/ck"
+killed_at writers-synced:3 "$T/ck" 2500 "$UJOB" "upsert" 1 1
+psql_q "SELECT k, v FROM last ORDER BY k" > "$T/last.out"
+same "$T/last.want" "$T/last.out" "upsert killed and resumed: the last value of every key"
+expect_exit 1 'there is no unique or exclusion constraint matching the ON CONFLICT' -- \
+    "$WEIR" run -q "json path=$T/keyed.jsonl ! postgres conninfo='$CONNINFO' table=last mode=upsert conflict=v"
+
+# --- A server without prepared transactions --------------------------
+as_pg "$PG_BIN/pg_ctl" -D "$PGSOCK/data" -o "-c listen_addresses= -k $PGSOCK -c fsync=off -c max_prepared_transactions=0" \
+    -l "$PGSOCK/server.log" -w -t 60 restart > /dev/null 2>&1 || fail "restarting the server"
+psql_q "TRUNCATE nums"
+rm -rf "$T/ck"
+expect_exit 2 "allows 0 prepared transactions .* set max_prepared_transactions = 4 or more .* or write with mode=upsert conflict=COLUMNS" -- \
+    "$WEIR" run -q --checkpoint "$T/ck" "json path=$T/nums.jsonl ! postgres conninfo='$CONNINFO' table=nums threads=2"
+"$WEIR" run -q "json path=$T/nums.jsonl ! postgres conninfo='$CONNINFO' table=nums" \
+    || fail "without checkpoints no transaction is prepared"
+rm -rf "$T/ck"
+"$WEIR" run -q --checkpoint "$T/ck" "$UJOB" || fail "upsert needs no prepared transaction"
+
+finish
