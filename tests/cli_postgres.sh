@@ -115,6 +115,29 @@ rm -rf "$T/ck"
 kill_rounds "$T/ck" 700 "$JOB"
 check nums "random kills"
 
+# --- The server gone in the middle of a job --------------------------
+# It crashes (an immediate stop) after the first checkpoint: the job fails
+# naming the connection; the server back, --resume finishes the table
+psql_q "TRUNCATE nums"
+rm -rf "$T/ck"
+# The probe plugin slows the job, so that the crash comes in its middle
+PROBE_SLEEP_US=300 "$WEIR" run -q --checkpoint "$T/ck" --epoch-records 1000 \
+    "json path=$T/nums.jsonl ! $PLUGINS_DIR/probe.so log=$T/probe.log ! postgres conninfo='$CONNINFO' table=nums" \
+    2> "$T/gone.err" &
+pid=$!
+wait_checkpointed "$T/ck" $pid || fail "the job made no checkpoint before the server went"
+as_pg "$PG_BIN/pg_ctl" -D "$PGSOCK/data" -m immediate -w stop > /dev/null 2>&1
+wait $pid
+rc=$?
+[ $rc -eq 1 ] && grep -q 'postgres: .*\(server closed the connection\|terminating connection\|no connection\|connection\)' "$T/gone.err" \
+    && ok || fail "the server gone: exit $rc, $(cat "$T/gone.err")"
+as_pg "$PG_BIN/pg_ctl" -D "$PGSOCK/data" -o "-c listen_addresses= -k $PGSOCK -c fsync=off -c max_prepared_transactions=32" \
+    -l "$PGSOCK/server.log" -w -t 60 start > /dev/null 2>&1 || fail "restarting the server"
+"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 1000 \
+    "json path=$T/nums.jsonl ! $PLUGINS_DIR/probe.so log=$T/probe.log ! postgres conninfo='$CONNINFO' table=nums" \
+    || fail "resumed once the server was back"
+check nums "the server crashed in the middle, resumed"
+
 # --- Upserts: exactly once for a keyed table -------------------------
 psql_q "CREATE TABLE last (k int PRIMARY KEY, v bigint, note text)"
 seq 1 20000 | awk '{ printf "{\"k\":%d,\"v\":%d,\"note\":\"n%d\"}\n", $1 % 997, $1, $1 }' > "$T/keyed.jsonl"

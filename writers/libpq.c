@@ -50,6 +50,7 @@ static void s_load (void)
     S_LOAD (lib, PQgetResult);
     S_LOAD (lib, PQescapeIdentifier);
     S_LOAD (lib, PQfreemem);
+    S_LOAD (lib, PQsetNoticeProcessor);
 }
 
 int weir__libpq_get (const weir__libpq **out, weir__err *err)

@@ -37,6 +37,7 @@ typedef struct weir__libpq {
     PGresult *(*PQgetResult) (PGconn *conn);
     char *(*PQescapeIdentifier) (PGconn *conn, const char *str, size_t len);
     void (*PQfreemem) (void *ptr);
+    PQnoticeProcessor (*PQsetNoticeProcessor) (PGconn *conn, PQnoticeProcessor proc, void *arg);
 } weir__libpq;
 
 /*  The library's functions, loaded once (thread-safe): 0 and *OUT, or

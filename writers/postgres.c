@@ -170,6 +170,13 @@ static int s_exec (s_pg *self, PGconn *conn, const char *sql, const char *what, 
     return rc;
 }
 
+//  The server's notices (a WARNING as it shuts down) are not printed:
+//  libpq's default would print them on standard error, and what fails
+//  says why through the error it returns
+static void s_quiet (void *arg, const char *message)
+{
+}
+
 static int s_connect (s_pg *self, PGconn **out, weir__err *err)
 {
     PGconn *conn = self->pq->PQconnectdb (self->conninfo);
@@ -184,6 +191,7 @@ static int s_connect (s_pg *self, PGconn **out, weir__err *err)
         return WEIR_EIO;
     }
     *out = conn;
+    self->pq->PQsetNoticeProcessor (conn, s_quiet, NULL);
     //  Rows are sent as text in UTF-8, numbers with all their digits
     return s_exec (self, conn,
                    "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET DateStyle = 'ISO'",
