@@ -100,11 +100,17 @@ int weir__props_int (weir__props *self, const char *element, const char *key, in
     return 0;
 }
 
+//  A name ending in ".*" (kafka.*) stands for every key that begins as it
+//  does: settings passed through to a client library
 static int s_known (const weir_property_info *table, const char *key)
 {
-    for (; table && table->name; table++)
-        if (strcmp (table->name, key) == 0)
+    for (; table && table->name; table++) {
+        size_t n = strlen (table->name);
+        if (strcmp (table->name, key) == 0
+            || (n > 2 && !strcmp (table->name + n - 2, ".*") && !strncmp (table->name, key, n - 1)
+                && key[n - 1]))
             return 1;
+    }
     return 0;
 }
 

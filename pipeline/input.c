@@ -243,6 +243,14 @@ size_t weir__input_count_shards (const weir__input *self)
     return self->shards.count;
 }
 
+size_t weir__input_grown (weir__input *self)
+{
+    size_t n = 0;
+    for (size_t i = 0; self->cls->more && i < self->shards.count; i++)
+        n += self->cls->more (self->state, &self->shards.items[i], self->offsets[i]) != 0;
+    return n;
+}
+
 int weir__input_discover (weir__input *self, weir__err *err)
 {
     size_t had = self->shards.count;

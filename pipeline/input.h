@@ -88,6 +88,11 @@ int weir__input_read (weir__input *self, size_t shard, weir__sink *sink, weir__e
 uint64_t weir__input_offset (const weir__input *self, size_t shard);
 void weir__input_count (weir__input *self, size_t shard, uint64_t *seen);
 
+/*  How many shards have records past their offsets now, as the reader
+    says (weir__reader_class's more): a resumed job that had finished has
+    work again.  */
+size_t weir__input_grown (weir__input *self);
+
 /*  Following: new files become shards, from their start (between epochs);
     and wait until a file may have more, asking SINK's idle meanwhile.  */
 size_t weir__input_count_shards (const weir__input *self);

@@ -252,14 +252,17 @@ static void s_warn (void *arg, const char *message)
     weir__job_log (arg, WEIR_LOG_WARNING, "%s", message);
 }
 
-//  A job resumed over files that grew, or new files: says so, and a job
+//  A job resumed over files that grew, or new files, or shards that have
+//  more (SHARDS, a Kafka partition's new messages): says so, and a job
 //  that had finished has work again.
-static void s_grown (weir__recovery *self, size_t grown, size_t added)
+static void s_grown (weir__recovery *self, size_t grown, size_t added, size_t shards)
 {
-    if (!grown && !added)
+    if (!grown && !added && !shards)
         return;
     char what[96];
-    if (grown && added)
+    if (shards)
+        snprintf (what, sizeof what, "%zu shard%s more", shards, shards == 1 ? " has" : "s have");
+    else if (grown && added)
         snprintf (what, sizeof what, "%zu file%s grew and %zu %s new", grown, grown == 1 ? "" : "s", added,
                   added == 1 ? "is" : "are");
     else if (grown)
@@ -300,7 +303,7 @@ int weir__recovery_input (weir__recovery *self, weir__stage *stage, weir__err *e
         self->new_files += weir__resume_follow_offsets (self->resume, prefix, shards, offsets);
     else if (self->resume) {
         memcpy (offsets, how.offsets, shards->count * sizeof *offsets);
-        s_grown (self, how.grown, how.added);
+        s_grown (self, how.grown, how.added, weir__input_grown (input));
     }
     free (how.offsets);
     weir__input_plan (input, self->pass);

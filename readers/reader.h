@@ -108,6 +108,11 @@ typedef struct weir__reader_class {
         and 0 only once the file is gone.  */
     int (*discover) (void *state, weir__shards *shards, weir__err *err);
     int (*wait) (void *state, weir__sink *sink);
+    /*  Whether SHARD has records past OFFSET now, for an input that grows
+        by other means than files (a Kafka partition): a resume of a job
+        that had finished reads them.  NULL: the engine sees growth itself
+        (files) or there is none.  */
+    int (*more) (void *state, const weir__shard *shard, uint64_t offset);
 } weir__reader_class;
 
 extern const weir__reader_class weir__reader_range;
@@ -116,5 +121,6 @@ extern const weir__reader_class weir__reader_msgpack;
 extern const weir__reader_class weir__reader_leveldb;
 extern const weir__reader_class weir__reader_libsvm;
 extern const weir__reader_class weir__reader_json;
+extern const weir__reader_class weir__reader_kafka;
 
 #endif
