@@ -122,6 +122,7 @@ static const weir__element s_elements[] = {
     {"leveldb", WEIR_ELEMENT_READER, &weir__reader_leveldb, NULL, NULL, 0, NULL, 0, NULL},
     {"libsvm", WEIR_ELEMENT_READER, &weir__reader_libsvm, NULL, NULL, 0, NULL, 0, NULL},
     {"json", WEIR_ELEMENT_READER, &weir__reader_json, NULL, NULL, 0, NULL, 0, NULL},
+    {"kafka", WEIR_ELEMENT_READER, &weir__reader_kafka, NULL, NULL, 0, NULL, 0, NULL},
     {"identity", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &s_identity, 1, NULL, 0, NULL},
     {"filter", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_filter, 0, weir__filter_check, 0, NULL},
     {"shuffle", WEIR_ELEMENT_PROCESSOR, NULL, NULL, &weir__processor_shuffle, 0, weir__shufflebuffer_check, 0,

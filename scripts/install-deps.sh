@@ -18,11 +18,13 @@ fi
 # the tests scrape with curl; libpq-dev is the postgres writer's header
 # (libpq itself is loaded when a job writes to PostgreSQL) and
 # postgresql the server its tests start, each in a folder of its own;
+# librdkafka-dev the kafka reader's header and the library of the tests'
+# mock cluster, kcat the peer of its benchmark;
 # jq and python3 read back every line the JSON tests write; groff renders
 # the manual page in its test; Open MPI runs jobs across ranks and hosts,
 # iproute2 makes the two "hosts" of tests/cli_mpi_tcp.sh, and procps's
 # pgrep finds the ranks that tests/cli_mpi*.sh stop and kill
-packages="gcc g++ make autoconf automake libtool pkg-config libzmq3-dev $msgpack libleveldb-dev libsimdjson-dev libpcre2-dev check zlib1g-dev libzstd-dev gzip zstd libmicrohttpd-dev curl libpq-dev postgresql dataset-fashion-mnist liblinear-tools jq python3 groff-base openmpi-bin libopenmpi-dev iproute2 procps"
+packages="gcc g++ make autoconf automake libtool pkg-config libzmq3-dev $msgpack libleveldb-dev libsimdjson-dev libpcre2-dev check zlib1g-dev libzstd-dev gzip zstd libmicrohttpd-dev curl libpq-dev postgresql librdkafka-dev kcat dataset-fashion-mnist liblinear-tools jq python3 groff-base openmpi-bin libopenmpi-dev iproute2 procps"
 
 missing=
 for p in $packages; do

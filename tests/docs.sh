@@ -20,6 +20,14 @@ dataset=/usr/share/datasets/fashion-mnist
 if pg_available; then
     pg_start
 fi
+# And the Kafka section's a mock cluster of librdkafka's, with the topic
+# events: its commands name localhost:9092, which becomes the cluster's
+# address
+. "$(dirname "$0")/kafka.sh"
+kafka_start events 3
+seq 1 3000 | sed 's/.*/{"id":&,"event":"click"}/' > "$T/events.msgs"
+kafka_produce "$T/events.msgs"
+trap 'kafka_stop; pg_stop' EXIT
 # The README's mpirun lines under AddressSanitizer: see tests/mpi.sh
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}fast_unwind_on_malloc=0"
 
@@ -204,7 +212,7 @@ run_doc () {
                 check_excluded "$trimmed"
                 printf ': excluded\n' >> "$script"
             else
-                printf '%s\n' "$command" >> "$script"
+                printf '%s\n' "$command" | sed "s/localhost:9092/$BROKERS/g" >> "$script"
             fi
         done < "$T/lines"
     done < "$T/blocks/$name/index"

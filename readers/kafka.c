@@ -1,0 +1,579 @@
+/*  readers/kafka.c - the messages of a Kafka topic, exactly once.
+
+    Every partition of the topic is a shard, "kafka:TOPIC/P", whose offset
+    is the Kafka offset of the next message to read.  The offsets are
+    kept in weir's checkpoint with the epoch's outputs (as Kafka's own
+    design notes advise for exactly-once consumers), not committed to a
+    consumer group: a job killed at any instant resumes at exactly the
+    next message.  Partitions spread over reader threads and ranks as
+    files do; a resume with other counts works as for files.
+
+    Without follow=1 a job reads each partition up to the end it had when
+    the job started (its high watermark then: a bounded read, for
+    backfills); a resume reads up to the end at its own start.  With
+    follow=1 the job runs until it is stopped: one thread visits every
+    partition in turn, and waits when none has a message.
+
+    Reading uses librdkafka's partition consumer (rd_kafka_consume_start
+    at the shard's offset; no group, no rebalancing: weir decides who
+    reads what).  A partition goes on being fetched across epochs while
+    its reads follow one another; a read from another offset (a resume, a
+    pass) starts it again there.  Never more messages are taken from
+    librdkafka than the epoch's quota allows, so none is fetched and then
+    dropped at an epoch's end.
+
+    Brokers that cannot be reached: at start, the job fails after
+    timeout= seconds naming the brokers; in the middle of a job, librdkafka
+    retries, and once every broker has been down for timeout= seconds the
+    job fails (a resume goes on from the last checkpoint).  */
+#include "config.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/clock.h"
+#include "lib/jsonparse.h"
+#include "lib/pack.h"
+#include "lib/scan.h"
+#include "readers/librdkafka.h"
+#include "readers/reader.h"
+
+#define S_PREFIX "kafka:"
+#define S_FETCH 1000  //  messages asked of librdkafka at once, at most
+
+enum { S_BIN, S_STR, S_JSON, S_MSGPACK };
+
+typedef struct {
+    int started;            //  fetched by librdkafka from NEXT on
+    int64_t next;           //  the offset the last read left off at
+    int64_t low, end;       //  watermarks at open: the first offset kept, one past the last
+    weir__jsonparse *json;  //  value=json, made at the first read
+} s_partition;
+
+typedef struct {
+    const weir__librdkafka *rk;
+    rd_kafka_t *client;
+    rd_kafka_topic_t *topic;
+    char *name, *brokers;
+    int32_t partitions;
+    s_partition *parts;
+    int value, meta, follow;
+    int64_t timeout_ns;
+    _Atomic uint64_t down_since;  //  when every broker went down (ns), 0 while one answers
+    pthread_mutex_t lock;         //  serves librdkafka's callbacks from one thread at a time
+    char why[256];                //  the last error librdkafka reported, under LOCK
+    pthread_mutex_t log_lock;     //  librdkafka logs from its own threads
+    char log[256];                //  its last error line, under LOG_LOCK
+} s_kafka;
+
+//  For the log callback, which is given no argument of ours
+static const weir__librdkafka *s_librdkafka;
+
+static const weir_property_info s_props[] = {
+    {"brokers", NULL, "the bootstrap brokers, HOST:PORT[,HOST:PORT...] (required)"},
+    {"topic", NULL, "the topic to read (required); every partition is a shard"},
+    {"value", "bin",
+     "what a message's value becomes: bin (its bytes), str, json (parsed: one JSON value) or msgpack (one "
+     "msgpack object, checked)"},
+    {"meta", "0",
+     "1: each record is a map {topic, partition, offset, timestamp, key, value} (timestamp in ms since "
+     "1970, or nil)"},
+    {"follow", "0",
+     "1: read until the job is stopped, waiting for new messages (one thread); 0: up to each partition's "
+     "end when the job started"},
+    {"timeout", "30",
+     "seconds the brokers may be unreachable (at start, or all of them later) before the job fails"},
+    {"kafka.*", "",
+     "any librdkafka consumer setting, passed through (kafka.security.protocol=ssl, "
+     "kafka.fetch.max.bytes=...)"},
+    {NULL, NULL, NULL},
+};
+
+static void s_error_cb (rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+    s_kafka *self = opaque;
+    snprintf (self->why, sizeof self->why, "%s", reason);
+    if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
+        uint64_t zero = 0;
+        atomic_compare_exchange_strong (&self->down_since, &zero, weir__now_ns ());
+    }
+}
+
+//  librdkafka's log lines are not printed (library code prints nothing):
+//  an error's is kept, for the message of a failure it explains
+static void s_log_cb (const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+    s_kafka *self = s_librdkafka->rd_kafka_opaque (rk);
+    if (self && level <= 3) {
+        pthread_mutex_lock (&self->log_lock);
+        snprintf (self->log, sizeof self->log, "%s", buf);
+        pthread_mutex_unlock (&self->log_lock);
+    }
+}
+
+//  librdkafka's callbacks (errors), served now by whichever thread gets
+//  there first
+static void s_serve (s_kafka *self)
+{
+    if (pthread_mutex_trylock (&self->lock) == 0) {
+        self->rk->rd_kafka_poll (self->client, 0);
+        pthread_mutex_unlock (&self->lock);
+    }
+}
+
+static void s_close (void *state)
+{
+    s_kafka *self = state;
+    if (!self)
+        return;
+    for (int32_t p = 0; self->parts && p < self->partitions; p++) {
+        if (self->parts[p].started)
+            self->rk->rd_kafka_consume_stop (self->topic, p);
+        if (self->parts[p].json)
+            weir__jsonparse_destroy (self->parts[p].json);
+    }
+    if (self->topic)
+        self->rk->rd_kafka_topic_destroy (self->topic);
+    if (self->client)
+        self->rk->rd_kafka_destroy (self->client);
+    pthread_mutex_destroy (&self->lock);
+    pthread_mutex_destroy (&self->log_lock);
+    free (self->parts);
+    free (self->name);
+    free (self->brokers);
+    free (self);
+}
+
+//  Why librdkafka failed with E: what it said last, else E's words
+static void s_why (s_kafka *self, rd_kafka_resp_err_t e, char *out, size_t size)
+{
+    pthread_mutex_lock (&self->lock);
+    snprintf (out, size, "%s", self->why);
+    pthread_mutex_unlock (&self->lock);
+    if (!*out) {
+        pthread_mutex_lock (&self->log_lock);
+        snprintf (out, size, "%s", self->log);
+        pthread_mutex_unlock (&self->log_lock);
+    }
+    if (!*out)
+        snprintf (out, size, "%s", self->rk->rd_kafka_err2str (e));
+}
+
+//  Every property of the client: ours, then kafka.* as given
+static rd_kafka_conf_t *s_conf (s_kafka *self, weir__props *props, weir__err *err)
+{
+    rd_kafka_conf_t *conf = self->rk->rd_kafka_conf_new ();
+    char errstr[512];
+    const char *mine[][2] = {
+        {"bootstrap.servers", self->brokers},
+        //  End-of-partition events tell a bounded read it is done
+        {"enable.partition.eof", "true"},
+        {"log_level", "3"},
+        {"client.id", "weir"},
+        //  A topic that is not there is an error, not one made empty
+        {"allow.auto.create.topics", "false"},
+        //  A fetch that waits for partitions without messages holds back a
+        //  partition started meanwhile (500 ms by default): a bounded read
+        //  starts them one after another
+        {"fetch.wait.max.ms", self->follow ? "100" : "10"},
+    };
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+        if (self->rk->rd_kafka_conf_set (conf, mine[i][0], mine[i][1], errstr, sizeof errstr)) {
+            weir__err_set (err, WEIR_EPROPERTY, "kafka: %s", errstr);
+            self->rk->rd_kafka_conf_destroy (conf);
+            return NULL;
+        }
+    for (size_t i = 0; i < props->count; i++) {
+        const weir__prop *p = &props->items[i];
+        if (strncmp (p->key, "kafka.", 6))
+            continue;
+        if (self->rk->rd_kafka_conf_set (conf, p->key + 6, p->value, errstr, sizeof errstr)) {
+            weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "kafka: %s=%s: %s", p->key, p->value, errstr);
+            self->rk->rd_kafka_conf_destroy (conf);
+            return NULL;
+        }
+    }
+    self->rk->rd_kafka_conf_set_error_cb (conf, s_error_cb);
+    self->rk->rd_kafka_conf_set_log_cb (conf, s_log_cb);
+    self->rk->rd_kafka_conf_set_opaque (conf, self);
+    return conf;
+}
+
+//  The topic's partitions and their watermarks, from the brokers.  Every
+//  topic is listed, and this one looked for among them: asking for it
+//  alone may make a broker create it (auto.create.topics.enable)
+static int s_metadata (s_kafka *self, weir__err *err)
+{
+    const struct rd_kafka_metadata *md = NULL;
+    int ms = (int) (self->timeout_ns / 1000000);
+    rd_kafka_resp_err_t e = self->rk->rd_kafka_metadata (self->client, 1, NULL, &md, ms);
+    if (e) {
+        char why[256];
+        s_why (self, e, why, sizeof why);
+        return weir__err_set (err, WEIR_EIO, "kafka: cannot reach the brokers %s in %d s: %s", self->brokers,
+                              ms / 1000, why);
+    }
+    const struct rd_kafka_metadata_topic *t = NULL;
+    for (int i = 0; i < md->topic_cnt && !t; i++)
+        if (!strcmp (md->topics[i].topic, self->name))
+            t = &md->topics[i];
+    int rc = 0;
+    if (!t || t->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+        rc = weir__err_set (err, WEIR_EIO, "kafka: topic '%s' does not exist on the brokers %s", self->name,
+                            self->brokers);
+    else if (t->err)
+        rc = weir__err_set (err, WEIR_EIO, "kafka: topic '%s' on the brokers %s: %s", self->name,
+                            self->brokers, self->rk->rd_kafka_err2str (t->err));
+    else if (t->partition_cnt <= 0)
+        rc = weir__err_set (err, WEIR_EIO, "kafka: topic '%s' has no partitions", self->name);
+    else
+        self->partitions = t->partition_cnt;
+    self->rk->rd_kafka_metadata_destroy (md);
+    if (rc)
+        return rc;
+    if (!(self->parts = calloc ((size_t) self->partitions, sizeof *self->parts)))
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (int32_t p = 0; p < self->partitions; p++) {
+        s_partition *part = &self->parts[p];
+        e = self->rk->rd_kafka_query_watermark_offsets (self->client, self->name, p, &part->low, &part->end,
+                                                        ms);
+        if (e)
+            return weir__err_set (err, WEIR_EIO,
+                                  "kafka: topic '%s' partition %d: cannot learn its offsets: %s", self->name,
+                                  (int) p, self->rk->rd_kafka_err2str (e));
+    }
+    return 0;
+}
+
+static int s_open (weir__props *props, void **state, weir__shards *shards, weir__err *err)
+{
+    const char *brokers = weir__props_get (props, "brokers", NULL);
+    const char *topic = weir__props_get (props, "topic", NULL);
+    if (!brokers || !*brokers)
+        return weir__err_set (err, WEIR_EPROPERTY, "kafka: property 'brokers' is required (HOST:PORT)");
+    if (!topic || !*topic)
+        return weir__err_set (err, WEIR_EPROPERTY, "kafka: property 'topic' is required");
+    const char *value = weir__props_get (props, "value", "bin");
+    static const char *const values[] = {"bin", "str", "json", "msgpack"};
+    int kind = -1;
+    for (int i = 0; i < 4; i++)
+        if (!strcmp (value, values[i]))
+            kind = i;
+    if (kind < 0)
+        return weir__err_at (err, WEIR_EPROPERTY, weir__props_find (props, "value")->value_offset,
+                             "kafka: value=%s: wants bin, str, json or msgpack", value);
+    int64_t meta, follow, timeout;
+    int rc;
+    if ((rc = weir__props_int (props, "kafka", "meta", 0, 0, 1, &meta, err))
+        || (rc = weir__props_int (props, "kafka", "follow", 0, 0, 1, &follow, err))
+        || (rc = weir__props_int (props, "kafka", "timeout", 30, 1, 86400, &timeout, err)))
+        return rc;
+    const weir__librdkafka *rk;
+    if (weir__librdkafka_get (&rk, err))
+        return err->code;
+    s_kafka *self = calloc (1, sizeof *self);
+    if (!self)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    pthread_mutex_init (&self->lock, NULL);
+    pthread_mutex_init (&self->log_lock, NULL);
+    s_librdkafka = rk;
+    self->rk = rk;
+    self->value = kind;
+    self->meta = (int) meta;
+    self->follow = (int) follow;
+    self->timeout_ns = timeout * 1000000000;
+    if (!(self->name = strdup (topic)) || !(self->brokers = strdup (brokers))) {
+        s_close (self);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    rd_kafka_conf_t *conf = s_conf (self, props, err);
+    char errstr[512];
+    if (!conf) {
+        s_close (self);
+        return err->code;
+    }
+    if (!(self->client = rk->rd_kafka_new (RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr))) {
+        rk->rd_kafka_conf_destroy (conf);
+        s_close (self);
+        return weir__err_set (err, WEIR_EPROPERTY, "kafka: %s", errstr);
+    }
+    if ((rc = s_metadata (self, err))) {
+        s_close (self);
+        return rc;
+    }
+    if (!(self->topic = rk->rd_kafka_topic_new (self->client, topic, NULL))) {
+        s_close (self);
+        return weir__err_set (err, WEIR_EPROPERTY, "kafka: topic '%s': %s", topic,
+                              rk->rd_kafka_err2str (rk->rd_kafka_last_error ()));
+    }
+    //  One shard per partition, which never ends by its offset: a bounded
+    //  read ends it at its watermark
+    for (int32_t p = 0; p < self->partitions && !rc; p++) {
+        char path[512];
+        snprintf (path, sizeof path, S_PREFIX "%s/%d", topic, (int) p);
+        rc = weir__shards_add (shards, path, 0, UINT64_MAX);
+    }
+    if (rc) {
+        s_close (self);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
+    shards->follow = self->follow;
+    *state = self;
+    return 0;
+}
+
+//  Which partition SHARD is
+static int32_t s_partition_of (const weir__shard *shard)
+{
+    const char *slash = strrchr (shard->path, '/');
+    return slash ? (int32_t) atoi (slash + 1) : 0;
+}
+
+static int s_nil (weir__batch *b)
+{
+    char *p = weir__pack_room (b, 1);
+    if (!p)
+        return -1;
+    *p = (char) 0xc0;
+    b->len++;
+    return 0;
+}
+
+//  Record of message M into the sink's batch: 0, or 1 when its value is
+//  not what value= says (WHY set), or -1 out of memory
+static int s_record (s_kafka *self, s_partition *part, const rd_kafka_message_t *m, weir__batch *b,
+                     const char **why, size_t *where)
+{
+    size_t at = b->len;
+    int rc = 0;
+    if (self->meta) {
+        rd_kafka_timestamp_type_t type;
+        int64_t ts = self->rk->rd_kafka_message_timestamp (m, &type);
+        rc = weir__pack_map (b, 6) || weir__pack_str (b, "topic", 5)
+             || weir__pack_str (b, self->name, strlen (self->name)) || weir__pack_str (b, "partition", 9)
+             || weir__pack_int64 (b, m->partition) || weir__pack_str (b, "offset", 6)
+             || weir__pack_int64 (b, m->offset) || weir__pack_str (b, "timestamp", 9)
+             || (ts >= 0 ? weir__pack_int64 (b, ts) : s_nil (b)) || weir__pack_str (b, "key", 3)
+             || (m->key ? weir__pack_bytes (b, m->key, m->key_len, self->value == S_BIN) : s_nil (b))
+             || weir__pack_str (b, "value", 5);
+        if (rc)
+            return -1;
+    }
+    //  A tombstone: no value
+    if (!m->payload)
+        return s_nil (b);
+    switch (self->value) {
+    case S_BIN:
+    case S_STR: return weir__pack_bytes (b, m->payload, m->len, self->value == S_BIN) ? -1 : 0;
+    case S_JSON:
+        if (!part->json && !(part->json = weir__jsonparse_new ()))
+            return -1;
+        rc = weir__jsonparse_pack (part->json, m->payload, m->len, b, where, why);
+        if (rc == WEIR__JSONPARSE_MALFORMED) {
+            b->len = at;
+            return 1;
+        }
+        return rc ? -1 : 0;
+    default: {
+        size_t size;
+        weir__scan_result r = weir__scan (m->payload, m->len, &size, where);
+        if (r != WEIR__SCAN_OK || size != m->len) {
+            *why = r != WEIR__SCAN_OK ? weir__scan_strerror (r) : "bytes after the msgpack object";
+            if (r == WEIR__SCAN_OK)
+                *where = size;
+            b->len = at;
+            return 1;
+        }
+        char *p = weir__pack_room (b, m->len);
+        if (!p)
+            return -1;
+        memcpy (p, m->payload, m->len);
+        b->len += m->len;
+        return 0;
+    }
+    }
+}
+
+//  Every broker down for longer than timeout=: the job fails
+static int s_check_down (s_kafka *self, weir__err *err)
+{
+    uint64_t since = atomic_load (&self->down_since);
+    if (!since || weir__now_ns () - since < (uint64_t) self->timeout_ns)
+        return 0;
+    char why[256];
+    s_why (self, RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN, why, sizeof why);
+    return weir__err_set (err, WEIR_EIO, "kafka: every broker of %s has been unreachable for %d s: %s",
+                          self->brokers, (int) (self->timeout_ns / 1000000000), why);
+}
+
+static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink *sink, weir__err *err)
+{
+    s_kafka *self = state;
+    int32_t p = s_partition_of (shard);
+    s_partition *part = &self->parts[p];
+    const weir__librdkafka *rk = self->rk;
+    if (*offset < (uint64_t) part->low && part->low > 0) {
+        //  A fresh start reads from the first message kept; a checkpoint's
+        //  offset that retention deleted since is records lost
+        if (*offset > 0)
+            return weir__err_set (err, WEIR_EIO,
+                                  "kafka: topic '%s' partition %d: the checkpoint's offset %" PRIu64
+                                  " is gone from the brokers (the first kept is %" PRId64 "): %" PRId64
+                                  " messages were deleted before they were read",
+                                  self->name, (int) p, *offset, part->low, part->low - (int64_t) *offset);
+        *offset = (uint64_t) part->low;
+    }
+    if (!self->follow && (int64_t) *offset >= part->end) {
+        if (part->started)
+            rk->rd_kafka_consume_stop (self->topic, p);
+        part->started = 0;
+        return 0;
+    }
+    if (!part->started || part->next != (int64_t) *offset) {
+        if (part->started)
+            rk->rd_kafka_consume_stop (self->topic, p);
+        if (rk->rd_kafka_consume_start (self->topic, p, (int64_t) *offset) == -1)
+            return weir__err_set (
+                err, WEIR_EIO,
+                "kafka: topic '%s' partition %d: cannot start reading at offset %" PRIu64 ": %s", self->name,
+                (int) p, *offset, rk->rd_kafka_err2str (rk->rd_kafka_last_error ()));
+        part->started = 1;
+        part->next = (int64_t) *offset;
+    }
+    rd_kafka_message_t *msgs[S_FETCH];
+    for (;;) {
+        s_serve (self);
+        size_t want = sink->quota < S_FETCH ? (size_t) sink->quota : S_FETCH;
+        //  What is there now; else, but when following (a partition without
+        //  messages gives way to the next), a wait for the next one
+        ssize_t n = rk->rd_kafka_consume_batch (self->topic, p, 0, msgs, want);
+        if (n == 0 && !self->follow)
+            n = rk->rd_kafka_consume_batch (self->topic, p, 100, msgs, 1);
+        if (n < 0)
+            return weir__err_set (err, WEIR_EIO, "kafka: topic '%s' partition %d: %s", self->name, (int) p,
+                                  rk->rd_kafka_err2str (rk->rd_kafka_last_error ()));
+        if (n == 0) {
+            if (s_check_down (self, err))
+                return err->code;
+            if (self->follow)
+                return WEIR__READ_DRY;
+            if (sink->idle) {
+                int rc = sink->idle (sink);
+                if (rc)
+                    return rc;
+            }
+            continue;
+        }
+        atomic_store (&self->down_since, 0);
+        int rc = 0;
+        ssize_t i = 0;
+        for (; i < n && !rc; i++) {
+            rd_kafka_message_t *m = msgs[i];
+            if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                //  At the end for now
+                if (!self->follow && (int64_t) *offset >= part->end)
+                    rc = -2;
+                else if (self->follow)
+                    rc = WEIR__READ_DRY;
+                continue;
+            }
+            if (m->err) {
+                rc = weir__err_set (err, WEIR_EIO, "kafka: topic '%s' partition %d at offset %" PRIu64 ": %s",
+                                    self->name, (int) p, *offset, rk->rd_kafka_err2str (m->err));
+                continue;
+            }
+            if (m->offset < (int64_t) *offset)
+                continue;
+            const char *why = NULL;
+            size_t where = 0;
+            int got = s_record (self, part, m, &sink->batch, &why, &where);
+            if (got < 0)
+                rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
+            else if (got > 0) {
+                char path[300];
+                snprintf (path, sizeof path, "%s", shard->path);
+                weir__bad bad = {
+                    path, (uint64_t) m->offset, 0, m->payload, m->len < 256 ? m->len : 256, m->len, why};
+                if (!sink->skip)
+                    rc = weir__err_set (err, WEIR_ECORRUPT,
+                                        "kafka: topic '%s' partition %d, the message at offset %" PRId64
+                                        ": its value is not %s (byte %zu: %s)" WEIR__SKIP_HINT,
+                                        self->name, (int) p, m->offset,
+                                        self->value == S_JSON ? "JSON" : "msgpack", where, why);
+                else if (sink->reject (sink, &bad))
+                    rc = WEIR__SINK_ABORT;
+                *offset = (uint64_t) m->offset + 1;
+                part->next = (int64_t) *offset;
+            }
+            else {
+                *offset = (uint64_t) m->offset + 1;
+                part->next = (int64_t) *offset;
+                rc = weir__sink_add (sink);
+            }
+            if (!rc && !self->follow && (int64_t) *offset >= part->end)
+                rc = -2;
+        }
+        //  What was fetched and not taken is fetched again from the offset
+        //  (the next read starts over there)
+        if (i < n)
+            part->next = -1;
+        for (ssize_t k = 0; k < n; k++)
+            rk->rd_kafka_message_destroy (msgs[k]);
+        if (rc == -2) {
+            //  Done: no more fetches for it, which would hold the others'
+            rk->rd_kafka_consume_stop (self->topic, p);
+            part->started = 0;
+            return 0;
+        }
+        if (rc)
+            return rc;
+    }
+}
+
+//  follow=1: no partition has a message; a short wait, the sink asked
+//  meanwhile (it sends a lingering batch, and ends the epoch on time)
+static int s_wait (void *state, weir__sink *sink)
+{
+    s_kafka *self = state;
+    for (int i = 0; i < 5; i++) {
+        s_serve (self);
+        if (sink->idle) {
+            int rc = sink->idle (sink);
+            if (rc)
+                return rc;
+        }
+        struct timespec ts = {0, 20 * 1000000};
+        nanosleep (&ts, NULL);
+    }
+    return 0;
+}
+
+//  follow=1: the partitions are those of the start
+static int s_discover (void *state, weir__shards *shards, weir__err *err)
+{
+    return 0;
+}
+
+//  A partition's messages past OFFSET, by its end at open
+static int s_more (void *state, const weir__shard *shard, uint64_t offset)
+{
+    const s_kafka *self = state;
+    return (int64_t) offset < self->parts[s_partition_of (shard)].end;
+}
+
+const weir__reader_class weir__reader_kafka = {
+    "kafka",
+    "the messages of a Kafka topic: every partition a shard, its offsets in the checkpoint (exactly once)",
+    s_props,
+    s_open,
+    s_read,
+    s_close,
+    s_discover,
+    s_wait,
+    s_more,
+};

@@ -1,0 +1,56 @@
+/*  readers/librdkafka.h - the Kafka client library, loaded when a reader
+    needs it.
+
+    librdkafka is opened with dlopen the first time a kafka reader opens,
+    not linked: it brings OpenSSL, SASL and threads of its own into the
+    process, for a reader most jobs never use (writers/libpq.h loads
+    PostgreSQL's client the same way).  The functions keep librdkafka's
+    names and types (rdkafka.h), reached through the table.  */
+#ifndef WEIR_LIBRDKAFKA_H_INCLUDED
+#define WEIR_LIBRDKAFKA_H_INCLUDED
+
+#include <librdkafka/rdkafka.h>
+
+#include "lib/error.h"
+
+typedef struct weir__librdkafka {
+    rd_kafka_conf_t *(*rd_kafka_conf_new) (void);
+    rd_kafka_conf_res_t (*rd_kafka_conf_set) (rd_kafka_conf_t *conf, const char *name, const char *value,
+                                              char *errstr, size_t errstr_size);
+    void (*rd_kafka_conf_set_error_cb) (rd_kafka_conf_t *conf,
+                                        void (*error_cb) (rd_kafka_t *rk, int err, const char *reason,
+                                                          void *opaque));
+    void (*rd_kafka_conf_set_opaque) (rd_kafka_conf_t *conf, void *opaque);
+    void (*rd_kafka_conf_set_log_cb) (rd_kafka_conf_t *conf,
+                                      void (*log_cb) (const rd_kafka_t *rk, int level, const char *fac,
+                                                      const char *buf));
+    void *(*rd_kafka_opaque) (const rd_kafka_t *rk);
+    void (*rd_kafka_conf_destroy) (rd_kafka_conf_t *conf);
+    rd_kafka_t *(*rd_kafka_new) (rd_kafka_type_t type, rd_kafka_conf_t *conf, char *errstr,
+                                 size_t errstr_size);
+    void (*rd_kafka_destroy) (rd_kafka_t *rk);
+    rd_kafka_topic_t *(*rd_kafka_topic_new) (rd_kafka_t *rk, const char *topic, rd_kafka_topic_conf_t *conf);
+    void (*rd_kafka_topic_destroy) (rd_kafka_topic_t *rkt);
+    rd_kafka_resp_err_t (*rd_kafka_metadata) (rd_kafka_t *rk, int all_topics, rd_kafka_topic_t *only_rkt,
+                                              const struct rd_kafka_metadata **metadatap, int timeout_ms);
+    void (*rd_kafka_metadata_destroy) (const struct rd_kafka_metadata *metadata);
+    rd_kafka_resp_err_t (*rd_kafka_query_watermark_offsets) (rd_kafka_t *rk, const char *topic,
+                                                             int32_t partition, int64_t *low, int64_t *high,
+                                                             int timeout_ms);
+    int (*rd_kafka_consume_start) (rd_kafka_topic_t *rkt, int32_t partition, int64_t offset);
+    int (*rd_kafka_consume_stop) (rd_kafka_topic_t *rkt, int32_t partition);
+    ssize_t (*rd_kafka_consume_batch) (rd_kafka_topic_t *rkt, int32_t partition, int timeout_ms,
+                                       rd_kafka_message_t **rkmessages, size_t rkmessages_size);
+    void (*rd_kafka_message_destroy) (rd_kafka_message_t *rkmessage);
+    int64_t (*rd_kafka_message_timestamp) (const rd_kafka_message_t *rkmessage,
+                                           rd_kafka_timestamp_type_t *tstype);
+    const char *(*rd_kafka_err2str) (rd_kafka_resp_err_t err);
+    rd_kafka_resp_err_t (*rd_kafka_last_error) (void);
+    int (*rd_kafka_poll) (rd_kafka_t *rk, int timeout_ms);
+} weir__librdkafka;
+
+/*  The library's functions, loaded once (thread-safe): 0 and *OUT, or
+    WEIR_ESYSTEM saying what could not be loaded.  */
+int weir__librdkafka_get (const weir__librdkafka **out, weir__err *err);
+
+#endif

@@ -1,0 +1,113 @@
+#!/bin/sh
+# The kafka reader against librdkafka's mock cluster (tests/kafka.sh):
+# every message once, with its metadata, in every value format; the errors
+# a user meets; exactly once across kills and resumes with other thread
+# counts, a resume that reads what came since; follow=1, stopped and
+# resumed; brokers gone in the middle; and several ranks.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kafka.sh"
+kafka_start events 4
+
+# 20,000 JSON messages {"n": N}, line i into partition i mod 4
+seq 1 20000 | awk '{ print "{\"n\":" $1 "}" }' > "$T/a.msgs"
+kafka_produce "$T/a.msgs"
+seq 1 20000 > "$T/a.want"
+
+# numbers FILE: the n of every record of a JSON Lines file, sorted
+numbers () {
+    jq -r .n "$1" | sort -n
+}
+
+# --- Every message once, in every format ------------------------------
+"$WEIR" run -q "kafka brokers=$BROKERS topic=events value=json threads=2 ! json path=$T/a.jsonl" \
+    || fail "a bounded read"
+numbers "$T/a.jsonl" > "$T/a.got"
+same "$T/a.want" "$T/a.got" "every message once, threads=2"
+# Within a partition, in offset order: partition 1 holds 2, 6, 10, ...
+"$WEIR" run -q "kafka brokers=$BROKERS topic=events value=json meta=1 ! json path=$T/meta.jsonl" || fail "meta=1"
+jq -c 'select(.partition == 1) | .value.n' "$T/meta.jsonl" > "$T/p1.got"
+seq 2 4 20000 > "$T/p1.want"
+same "$T/p1.want" "$T/p1.got" "partition 1 in offset order"
+jq -c 'select(.partition == 2 and .offset == 3) | [.topic, .key, .value.n, (.timestamp > 1600000000000)]' \
+    "$T/meta.jsonl" > "$T/one.got"
+echo '["events","k14",15,true]' > "$T/one.want"
+same "$T/one.want" "$T/one.got" "meta=1: topic, key, value, timestamp of one message"
+"$WEIR" run -q "kafka brokers=$BROKERS topic=events value=str ! lines path=$T/str.txt" || fail "value=str"
+sort "$T/str.txt" > "$T/str.got"
+sort "$T/a.msgs" > "$T/str.want"
+same "$T/str.want" "$T/str.got" "value=str: the messages' text"
+"$WEIR" run -q "kafka brokers=$BROKERS topic=events ! json path=$T/bin.jsonl" || fail "value=bin"
+[ "$(head -1 "$T/bin.jsonl")" = '"eyJuIjoxfQ=="' ] && ok || fail "value=bin: $(head -1 "$T/bin.jsonl")"
+
+# --- What a user gets wrong, said clearly -----------------------------
+expect_exit 1 "kafka: topic 'nope' does not exist on the brokers $BROKERS" -- \
+    "$WEIR" run -q "kafka brokers=$BROKERS topic=nope ! null"
+expect_exit 1 "kafka: cannot reach the brokers 127.0.0.1:1 in 1 s: .*Connection refused" -- \
+    "$WEIR" run -q "kafka brokers=127.0.0.1:1 topic=events timeout=1 ! null"
+expect_exit 2 "kafka: property 'brokers' is required" -- "$WEIR" run -q "kafka topic=events ! null"
+expect_exit 2 "kafka: value=xml: wants bin, str, json or msgpack" -- \
+    "$WEIR" run -q "kafka brokers=$BROKERS topic=events value=xml ! null"
+expect_exit 2 "kafka: kafka.bogus=1: No such configuration property" -- \
+    "$WEIR" run -q "kafka brokers=$BROKERS topic=events kafka.bogus=1 ! null"
+expect_exit 1 "the message at offset 0: its value is not msgpack \(byte 1: bytes after the msgpack object\)" -- \
+    "$WEIR" run -q "kafka brokers=$BROKERS topic=events value=msgpack ! null"
+
+# --- Exactly once across kills ----------------------------------------
+JOB="kafka brokers=$BROKERS topic=events value=json THREADS ! json path=$T/k.jsonl"
+for point in readers-stopped:2 writers-synced:3 after-leveldb-write:2 readers-resumed:4; do
+    rm -rf "$T/ck" "$T/k.jsonl"
+    killed_at "$point" "$T/ck" 1500 "$JOB" "kafka"
+    numbers "$T/k.jsonl" > "$T/k.got"
+    same "$T/a.want" "$T/k.got" "killed at $point, resumed with another thread count"
+done
+rm -rf "$T/ck" "$T/k.jsonl"
+kill_rounds "$T/ck" 700 "$JOB"
+numbers "$T/k.jsonl" > "$T/k.got"
+same "$T/a.want" "$T/k.got" "random kills"
+# A resume reads what came since, and only that
+seq 20001 21000 | awk '{ print "{\"n\":" $1 "}" }' > "$T/b.msgs"
+kafka_produce "$T/b.msgs"
+"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-records 700 "$(echo "$JOB" | sed s/THREADS//)" \
+    || fail "the resume over new messages"
+numbers "$T/k.jsonl" > "$T/k.got"
+seq 1 21000 > "$T/b.want"
+same "$T/b.want" "$T/k.got" "the resume read the new messages once"
+
+# --- follow=1: the job runs until stopped -----------------------------
+FJOB="kafka brokers=$BROKERS topic=events value=json follow=1 timeout=3 ! json path=$T/f.jsonl"
+rm -rf "$T/ck"
+"$WEIR" run -q --checkpoint "$T/ck" --epoch-seconds 0.2 "$FJOB" 2> "$T/f.err" &
+pid=$!
+wait_lines "$T/f.jsonl" 21000 || fail "follow=1 did not read what was there"
+seq 21001 22000 | awk '{ print "{\"n\":" $1 "}" }' > "$T/c.msgs"
+kafka_produce "$T/c.msgs"
+wait_lines "$T/f.jsonl" 22000 || fail "follow=1 did not read the new messages"
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 143 ] && ok || fail "follow=1 stopped by SIGTERM: exit $rc $(cat "$T/f.err")"
+# Brokers gone while it follows: it fails once timeout= passed, and the
+# resume, with the brokers back, goes on
+seq 22001 23000 | awk '{ print "{\"n\":" $1 "}" }' > "$T/d.msgs"
+kafka_produce "$T/d.msgs"
+"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-seconds 0.2 "$FJOB" 2> "$T/f.err" &
+pid=$!
+wait_lines "$T/f.jsonl" 23000 || fail "the resumed follow=1 did not read the new messages"
+kafka_down
+wait $pid
+rc=$?
+[ $rc -eq 1 ] && grep -q "kafka: every broker of $BROKERS has been unreachable for 3 s" "$T/f.err" && ok \
+    || fail "brokers gone: exit $rc, $(cat "$T/f.err")"
+kafka_up
+seq 23001 24000 | awk '{ print "{\"n\":" $1 "}" }' > "$T/e.msgs"
+kafka_produce "$T/e.msgs"
+"$WEIR" run -q --checkpoint "$T/ck" --resume --epoch-seconds 0.2 "$FJOB" 2> "$T/f.err" &
+pid=$!
+wait_lines "$T/f.jsonl" 24000 || fail "the follow=1 resumed after the brokers came back did not read on"
+kill -TERM $pid
+wait $pid
+numbers "$T/f.jsonl" > "$T/f.got"
+seq 1 24000 > "$T/f.want"
+same "$T/f.want" "$T/f.got" "follow=1: stopped, resumed, brokers gone and back: every message once"
+
+finish

@@ -1,0 +1,124 @@
+/*  tests/kafka_mock.c - a Kafka cluster for the tests: librdkafka's mock
+    cluster (the client library's in-process brokers, speaking the real
+    protocol on 127.0.0.1), with one topic.
+
+        kafka_mock TOPIC PARTITIONS
+
+    Prints the bootstrap servers on a line of their own, then takes
+    commands on standard input, one a line, and answers each with a line
+    "ok" (or "error: ..."):
+
+        produce FILE [FIRST]  every line of FILE, a message, into partition
+                              (FIRST + line number) mod PARTITIONS; its key
+                              "k" and the line number
+        down                  every broker stops answering
+        up                    and answers again
+
+    At the end of its input it exits.  */
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int s_brokers = 1;
+
+static int s_produce (rd_kafka_t *producer, const char *topic, int partitions, const char *path, long first)
+{
+    FILE *f = fopen (path, "r");
+    if (!f) {
+        printf ("error: cannot open %s\n", path);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long i = 0;
+    int rc = 0;
+    while (!rc && (n = getline (&line, &cap, f)) >= 0) {
+        if (n && line[n - 1] == '\n')
+            n--;
+        char key[32];
+        int klen = snprintf (key, sizeof key, "k%ld", i);
+        rd_kafka_resp_err_t err;
+        while ((err = rd_kafka_producev (producer, RD_KAFKA_V_TOPIC (topic),
+                                         RD_KAFKA_V_PARTITION ((int32_t) ((first + i) % partitions)),
+                                         RD_KAFKA_V_VALUE (line, (size_t) n),
+                                         RD_KAFKA_V_KEY (key, (size_t) klen),
+                                         RD_KAFKA_V_MSGFLAGS (RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END))
+               == RD_KAFKA_RESP_ERR__QUEUE_FULL)
+            rd_kafka_poll (producer, 100);
+        if (err) {
+            printf ("error: %s\n", rd_kafka_err2str (err));
+            rc = -1;
+        }
+        i++;
+    }
+    free (line);
+    fclose (f);
+    if (!rc && rd_kafka_flush (producer, 60000)) {
+        printf ("error: the messages were not all delivered in 60 s\n");
+        rc = -1;
+    }
+    return rc;
+}
+
+int main (int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf (stderr, "usage: kafka_mock TOPIC PARTITIONS\n");
+        return 2;
+    }
+    const char *topic = argv[1];
+    int partitions = atoi (argv[2]);
+    char errstr[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new ();
+    rd_kafka_conf_set (conf, "log_level", "0", errstr, sizeof errstr);
+    rd_kafka_t *owner = rd_kafka_new (RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
+    if (!owner) {
+        fprintf (stderr, "kafka_mock: %s\n", errstr);
+        return 1;
+    }
+    rd_kafka_mock_cluster_t *mc = rd_kafka_mock_cluster_new (owner, s_brokers);
+    if (!mc || rd_kafka_mock_topic_create (mc, topic, partitions, 1)) {
+        fprintf (stderr, "kafka_mock: cannot make the cluster and its topic\n");
+        return 1;
+    }
+    const char *bootstraps = rd_kafka_mock_cluster_bootstraps (mc);
+    conf = rd_kafka_conf_new ();
+    rd_kafka_conf_set (conf, "bootstrap.servers", bootstraps, errstr, sizeof errstr);
+    rd_kafka_conf_set (conf, "log_level", "0", errstr, sizeof errstr);
+    rd_kafka_conf_set (conf, "linger.ms", "5", errstr, sizeof errstr);
+    rd_kafka_t *producer = rd_kafka_new (RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
+    if (!producer) {
+        fprintf (stderr, "kafka_mock: %s\n", errstr);
+        return 1;
+    }
+    printf ("%s\n", bootstraps);
+    fflush (stdout);
+    char command[4200];
+    while (fgets (command, sizeof command, stdin)) {
+        command[strcspn (command, "\n")] = '\0';
+        char path[4096];
+        long first = 0;
+        if (sscanf (command, "produce %4095s %ld", path, &first) >= 1) {
+            if (s_produce (producer, topic, partitions, path, first) == 0)
+                printf ("ok\n");
+        }
+        else if (!strcmp (command, "down") || !strcmp (command, "up")) {
+            for (int b = 1; b <= s_brokers; b++)
+                if (command[0] == 'd')
+                    rd_kafka_mock_broker_set_down (mc, b);
+                else
+                    rd_kafka_mock_broker_set_up (mc, b);
+            printf ("ok\n");
+        }
+        else
+            printf ("error: unknown command '%s'\n", command);
+        fflush (stdout);
+    }
+    rd_kafka_destroy (producer);
+    rd_kafka_mock_cluster_destroy (mc);
+    rd_kafka_destroy (owner);
+    return 0;
+}
