@@ -217,8 +217,8 @@ static const s_family s_families[] = {
     {"weir_stage_input_left", "gauge", "What a reader has still to read, when its input's size is known",
      s_left},
     {"weir_stage_input_behind", "gauge",
-     "Bytes a reader's followed files hold past where reading got, as last seen: how far it is behind the "
-     "writers (input_behind)",
+     "Bytes a reader's followed files hold past where reading got (messages, for Kafka partitions), as last "
+     "seen: how far it is behind the writers (input_behind)",
      s_behind},
 };
 

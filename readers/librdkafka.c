@@ -53,6 +53,7 @@ static void s_load (void)
     S_LOAD (lib, rd_kafka_err2str);
     S_LOAD (lib, rd_kafka_last_error);
     S_LOAD (lib, rd_kafka_poll);
+    S_LOAD (lib, rd_kafka_get_watermark_offsets);
 }
 
 int weir__librdkafka_get (const weir__librdkafka **out, weir__err *err)

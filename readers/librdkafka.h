@@ -47,6 +47,8 @@ typedef struct weir__librdkafka {
     const char *(*rd_kafka_err2str) (rd_kafka_resp_err_t err);
     rd_kafka_resp_err_t (*rd_kafka_last_error) (void);
     int (*rd_kafka_poll) (rd_kafka_t *rk, int timeout_ms);
+    rd_kafka_resp_err_t (*rd_kafka_get_watermark_offsets) (rd_kafka_t *rk, const char *topic,
+                                                           int32_t partition, int64_t *low, int64_t *high);
 } weir__librdkafka;
 
 /*  The library's functions, loaded once (thread-safe): 0 and *OUT, or
