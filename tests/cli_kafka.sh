@@ -6,6 +6,7 @@
 # resumed; brokers gone in the middle; and several ranks.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kafka.sh"
+kafka_require
 kafka_start events 4
 
 # 20,000 JSON messages {"n": N}, line i into partition i mod 4

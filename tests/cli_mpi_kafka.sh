@@ -5,6 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mpi.sh"
 . "$(dirname "$0")/kafka.sh"
+kafka_require
 kafka_start events 6
 
 seq 0 29999 | awk '{ print "{\"n\":" $1 "}" }' > "$T/a.msgs"
