@@ -144,6 +144,7 @@ static const weir__element s_elements[] = {
     {"libsvm", WEIR_ELEMENT_WRITER, NULL, &weir__writer_libsvm, NULL, 0, NULL, 0, NULL},
     {"json", WEIR_ELEMENT_WRITER, NULL, &weir__writer_json, NULL, 0, NULL, 0, NULL},
     {"postgres", WEIR_ELEMENT_WRITER, NULL, &weir__writer_postgres, NULL, 0, NULL, 0, NULL},
+    {"kafka", WEIR_ELEMENT_WRITER, NULL, &weir__writer_kafka, NULL, 0, NULL, 0, NULL},
 };
 
 #define S_COUNT (sizeof s_elements / sizeof s_elements[0])

@@ -40,7 +40,7 @@
 #include "lib/jsonparse.h"
 #include "lib/pack.h"
 #include "lib/scan.h"
-#include "readers/librdkafka.h"
+#include "lib/librdkafka.h"
 #include "readers/reader.h"
 
 #define S_PREFIX "kafka:"

@@ -3,10 +3,12 @@
 # protocol on 127.0.0.1.  Source it after tests/lib.sh.
 #
 #   kafka_require                  skip where weir cannot read Kafka
-#   kafka_start TOPIC PARTITIONS   start it, with the topic; BROKERS says
-#                                  where it listens; it stops at exit
+#   kafka_start TOPIC PARTITIONS [TOPIC PARTITIONS...]   start it, with
+#                                  the topics; BROKERS says where it
+#                                  listens; it stops at exit
 #   kafka_produce FILE [FIRST]     every line of FILE a message, line i into
-#                                  partition (FIRST + i) mod PARTITIONS
+#                                  partition (FIRST + i) mod PARTITIONS of
+#                                  the first topic
 #   kafka_down, kafka_up           every broker stops answering, and again
 : "${KAFKA_MOCK:?KAFKA_MOCK must point at tests/kafka_mock}"
 
@@ -47,7 +49,7 @@ kafka_start () {
     mkfifo "$T/kafka.in"
     # Its own leaks are librdkafka's, not weir's
     ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0" \
-        "$KAFKA_MOCK" "$1" "$2" < "$T/kafka.in" > "$T/kafka.out" 2> "$T/kafka.err" &
+        "$KAFKA_MOCK" "$@" < "$T/kafka.in" > "$T/kafka.out" 2> "$T/kafka.err" &
     KAFKA_PID=$!
     exec 7> "$T/kafka.in"
     trap kafka_stop EXIT

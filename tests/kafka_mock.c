@@ -1,15 +1,16 @@
 /*  tests/kafka_mock.c - a Kafka cluster for the tests: librdkafka's mock
     cluster (the client library's in-process brokers, speaking the real
-    protocol on 127.0.0.1), with one topic.
+    protocol on 127.0.0.1), with its topics.
 
-        kafka_mock TOPIC PARTITIONS
+        kafka_mock TOPIC PARTITIONS [TOPIC PARTITIONS...]
 
     Prints the bootstrap servers on a line of their own, then takes
     commands on standard input, one a line, and answers each with a line
     "ok" (or "error: ..."):
 
         produce FILE [FIRST]  every line of FILE, a message, into partition
-                              (FIRST + line number) mod PARTITIONS; its key
+                              (FIRST + line number) mod PARTITIONS of the
+                              first topic; its key
                               "k" and the line number
         down                  every broker stops answering
         up                    and answers again
@@ -65,8 +66,8 @@ static int s_produce (rd_kafka_t *producer, const char *topic, int partitions, c
 
 int main (int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf (stderr, "usage: kafka_mock TOPIC PARTITIONS\n");
+    if (argc < 3 || argc % 2 == 0) {
+        fprintf (stderr, "usage: kafka_mock TOPIC PARTITIONS [TOPIC PARTITIONS...]\n");
         return 2;
     }
     const char *topic = argv[1];
@@ -80,8 +81,11 @@ int main (int argc, char **argv)
         return 1;
     }
     rd_kafka_mock_cluster_t *mc = rd_kafka_mock_cluster_new (owner, s_brokers);
-    if (!mc || rd_kafka_mock_topic_create (mc, topic, partitions, 1)) {
-        fprintf (stderr, "kafka_mock: cannot make the cluster and its topic\n");
+    for (int i = 1; mc && i + 1 < argc; i += 2)
+        if (rd_kafka_mock_topic_create (mc, argv[i], atoi (argv[i + 1]), 1))
+            mc = NULL;
+    if (!mc) {
+        fprintf (stderr, "kafka_mock: cannot make the cluster and its topics\n");
         return 1;
     }
     const char *bootstraps = rd_kafka_mock_cluster_bootstraps (mc);

@@ -75,5 +75,6 @@ extern const weir__writer_class weir__writer_leveldb;
 extern const weir__writer_class weir__writer_libsvm;
 extern const weir__writer_class weir__writer_json;
 extern const weir__writer_class weir__writer_postgres;
+extern const weir__writer_class weir__writer_kafka;
 
 #endif

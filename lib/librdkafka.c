@@ -1,6 +1,6 @@
-/*  readers/librdkafka.c - the Kafka client library, loaded on first use.  */
+/*  lib/librdkafka.c - the Kafka client library, loaded on first use.  */
 #include "config.h"
-#include "readers/librdkafka.h"
+#include "lib/librdkafka.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -54,6 +54,10 @@ static void s_load (void)
     S_LOAD (lib, rd_kafka_last_error);
     S_LOAD (lib, rd_kafka_poll);
     S_LOAD (lib, rd_kafka_get_watermark_offsets);
+    S_LOAD (lib, rd_kafka_conf_set_dr_msg_cb);
+    S_LOAD (lib, rd_kafka_produce);
+    S_LOAD (lib, rd_kafka_flush);
+    S_LOAD (lib, rd_kafka_outq_len);
 }
 
 int weir__librdkafka_get (const weir__librdkafka **out, weir__err *err)

@@ -1,9 +1,9 @@
-/*  readers/librdkafka.h - the Kafka client library, loaded when a reader
-    needs it.
+/*  lib/librdkafka.h - the Kafka client library, loaded when a kafka
+    reader or writer needs it.
 
-    librdkafka is opened with dlopen the first time a kafka reader opens,
+    librdkafka is opened with dlopen the first time a kafka element opens,
     not linked: it brings OpenSSL, SASL and threads of its own into the
-    process, for a reader most jobs never use (writers/libpq.h loads
+    process, for elements most jobs never use (writers/libpq.h loads
     PostgreSQL's client the same way).  The functions keep librdkafka's
     names and types (rdkafka.h), reached through the table.  */
 #ifndef WEIR_LIBRDKAFKA_H_INCLUDED
@@ -47,6 +47,14 @@ typedef struct weir__librdkafka {
     const char *(*rd_kafka_err2str) (rd_kafka_resp_err_t err);
     rd_kafka_resp_err_t (*rd_kafka_last_error) (void);
     int (*rd_kafka_poll) (rd_kafka_t *rk, int timeout_ms);
+    void (*rd_kafka_conf_set_dr_msg_cb) (rd_kafka_conf_t *conf,
+                                         void (*dr_msg_cb) (rd_kafka_t *rk,
+                                                            const rd_kafka_message_t *rkmessage,
+                                                            void *opaque));
+    int (*rd_kafka_produce) (rd_kafka_topic_t *rkt, int32_t partition, int msgflags, void *payload,
+                             size_t len, const void *key, size_t keylen, void *msg_opaque);
+    rd_kafka_resp_err_t (*rd_kafka_flush) (rd_kafka_t *rk, int timeout_ms);
+    int (*rd_kafka_outq_len) (rd_kafka_t *rk);
     rd_kafka_resp_err_t (*rd_kafka_get_watermark_offsets) (rd_kafka_t *rk, const char *topic,
                                                            int32_t partition, int64_t *low, int64_t *high);
 } weir__librdkafka;
