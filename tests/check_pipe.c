@@ -861,10 +861,10 @@ START_TEST (test_elements_are_documented)
             filter_expr = strcmp (e->props[0].name, "expr") == 0 && e->props[0].fallback == NULL
                           && e->props[1].name == NULL;
     }
-    ck_assert_int_eq (readers, 6);
+    ck_assert_int_eq (readers, 7);
     ck_assert_int_eq (processors, 11);
     ck_assert (filter_expr);
-    ck_assert_int_eq (writers, 6);
+    ck_assert_int_eq (writers, 8);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
     //  What each kind takes: the common properties first, then its own
     const char *reader[] = {"threads", "capacity", "batch",    "name",        "passes",
