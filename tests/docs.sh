@@ -47,7 +47,7 @@ excluded () {
         liblinear-train*) echo "liblinear is the comparison, not weir, and trains for half a minute" ;;
         psql*|*" postgres "*)
             pg_available && return 1
-            echo "no PostgreSQL server here; tests/cli_postgres.sh runs such jobs where there is"
+            echo "$PG_WHY; tests/cli_postgres.sh runs such jobs where a server can run"
             ;;
         mpirun*)
             [ "${WEIR_MPI:-no}" = yes ] && return 1

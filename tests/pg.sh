@@ -15,22 +15,33 @@ PG_BIN=
 for d in /usr/lib/postgresql/*/bin; do
     [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && PG_BIN=$d
 done
-pg_available () {
-    [ -n "$PG_BIN" ] && command -v psql >/dev/null 2>&1
-}
-
-pg_require () {
-    if ! pg_available; then
-        echo "SKIP: no PostgreSQL server here (Debian: postgresql; scripts/install-deps.sh installs it)"
-        exit 77
-    fi
-}
-
 as_pg () {
     if [ "$(id -u)" -eq 0 ]; then
         setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
     else
         "$@"
+    fi
+}
+
+# pg_available: whether a server can run here.  PG_WHY says why not.  As
+# root, nobody must be able to run programs: it cannot where the root
+# folder is not searchable by others (a chroot made in a folder of mode
+# 700)
+pg_available () {
+    if [ -z "$PG_BIN" ] || ! command -v psql >/dev/null 2>&1; then
+        PG_WHY="no PostgreSQL server here (Debian: postgresql; scripts/install-deps.sh installs it)"
+        return 1
+    fi
+    if ! (cd / && as_pg "$PG_BIN/initdb" --version) >/dev/null 2>&1; then
+        PG_WHY="the server must run as an unprivileged user, and nobody cannot run $PG_BIN/initdb here ($(ls -ld / | cut -c1-10) /)"
+        return 1
+    fi
+}
+
+pg_require () {
+    if ! pg_available; then
+        echo "SKIP: $PG_WHY"
+        exit 77
     fi
 }
 
