@@ -244,10 +244,9 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
                        was);
         err->offset = stage->glued;
     }
-    //  Builtin writers refuse on-error= and dead-letter= as unknown
-    if (rc
-        || (want != WEIR_ELEMENT_WRITER
-            && (rc = weir__rejects_new (stage->name, &stage->props, &stage->rejects, err))))
+    //  A builtin writer whose table has no on-error= and dead-letter=
+    //  refuses them as unknown, below
+    if (rc || (rc = weir__rejects_new (stage->name, &stage->props, &stage->rejects, err)))
         return rc;
     stage->kind = want;
     //  What a builtin does not know is refused; threads, capacity, batch,

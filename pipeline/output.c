@@ -106,6 +106,12 @@ int weir__output_settle (weir__output *self, uint64_t durable, weir__err *err)
     return state ? self->cls->settle (self->state, state, err) : 0;
 }
 
+void weir__output_rejecting (weir__output *self, weir__writer_reject_fn *reject, void *arg)
+{
+    if (self->state && self->cls->rejecting)
+        self->cls->rejecting (self->state, reject, arg);
+}
+
 void weir__output_discard (weir__output *self)
 {
     if (self->state && self->cls->discard)

@@ -53,6 +53,10 @@ void weir__output_saving (weir__output *self, uint64_t epoch);
     state saved in one of them is settled (writers/writer.h), once.  */
 int weir__output_settle (weir__output *self, uint64_t durable, weir__err *err);
 
+/*  With on-error=skip: records the writer cannot write go to REJECT (ARG)
+    (writers/writer.h).  Once open.  */
+void weir__output_rejecting (weir__output *self, weir__writer_reject_fn *reject, void *arg);
+
 /*  The job failed: a writer that replaces its output at close keeps the
     old one instead (WEIR__WRITER_REPLACE).  */
 void weir__output_discard (weir__output *self);

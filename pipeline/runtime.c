@@ -72,6 +72,14 @@ static int s_open_callbacks (weir__stage *stage, weir__recovery *recovery, weir_
 //  committed length), or starts empty.  Without a checkpoint nothing can
 //  go on from a failure: a batch job writes a file beside the old one,
 //  which it replaces only if the job succeeds.
+//  A record a writer of STAGE (ARG) cannot write, with on-error=skip
+static int s_writer_reject (void *arg, const msgpack_object *record, const char *reason, weir__err *err)
+{
+    weir__stage *stage = arg;
+    uint64_t epoch = weir__controller_epoch (stage->run->controller);
+    return weir__rejects_record (stage->rejects, stage->run->job, epoch, record, reason, err);
+}
+
 static int s_open_output (weir__stage *stage, weir__recovery *recovery, weir__err *err)
 {
     char state[WEIR__WRITER_STATE_MAX];
@@ -79,8 +87,14 @@ static int s_open_output (weir__stage *stage, weir__recovery *recovery, weir__er
     unsigned flags = weir__recovery_replaces (recovery) ? WEIR__WRITER_REPLACE : 0;
     if (weir__recovery_checkpoints (recovery))
         flags |= WEIR__WRITER_CHECKPOINTED;
-    int rc = weir__recovery_output (recovery, stage, state, &resume, err);
-    return rc ? rc : weir__output_open (stage->output, &stage->props, stage->threads, resume, flags, err);
+    int rc = s_open_rejects (stage, recovery, err);
+    if (!rc)
+        rc = weir__recovery_output (recovery, stage, state, &resume, err);
+    if (!rc)
+        rc = weir__output_open (stage->output, &stage->props, stage->threads, resume, flags, err);
+    if (!rc && weir__rejects_skip (stage->rejects))
+        weir__output_rejecting (stage->output, s_writer_reject, stage);
+    return rc;
 }
 
 //  Close what opening opened; an output's close flushes.  The first
@@ -106,7 +120,11 @@ static int s_close_output (weir__stage *stage, weir__err *err)
 {
     if (weir__job_failed (stage->run->job))
         weir__output_discard (stage->output);
-    return weir__output_close (stage->output, err);
+    int rc = weir__output_close (stage->output, err);
+    weir__err other;
+    weir__err_init (&other);
+    int closed = weir__rejects_close (stage->rejects, rc ? &other : err);
+    return rc ? rc : closed;
 }
 
 //  What opening and closing a stage is, by its kind.

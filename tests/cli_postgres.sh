@@ -35,13 +35,13 @@ printf '{"name":"a","n":1}\n' > "$T/one.jsonl"
 expect_exit 1 'table nosuch: relation "nosuch" does not exist' -- \
     "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=nosuch"
 printf '{"name":"a","nn":1}\n' > "$T/bad.jsonl"
-expect_exit 1 "record \{\"name\":\"a\",\"nn\":1\} has key 'nn', which is no column of table kinds" -- \
+expect_exit 1 "record \{\"name\":\"a\",\"nn\":1\}: key 'nn' is no column of table kinds; on-error=skip would skip it" -- \
     "$WEIR" run -q "json path=$T/bad.jsonl ! postgres conninfo='$CONNINFO' table=kinds"
 printf '{"name":"a","at":"2026-01-01"}\n' > "$T/bad.jsonl"
 expect_exit 1 "sets column 'at' of table kinds, which has a default .* name it in columns=" -- \
     "$WEIR" run -q "json path=$T/bad.jsonl ! postgres conninfo='$CONNINFO' table=kinds"
 printf '[1,2]\n' > "$T/bad.jsonl"
-expect_exit 1 "table kinds takes maps .*, not a msgpack array: \[1,2\]" -- \
+expect_exit 1 "record \[1,2\]: table kinds takes maps .*, not a msgpack array" -- \
     "$WEIR" run -q "json path=$T/bad.jsonl ! postgres conninfo='$CONNINFO' table=kinds"
 printf '{"n":{"a":1}}\n' > "$T/bad.jsonl"
 expect_exit 1 "column 'n' of table kinds is integer, which takes no msgpack map" -- \
@@ -62,6 +62,22 @@ expect_exit 2 "columns=name,nope: 'nope' is no column of table kinds" -- \
     "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=kinds columns=name,nope"
 expect_exit 2 "property 'table' is required" -- \
     "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO'"
+# on-error=skip and dead-letter=: the records the table cannot take are
+# skipped and kept with their reasons, the others written
+printf '%s\n' '{"name":"good1","n":1}' '{"name":"bad","nn":2}' '[3]' '{"name":"bad","n":{"x":4}}' \
+    '{"name":"good2","n":5}' > "$T/mixed.jsonl"
+"$WEIR" run --checkpoint "$T/mixed.ck" "json path=$T/mixed.jsonl ! postgres conninfo='$CONNINFO' table=kinds dead-letter=$T/mixed.dead" \
+    2> "$T/mixed.err" || fail "on-error=skip: $(cat "$T/mixed.err")"
+grep -q "5 records read, 5 written, 3 bad skipped" "$T/mixed.err" && ok || fail "the skipped records are not counted: $(cat "$T/mixed.err")"
+[ "$(psql_q "SELECT string_agg (name || ':' || n, ',' ORDER BY id) FROM kinds WHERE name LIKE 'good%'")" = "good1:1,good2:5" ] \
+    && ok || fail "on-error=skip: the good records are not the table's rows"
+"$WEIR" run -q "msgpack path=$T/mixed.dead ! lines path=-" > "$T/mixed.dead.json"
+[ "$(jq -r .reason "$T/mixed.dead.json" | tr '\n' '|')" = \
+    "key 'nn' is no column of table kinds|table kinds takes maps (one per row, keys naming columns), not a msgpack array|column 'n' of table kinds is integer, which takes no msgpack map|" ] \
+    && ok || fail "the dead letter's reasons: $(cat "$T/mixed.dead.json")"
+psql_q "DELETE FROM kinds WHERE name LIKE 'good%'"
+expect_exit 2 "unknown property 'on-error'" -- "$WEIR" run -q "range count=1 ! lines path=$T/x on-error=skip"
+
 # columns= writes a column that has a default
 printf '{"name":"set","at":"2001-02-03 04:05:06+00"}\n' > "$T/at.jsonl"
 "$WEIR" run -q "json path=$T/at.jsonl ! postgres conninfo='$CONNINFO' table=kinds columns=name,at" \

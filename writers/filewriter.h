@@ -78,7 +78,7 @@ void weir__filewriter_discard (void *state);
 #define WEIR__FILEWRITER_WRITER(NAME, DESCRIPTION, PROPS, OPEN)                                              \
     {                                                                                                        \
         NAME, DESCRIPTION, PROPS, OPEN, weir__filewriter_write, weir__filewriter_flush,                      \
-            weir__filewriter_commit, weir__filewriter_close, weir__filewriter_discard, NULL                  \
+            weir__filewriter_commit, weir__filewriter_close, weir__filewriter_discard, NULL, NULL            \
     }
 
 #endif

@@ -298,4 +298,5 @@ const weir__writer_class weir__writer_kafka = {
     s_close,
     NULL,  //  what was produced is in the topic: nothing to take back
     NULL,  //  acknowledged at commit: nothing to settle
+    NULL,  //  every record can be written
 };

@@ -329,4 +329,5 @@ const weir__writer_class weir__writer_leveldb = {
     s_commit,  s_close,
     NULL,  //  written in place: puts are idempotent, and a failed job leaves what it wrote
     NULL,  //  a synced commit is final: the resume puts again what came after the checkpoint
+    NULL,  //  a record that is no [key, value] fails the job
 };

@@ -39,6 +39,10 @@ static int s_close (void *state, weir__err *err)
 }
 
 const weir__writer_class weir__writer_null = {
-    "null", "counts records and discards them", s_props, s_open, s_write, s_flush, s_commit, s_close, NULL,
+    "null",   "counts records and discards them",
+    s_props,  s_open,
+    s_write,  s_flush,
+    s_commit, s_close,
+    NULL,     NULL,
     NULL,
 };

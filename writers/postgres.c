@@ -98,6 +98,8 @@ typedef struct {
     char *copy_sql, *merge_sql;
     char id[17];
     _Atomic uint64_t commits;
+    weir__writer_reject_fn *reject;  //  on-error=skip: where a record the table cannot take goes
+    void *reject_arg;
     unsigned threads;
     s_thread *t;
     PGconn *control;  //  commits and rolls back prepared transactions
@@ -116,6 +118,13 @@ static const weir_property_info s_props[] = {
      "max_prepared_transactions > 0); upsert: INSERT ... ON CONFLICT (conflict=) DO UPDATE, "
      "exactly once for a table with a unique key, without prepared transactions"},
     {"conflict", "", "mode=upsert: the columns of the table's unique key, comma-separated (ON CONFLICT)"},
+    {"on-error", "fail",
+     "fail: a record the table cannot take (not a map, a key that is no column, a value its column "
+     "refuses) fails the job, naming it; skip: it is counted, kept in the dead letter and skipped. What "
+     "the server refuses when it reads the rows (a date, NOT NULL) fails the epoch either way"},
+    {"dead-letter", "",
+     "msgpack file for the records skipped, each with its reason (implies on-error=skip; committed with "
+     "each epoch like an output)"},
     {NULL, NULL, NULL},
 };
 
@@ -753,23 +762,39 @@ static int s_value (weir__buf *b, weir__buf *scratch, const s_column *c, const m
     return -2;
 }
 
-//  Record O as one line of COPY text on thread T
+//  Record O, which the table cannot take for WHY: skipped (1) with
+//  on-error=skip, its part of the line taken back; else the job fails,
+//  naming it
+static int s_bad (s_pg *self, s_thread *t, const msgpack_object *o, size_t line, const char *why,
+                  weir__err *err)
+{
+    t->out.len = line;
+    if (self->reject)
+        return self->reject (self->reject_arg, o, why, err) ? err->code : 1;
+    char shown[S_SHOW + 8];
+    return weir__err_set (err, WEIR_ECORRUPT, "postgres: record %s: %s; on-error=skip would skip it",
+                          s_show (o, shown, sizeof shown), why);
+}
+
+//  Record O as one line of COPY text on thread T: 0, 1 when it was
+//  skipped, or an error
 static int s_row (s_pg *self, s_thread *t, const msgpack_object *o, weir__err *err)
 {
-    char shown[S_SHOW + 8];
-    if (o->type != MSGPACK_OBJECT_MAP)
-        return weir__err_set (err, WEIR_ECORRUPT,
-                              "postgres: table %s takes maps (one per row, keys naming columns), not a "
-                              "msgpack %s: %s",
-                              self->shown, weir_type_name (o), s_show (o, shown, sizeof shown));
+    char why[512];
+    size_t line = t->out.len;
+    if (o->type != MSGPACK_OBJECT_MAP) {
+        snprintf (why, sizeof why, "table %s takes maps (one per row, keys naming columns), not a msgpack %s",
+                  self->shown, weir_type_name (o));
+        return s_bad (self, t, o, line, why, err);
+    }
     memset (t->values, 0, self->ncols * sizeof *t->values);
     for (uint32_t i = 0; i < o->via.map.size; i++) {
         const msgpack_object *k = &o->via.map.ptr[i].key;
-        if (k->type != MSGPACK_OBJECT_STR)
-            return weir__err_set (
-                err, WEIR_ECORRUPT,
-                "postgres: record %s has a msgpack %s as a key; keys name columns of table %s",
-                s_show (o, shown, sizeof shown), weir_type_name (k), self->shown);
+        if (k->type != MSGPACK_OBJECT_STR) {
+            snprintf (why, sizeof why, "a msgpack %s as a key; keys name columns of table %s",
+                      weir_type_name (k), self->shown);
+            return s_bad (self, t, o, line, why, err);
+        }
         size_t c = 0;
         while (c < self->ncols
                && (strlen (self->cols[c].name) != k->via.str.size
@@ -781,30 +806,29 @@ static int s_row (s_pg *self, s_thread *t, const msgpack_object *o, weir__err *e
         }
         for (size_t d = 0; d < self->ndefaulted; d++)
             if (strlen (self->defaulted[d]) == k->via.str.size
-                && !memcmp (self->defaulted[d], k->via.str.ptr, k->via.str.size))
-                return weir__err_set (
-                    err, WEIR_ECORRUPT,
-                    "postgres: record %s sets column '%s' of table %s, which %s: name it in "
-                    "columns= to write it",
-                    s_show (o, shown, sizeof shown), self->defaulted[d], self->shown,
-                    self->listed ? "columns= leaves out"
-                                 : "has a default (or is generated) and is left to the server");
-        return weir__err_set (
-            err, WEIR_ECORRUPT, "postgres: record %s has key '%.*s', which is no column of table %s",
-            s_show (o, shown, sizeof shown), (int) k->via.str.size, k->via.str.ptr, self->shown);
+                && !memcmp (self->defaulted[d], k->via.str.ptr, k->via.str.size)) {
+                snprintf (why, sizeof why,
+                          "it sets column '%s' of table %s, which %s: name it in columns= to write it",
+                          self->defaulted[d], self->shown,
+                          self->listed ? "columns= leaves out"
+                                       : "has a default (or is generated) and is left to the server");
+                return s_bad (self, t, o, line, why, err);
+            }
+        snprintf (why, sizeof why, "key '%.*s' is no column of table %s",
+                  (int) (k->via.str.size < 128 ? k->via.str.size : 128), k->via.str.ptr, self->shown);
+        return s_bad (self, t, o, line, why, err);
     }
     for (size_t c = 0; c < self->ncols; c++) {
         int rc = c && weir__buf_putc (&t->out, '\t') ? -1 : 0;
         if (!rc)
             rc = t->values[c] ? s_value (&t->out, &t->scratch, &self->cols[c], t->values[c])
                               : weir__buf_printf (&t->out, "\\N");
-        if (rc == -2)
-            return weir__err_set (
-                err, WEIR_ECORRUPT,
-                "postgres: record %s: column '%s' of table %s is %s, which takes no msgpack %s%s",
-                s_show (o, shown, sizeof shown), self->cols[c].name, self->shown, self->cols[c].type,
-                weir_type_name (t->values[c]),
-                t->values[c]->type == MSGPACK_OBJECT_STR ? " holding a NUL byte" : "");
+        if (rc == -2) {
+            snprintf (why, sizeof why, "column '%s' of table %s is %s, which takes no msgpack %s%s",
+                      self->cols[c].name, self->shown, self->cols[c].type, weir_type_name (t->values[c]),
+                      t->values[c]->type == MSGPACK_OBJECT_STR ? " holding a NUL byte" : "");
+            return s_bad (self, t, o, line, why, err);
+        }
         if (rc)
             return weir__err_set (err, WEIR_ENOMEM, "postgres: out of memory");
     }
@@ -864,7 +888,7 @@ static int s_write (void *state, unsigned thread, const char *payload, size_t le
     msgpack_object o;
     int more, rc = 0;
     while (!rc && (more = weir__records_next (&t->it, &o)) == 1)
-        rc = s_row (self, t, &o, err);
+        rc = s_row (self, t, &o, err) < 0 ? err->code : 0;
     if (!rc && more < 0)
         rc = weir__err_set (err, WEIR_ECORRUPT, "postgres: malformed record in a batch");
     if (!rc && t->out.len >= S_SEND_AT)
@@ -970,6 +994,13 @@ static int s_settle (void *state, const char *durable, weir__err *err)
     return rc;
 }
 
+static void s_rejecting (void *state, weir__writer_reject_fn *reject, void *arg)
+{
+    s_pg *self = state;
+    self->reject = reject;
+    self->reject_arg = arg;
+}
+
 static void s_discard (void *state)
 {
     s_pg *self = state;
@@ -1006,4 +1037,5 @@ const weir__writer_class weir__writer_postgres = {
     s_close,
     s_discard,
     s_settle,
+    s_rejecting,
 };

@@ -8,6 +8,7 @@
 #ifndef WEIR_WRITER_H_INCLUDED
 #define WEIR_WRITER_H_INCLUDED
 
+#include <msgpack.h>
 #include <stdint.h>
 #include <weir/weir.h>
 
@@ -30,6 +31,13 @@
     writer hears so through settle.  Without it, every commit is final at
     once (settle follows commit at once).  */
 #define WEIR__WRITER_CHECKPOINTED 2u
+
+/*  A record a writer cannot write, and why (a map key that is no column):
+    0 when it is skipped (on-error=skip: counted, kept in the dead
+    letter), else the error that fails the job, in ERR.  Any writer
+    thread.  */
+typedef int (weir__writer_reject_fn) (void *arg, const msgpack_object *record, const char *reason,
+                                      weir__err *err);
 
 typedef struct weir__writer_class {
     const char *name;
@@ -66,6 +74,12 @@ typedef struct weir__writer_class {
         finds recorded.  NULL: a commit is final as it returns (a synced
         file; the checkpoint's state cuts it back).  */
     int (*settle) (void *state, const char *durable, weir__err *err);
+    /*  A writer whose properties take on-error= and dead-letter= is given,
+        once open, where a record it cannot write goes when they say skip:
+        REJECT (ARG).  Without skip it is not called, and the writer fails
+        on the record, naming it.  NULL: the writer never leaves a record
+        out.  */
+    void (*rejecting) (void *state, weir__writer_reject_fn *reject, void *arg);
 } weir__writer_class;
 
 extern const weir__writer_class weir__writer_null;
