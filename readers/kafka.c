@@ -399,15 +399,25 @@ static int s_record (s_kafka *self, s_partition *part, const rd_kafka_message_t 
     }
 }
 
-//  Every broker down for longer than timeout=: the job fails
+//  Every broker down for longer than timeout=: the job fails.  librdkafka
+//  says once that all went down, and never that one came back: so once
+//  the time is up the brokers are asked, and an answer clears it.
+//  Messages are no sign: they may be ones fetched before
 static int s_check_down (s_kafka *self, weir__err *err)
 {
     uint64_t since = atomic_load (&self->down_since);
     if (!since || weir__now_ns () - since < (uint64_t) self->timeout_ns)
         return 0;
+    const struct rd_kafka_metadata *md = NULL;
+    if (!self->rk->rd_kafka_metadata (self->client, 0, self->topic, &md, 1000)) {
+        self->rk->rd_kafka_metadata_destroy (md);
+        atomic_store (&self->down_since, 0);
+        return 0;
+    }
     char why[256];
     s_why (self, RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN, why, sizeof why);
-    return weir__err_set (err, WEIR_EIO, "kafka: every broker of %s has been unreachable for %d s: %s",
+    return weir__err_set (err, WEIR_EIO,
+                          "kafka: every broker of %s has been unreachable for %d s (timeout=): %s",
                           self->brokers, (int) (self->timeout_ns / 1000000000), why);
 }
 
@@ -475,7 +485,6 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
             }
             continue;
         }
-        atomic_store (&self->down_since, 0);
         int rc = 0;
         ssize_t i = 0;
         for (; i < n && !rc; i++) {
