@@ -468,10 +468,13 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
             return weir__err_set (err, WEIR_EIO, "kafka: topic '%s' partition %d: %s", self->name, (int) p,
                                   rk->rd_kafka_err2str (rk->rd_kafka_last_error ()));
         //  How far the partition goes, as the last fetch said: with the
-        //  offset, the messages reading is behind (input_behind)
+        //  offset, the messages reading is behind (input_behind).  Only
+        //  when following, as for files: the engine's figures per shard
+        //  are kept for one reader thread, and several would grow them at
+        //  once
         int64_t low, high;
-        if (sink->seen && !rk->rd_kafka_get_watermark_offsets (self->client, self->name, p, &low, &high)
-            && high >= 0)
+        if (self->follow && sink->seen
+            && !rk->rd_kafka_get_watermark_offsets (self->client, self->name, p, &low, &high) && high >= 0)
             sink->seen (sink, (uint64_t) high);
         if (n == 0) {
             if (s_check_down (self, err))
