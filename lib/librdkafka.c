@@ -60,6 +60,29 @@ static void s_load (void)
     S_LOAD (lib, rd_kafka_outq_len);
 }
 
+rd_kafka_conf_t *weir__librdkafka_conf (const weir__librdkafka *rk, const char *const mine[][2], size_t n,
+                                        const weir__props *props, weir__err *err)
+{
+    rd_kafka_conf_t *conf = rk->rd_kafka_conf_new ();
+    char errstr[512];
+    for (size_t i = 0; i < n; i++)
+        if (rk->rd_kafka_conf_set (conf, mine[i][0], mine[i][1], errstr, sizeof errstr)) {
+            weir__err_set (err, WEIR_EPROPERTY, "kafka: %s", errstr);
+            rk->rd_kafka_conf_destroy (conf);
+            return NULL;
+        }
+    for (size_t i = 0; i < props->count; i++) {
+        const weir__prop *p = &props->items[i];
+        if (!strncmp (p->key, "kafka.", 6)
+            && rk->rd_kafka_conf_set (conf, p->key + 6, p->value, errstr, sizeof errstr)) {
+            weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "kafka: %s=%s: %s", p->key, p->value, errstr);
+            rk->rd_kafka_conf_destroy (conf);
+            return NULL;
+        }
+    }
+    return conf;
+}
+
 int weir__librdkafka_get (const weir__librdkafka **out, weir__err *err)
 {
     pthread_once (&s_once, s_load);

@@ -12,6 +12,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "lib/error.h"
+#include "lib/props.h"
 
 typedef struct weir__librdkafka {
     rd_kafka_conf_t *(*rd_kafka_conf_new) (void);
@@ -58,6 +59,12 @@ typedef struct weir__librdkafka {
     rd_kafka_resp_err_t (*rd_kafka_get_watermark_offsets) (rd_kafka_t *rk, const char *topic,
                                                            int32_t partition, int64_t *low, int64_t *high);
 } weir__librdkafka;
+
+/*  A client's settings: the N pairs MINE ({name, value}), then every
+    kafka.NAME=VALUE of PROPS as given, so that a user's setting wins.
+    The settings, or NULL and ERR naming the one librdkafka refused.  */
+rd_kafka_conf_t *weir__librdkafka_conf (const weir__librdkafka *rk, const char *const mine[][2], size_t n,
+                                        const weir__props *props, weir__err *err);
 
 /*  The library's functions, loaded once (thread-safe): 0 and *OUT, or
     WEIR_ESYSTEM saying what could not be loaded.  */

@@ -167,9 +167,7 @@ static void s_why (s_kafka *self, rd_kafka_resp_err_t e, char *out, size_t size)
 //  Every property of the client: ours, then kafka.* as given
 static rd_kafka_conf_t *s_conf (s_kafka *self, weir__props *props, weir__err *err)
 {
-    rd_kafka_conf_t *conf = self->rk->rd_kafka_conf_new ();
-    char errstr[512];
-    const char *mine[][2] = {
+    const char *const mine[][2] = {
         {"bootstrap.servers", self->brokers},
         //  End-of-partition events tell a bounded read it is done
         {"enable.partition.eof", "true"},
@@ -182,22 +180,9 @@ static rd_kafka_conf_t *s_conf (s_kafka *self, weir__props *props, weir__err *er
         //  starts them one after another
         {"fetch.wait.max.ms", self->follow ? "100" : "10"},
     };
-    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
-        if (self->rk->rd_kafka_conf_set (conf, mine[i][0], mine[i][1], errstr, sizeof errstr)) {
-            weir__err_set (err, WEIR_EPROPERTY, "kafka: %s", errstr);
-            self->rk->rd_kafka_conf_destroy (conf);
-            return NULL;
-        }
-    for (size_t i = 0; i < props->count; i++) {
-        const weir__prop *p = &props->items[i];
-        if (strncmp (p->key, "kafka.", 6))
-            continue;
-        if (self->rk->rd_kafka_conf_set (conf, p->key + 6, p->value, errstr, sizeof errstr)) {
-            weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "kafka: %s=%s: %s", p->key, p->value, errstr);
-            self->rk->rd_kafka_conf_destroy (conf);
-            return NULL;
-        }
-    }
+    rd_kafka_conf_t *conf = weir__librdkafka_conf (self->rk, mine, sizeof mine / sizeof mine[0], props, err);
+    if (!conf)
+        return NULL;
     self->rk->rd_kafka_conf_set_error_cb (conf, s_error_cb);
     self->rk->rd_kafka_conf_set_log_cb (conf, s_log_cb);
     self->rk->rd_kafka_conf_set_opaque (conf, self);

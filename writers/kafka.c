@@ -136,31 +136,20 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, uns
         s_free (self);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
-    rd_kafka_conf_t *conf = rk->rd_kafka_conf_new ();
-    char errstr[512];
-    const char *mine[][2] = {
+    const char *const mine[][2] = {
         {"bootstrap.servers", brokers},
         {"enable.idempotence", "true"},
         {"log_level", "0"},
         {"client.id", "weir"},
     };
-    for (size_t i = 0; i < sizeof mine / sizeof mine[0] && !rc; i++)
-        if (rk->rd_kafka_conf_set (conf, mine[i][0], mine[i][1], errstr, sizeof errstr))
-            rc = weir__err_set (err, WEIR_EPROPERTY, "kafka: %s", errstr);
-    for (size_t i = 0; i < props->count && !rc; i++) {
-        const weir__prop *p = &props->items[i];
-        if (!strncmp (p->key, "kafka.", 6)
-            && rk->rd_kafka_conf_set (conf, p->key + 6, p->value, errstr, sizeof errstr))
-            rc = weir__err_at (err, WEIR_EPROPERTY, p->key_offset, "kafka: %s=%s: %s", p->key, p->value,
-                               errstr);
-    }
-    if (rc) {
-        rk->rd_kafka_conf_destroy (conf);
+    rd_kafka_conf_t *conf = weir__librdkafka_conf (rk, mine, sizeof mine / sizeof mine[0], props, err);
+    if (!conf) {
         s_free (self);
-        return rc;
+        return err->code;
     }
     rk->rd_kafka_conf_set_dr_msg_cb (conf, s_delivered);
     rk->rd_kafka_conf_set_opaque (conf, self);
+    char errstr[512];
     if (!(self->producer = rk->rd_kafka_new (RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr))) {
         rk->rd_kafka_conf_destroy (conf);
         s_free (self);
