@@ -240,13 +240,17 @@ START_TEST (test_errors)
     ck_assert_int_eq (model_worker_add_sparse (w, m, 7, idx, f, 1, 1), MODEL_ELABEL);
     //  Refused examples change nothing
     ck_assert_uint_eq (model_worker_pending (w), 1);
+    //  The one example waits in the tile, unscored, until the flush
     model_stats st;
     model_worker_take_stats (w, &st);
-    ck_assert_uint_eq (st.examples, 1);
+    ck_assert_uint_eq (st.examples, 0);
     ck_assert_int_eq (model_predict_dense_u8 (m, x, 9, 1, NULL), MODEL_EDIM);
     ck_assert_int_eq (model_predict_dense_f32 (m, f, 2, 1, NULL), MODEL_EVALUE);
     ck_assert_int_eq (model_predict_sparse (m, idx, f, 2, 1, NULL), MODEL_EVALUE);
     model_worker_flush (w);
+    model_worker_take_stats (w, &st);
+    ck_assert_uint_eq (st.examples, 1);
+    ck_assert_uint_eq (atomic_load (&m->step), 1);
     model_worker_destroy (&w);
     free (m);
 }
@@ -481,6 +485,119 @@ START_TEST (test_two_threads)
 }
 END_TEST
 
+//  The dense loops (tiles of up to 16 examples, four examples and four
+//  rows at a time, rows of 4, 8, 16 and 32 lanes, short examples) against
+//  mini-batch SGD written out plainly in doubles: a mini-batch's examples
+//  are scored with the weights as it began, their gradients summed, and
+//  the sum applied scaled by lr / size and the L2 penalty
+static void s_reference_check (unsigned classes, size_t dim, unsigned minibatch, float l2, unsigned examples)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, classes, dim);
+    cfg.minibatch = minibatch;
+    cfg.l2 = l2;
+    cfg.lr = 0.3f;
+    cfg.schedule = MODEL_LR_INV;
+    cfg.decay = 0.01f;
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    model_worker *w = model_worker_new (&cfg);
+    ck_assert_ptr_nonnull (w);
+    double *W = calloc ((dim + 1) * classes, sizeof *W), *G = calloc ((dim + 1) * classes, sizeof *G);
+    double *p = calloc (classes, sizeof *p);
+    float *x = calloc (dim, sizeof *x);
+    ck_assert (W && G && p && x);
+    //  The reference's scores for the pending examples, kept with them
+    float *xs = calloc ((size_t) minibatch * dim, sizeof *xs);
+    unsigned *labels = calloc (minibatch, sizeof *labels);
+    size_t *lens = calloc (minibatch, sizeof *lens);
+    ck_assert (xs && labels && lens);
+    unsigned pending = 0;
+    uint64_t step = 0, seed = 12345;
+    size_t hi = 0;
+    for (unsigned i = 0; i < examples; i++) {
+        //  A length from dim / 2 to dim, values in [-1, 1]
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        size_t n = dim / 2 + (size_t) (seed >> 33) % (dim - dim / 2 + 1);
+        for (size_t j = 0; j < n; j++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            x[j] = (float) ((double) (seed >> 40) / (double) (1u << 24) * 2 - 1);
+        }
+        unsigned label = (unsigned) (seed >> 20) % classes;
+        ck_assert_int_eq (model_worker_add_dense_f32 (w, m, label, x, n, 1.0f), 0);
+        memcpy (xs + (size_t) pending * dim, x, n * sizeof *x);
+        labels[pending] = label;
+        lens[pending++] = n;
+        if (pending < minibatch && i + 1 < examples)
+            continue;
+        if (i + 1 == examples)
+            model_worker_flush (w);
+        //  The reference: score every pending example on W, sum gradients
+        memset (G, 0, (dim + 1) * classes * sizeof *G);
+        for (unsigned e = 0; e < pending; e++) {
+            const float *xe = xs + (size_t) e * dim;
+            double top = -INFINITY, sum = 0;
+            for (unsigned c = 0; c < classes; c++) {
+                p[c] = W[dim * classes + c];
+                for (size_t j = 0; j < lens[e]; j++)
+                    p[c] += W[j * classes + c] * xe[j];
+                top = fmax (top, p[c]);
+            }
+            for (unsigned c = 0; c < classes; c++)
+                sum += p[c] = exp (p[c] - top);
+            for (unsigned c = 0; c < classes; c++) {
+                double d = p[c] / sum - (c == labels[e]);
+                for (size_t j = 0; j < lens[e]; j++)
+                    G[j * classes + c] += d * xe[j];
+                G[dim * classes + c] += d;
+            }
+            if (lens[e] > hi)
+                hi = lens[e];
+        }
+        double lr = cfg.lr / (1 + cfg.decay * (double) step);
+        step += pending;
+        //  L2 shrinks the rows the worker wrote: those of the features
+        //  below the longest example since the last flush (its copy of
+        //  the weights only grows between flushes)
+        for (size_t j = 0; j < hi; j++)
+            for (unsigned c = 0; c < classes; c++)
+                W[j * classes + c] = (1 - lr * l2) * W[j * classes + c] - lr / pending * G[j * classes + c];
+        for (unsigned c = 0; c < classes; c++)
+            W[dim * classes + c] -= lr / pending * G[dim * classes + c];
+        pending = 0;
+    }
+    ck_assert_uint_eq (atomic_load (&m->step), examples);
+    for (unsigned c = 0; c < classes; c++) {
+        for (size_t j = 0; j < dim; j++)
+            ck_assert_msg (fabs (s_weight (m, c, j) - W[j * classes + c])
+                               <= 1e-4 * (1 + fabs (W[j * classes + c])),
+                           "classes %u dim %zu minibatch %u: w[%u][%zu] is %g, not %g", classes, dim,
+                           minibatch, c, j, (double) s_weight (m, c, j), W[j * classes + c]);
+        ck_assert_double_eq_tol (s_bias (m, c), W[dim * classes + c], 1e-4);
+        for (unsigned c2 = classes; c2 < m->row; c2++)
+            ck_assert_float_eq (s_weight (m, c2, 0), 0);
+    }
+    model_worker_destroy (&w);
+    free (W);
+    free (G);
+    free (p);
+    free (x);
+    free (xs);
+    free (labels);
+    free (lens);
+    free (m);
+}
+
+START_TEST (test_dense_reference)
+{
+    s_reference_check (3, 8, 1, 0, 40);         //  rows of 4 lanes, tiles of one
+    s_reference_check (7, 33, 5, 0, 61);        //  8 lanes, odd lengths, a short last mini-batch
+    s_reference_check (10, 50, 16, 0, 96);      //  16 lanes, one tile per mini-batch
+    s_reference_check (10, 50, 37, 0.1f, 150);  //  mini-batches of three tiles, with L2
+    s_reference_check (20, 19, 6, 0.05f, 70);   //  32 lanes: two vectors a row
+}
+END_TEST
+
 Suite *check_suite (void)
 {
     Suite *s = suite_create ("hogwild_model");
@@ -496,6 +613,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_errors);
     tcase_add_test (tc, test_sparse_columns);
     tcase_add_test (tc, test_dense_short);
+    tcase_add_test (tc, test_dense_reference);
     tcase_add_test (tc, test_mixed);
     tcase_add_test (tc, test_resume_exact);
     tcase_add_test (tc, test_two_threads);

@@ -5,9 +5,19 @@
     They are static inline so that each stays in its caller's loop, as it
     did when the model was one file: these are the innermost loops of
     training.  Sums run in a fixed order (16 partial sums combined in a
-    fixed tree for dense rows, the example's order of features for sparse
-    ones), which vectorizes without reassociation and so without
+    fixed tree for dot products, the features' order for the rows of
+    weights), which vectorizes without reassociation and so without
     -ffast-math: one thread's results are exactly reproducible.
+
+    The dense training loops are written on GCC's vector types (model__v4,
+    v8, v16: a row of a shared-layout model is one of them), which the
+    compiler maps to whatever the target has: one AVX-512 register, two
+    AVX ones, four SSE ones.  worker.c compiles its caller once per
+    instruction set (MODEL__CLONES) and the loader picks the one the CPU
+    runs.  Each lane is multiplied and added on its own, in the same
+    order on every instruction set, and the library is built with
+    -ffp-contract=off so that no clone fuses a multiply and an add: every
+    clone computes the very same bits.
 
     Conventions: dense lengths are multiples of MODEL__BLOCK; shared-layout
     rows are LANES floats (4, 8 or a multiple of 16, model_row_floats).  */
@@ -20,30 +30,6 @@
 #include <string.h>
 
 #define MODEL__BLOCK 16  //  floats per block of a dense loop: 64 bytes
-
-//  The dot product of N floats (a multiple of 16): 16 partial sums, kept
-//  in registers by the unrolled block, combined in a fixed order
-static inline float model__kernel_dot (const float *restrict a, const float *restrict b, size_t n)
-{
-    float acc[MODEL__BLOCK] = {0};
-    for (size_t i = 0; i < n; i += MODEL__BLOCK)
-#pragma GCC unroll 16
-        for (size_t k = 0; k < MODEL__BLOCK; k++)
-            acc[k] += a[i + k] * b[i + k];
-    for (size_t half = MODEL__BLOCK / 2; half; half /= 2)
-        for (size_t k = 0; k < half; k++)
-            acc[k] += acc[k + half];
-    return acc[0];
-}
-
-//  Y += A * X over N floats (a multiple of 16)
-static inline void model__kernel_axpy (float *restrict y, float a, const float *restrict x, size_t n)
-{
-    for (size_t i = 0; i < n; i += MODEL__BLOCK)
-#pragma GCC unroll 16
-        for (size_t k = 0; k < MODEL__BLOCK; k++)
-            y[i + k] += a * x[i + k];
-}
 
 //  Y += A * X over one shared-layout row of LANES floats (4, 8 or a
 //  multiple of 16)
@@ -84,6 +70,123 @@ static inline void model__kernel_sparse_scores (float *restrict score, const flo
     for (size_t k = 0; k < n; k++)
         model__kernel_axpy_row (score, evalue[k], snap + (size_t) eslot[k] * lanes, lanes);
 }
+
+//  One clone of a function per instruction set, chosen when the library
+//  is loaded (GCC's target_clones, through the dynamic loader's ifunc):
+//  no build that runs only on the build machine
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)
+#define MODEL__CLONES __attribute__ ((target_clones ("avx512f", "avx2", "default")))
+#else
+#define MODEL__CLONES
+#endif
+
+//  The kernels go into each clone of their caller, compiled for its
+//  instruction set: a kernel left out of line would run the default one
+#define MODEL__INLINE __attribute__ ((always_inline))
+
+typedef float model__v4 __attribute__ ((vector_size (16)));
+typedef float model__v8 __attribute__ ((vector_size (32)));
+typedef float model__v16 __attribute__ ((vector_size (64)));
+
+/*  The dense kernels, model__kernel_scores_NAME and _grad_NAME, for a
+    vector type VT of V floats (a row of LANES
+    floats is LANES / V of them).  X holds N examples, one every XSTRIDE
+    floats, each NEED features long (zero past its own length); SNAP and
+    GRAD hold NEED rows of LANES floats, one per feature.
+
+    Scores: SCORE[e] (LANES floats) = BIAS + the sum over features j, in
+    order, of x[e][j] * row j.  Four examples at a time share each load
+    of a row.
+
+    Gradient: row j of GRAD += the sum over examples e, in order, of
+    x[e][j] * D[e] (D: LANES floats per example).  Four rows at a time
+    share each load of D[e]; each row sums in the examples' order, as an
+    example-by-example update would.
+
+    Vectors go through memcpy: the compiler makes it one load or store,
+    and it says nothing about aliasing between float and vector types.  */
+#define MODEL__DENSE_KERNELS(NAME, VT, V)                                                                    \
+    static inline MODEL__INLINE void model__kernel_scores_##NAME (                                           \
+        float *restrict score, const float *restrict snap, const float *restrict bias,                       \
+        const float *restrict x, size_t xstride, unsigned n, size_t need, unsigned lanes)                    \
+    {                                                                                                        \
+        for (unsigned q = 0; q < lanes; q += V) {                                                            \
+            VT b;                                                                                            \
+            memcpy (&b, bias + q, sizeof b);                                                                 \
+            unsigned e = 0;                                                                                  \
+            for (; e + 4 <= n; e += 4) {                                                                     \
+                const float *x0 = x + e * xstride, *x1 = x0 + xstride, *x2 = x1 + xstride,                   \
+                            *x3 = x2 + xstride;                                                              \
+                VT a0 = b, a1 = b, a2 = b, a3 = b;                                                           \
+                for (size_t j = 0; j < need; j++) {                                                          \
+                    VT w;                                                                                    \
+                    memcpy (&w, snap + j * lanes + q, sizeof w);                                             \
+                    a0 += x0[j] * w;                                                                         \
+                    a1 += x1[j] * w;                                                                         \
+                    a2 += x2[j] * w;                                                                         \
+                    a3 += x3[j] * w;                                                                         \
+                }                                                                                            \
+                memcpy (score + e * lanes + q, &a0, sizeof a0);                                              \
+                memcpy (score + (e + 1) * lanes + q, &a1, sizeof a1);                                        \
+                memcpy (score + (e + 2) * lanes + q, &a2, sizeof a2);                                        \
+                memcpy (score + (e + 3) * lanes + q, &a3, sizeof a3);                                        \
+            }                                                                                                \
+            for (; e < n; e++) {                                                                             \
+                const float *x0 = x + e * xstride;                                                           \
+                VT a0 = b;                                                                                   \
+                for (size_t j = 0; j < need; j++) {                                                          \
+                    VT w;                                                                                    \
+                    memcpy (&w, snap + j * lanes + q, sizeof w);                                             \
+                    a0 += x0[j] * w;                                                                         \
+                }                                                                                            \
+                memcpy (score + e * lanes + q, &a0, sizeof a0);                                              \
+            }                                                                                                \
+        }                                                                                                    \
+    }                                                                                                        \
+                                                                                                             \
+    static inline MODEL__INLINE void model__kernel_grad_##NAME (                                             \
+        float *restrict grad, const float *restrict d, const float *restrict x, size_t xstride, unsigned n,  \
+        size_t need, unsigned lanes)                                                                         \
+    {                                                                                                        \
+        for (unsigned q = 0; q < lanes; q += V) {                                                            \
+            size_t j = 0;                                                                                    \
+            for (; j + 4 <= need; j += 4) {                                                                  \
+                float *r = grad + j * lanes + q;                                                             \
+                VT g0, g1, g2, g3;                                                                           \
+                memcpy (&g0, r, sizeof g0);                                                                  \
+                memcpy (&g1, r + lanes, sizeof g1);                                                          \
+                memcpy (&g2, r + 2 * lanes, sizeof g2);                                                      \
+                memcpy (&g3, r + 3 * lanes, sizeof g3);                                                      \
+                for (unsigned e = 0; e < n; e++) {                                                           \
+                    const float *xe = x + e * xstride + j;                                                   \
+                    VT de;                                                                                   \
+                    memcpy (&de, d + e * lanes + q, sizeof de);                                              \
+                    g0 += xe[0] * de;                                                                        \
+                    g1 += xe[1] * de;                                                                        \
+                    g2 += xe[2] * de;                                                                        \
+                    g3 += xe[3] * de;                                                                        \
+                }                                                                                            \
+                memcpy (r, &g0, sizeof g0);                                                                  \
+                memcpy (r + lanes, &g1, sizeof g1);                                                          \
+                memcpy (r + 2 * lanes, &g2, sizeof g2);                                                      \
+                memcpy (r + 3 * lanes, &g3, sizeof g3);                                                      \
+            }                                                                                                \
+            for (; j < need; j++) {                                                                          \
+                float *r = grad + j * lanes + q;                                                             \
+                VT g0;                                                                                       \
+                memcpy (&g0, r, sizeof g0);                                                                  \
+                for (unsigned e = 0; e < n; e++) {                                                           \
+                    VT de;                                                                                   \
+                    memcpy (&de, d + e * lanes + q, sizeof de);                                              \
+                    g0 += x[e * xstride + j] * de;                                                           \
+                }                                                                                            \
+                memcpy (r, &g0, sizeof g0);                                                                  \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+MODEL__DENSE_KERNELS (v4, model__v4, 4)
+MODEL__DENSE_KERNELS (v8, model__v8, 8)
+MODEL__DENSE_KERNELS (v16, model__v16, 16)
 
 //  SCORE (CLASSES values) to probabilities in place; returns the
 //  cross-entropy loss for LABEL and sets *ARGMAX (ties: lowest label)

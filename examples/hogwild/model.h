@@ -205,7 +205,10 @@ typedef struct model_worker model_worker;
 /*  What a worker saw since the last model_worker_take_stats: examples
     trained on, the sum of their cross-entropy losses (natural log) and how
     many of them the model predicted right before learning from them
-    (progressive validation: an honest running accuracy).  */
+    (progressive validation: an honest running accuracy).  A dense example
+    counts once it is scored: examples wait in a tile of up to 16 that is
+    scored when full, when it completes the mini-batch, or at
+    model_worker_flush.  */
 typedef struct {
     uint64_t examples;
     double loss;
