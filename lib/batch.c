@@ -93,7 +93,11 @@ void weir__batch_clear (weir__batch *b)
 int weir__records_init (weir__records *it)
 {
     memset (it, 0, sizeof *it);
-    return msgpack_zone_init (&it->zone, 4096) ? 0 : WEIR_ENOMEM;
+    //  A chunk that holds the objects of a record of a few thousand
+    //  elements (a sparse example): msgpack_zone_clear keeps the first
+    //  chunk and frees the others, so a record that needs more than the
+    //  first costs a malloc and a free every time
+    return msgpack_zone_init (&it->zone, 65536) ? 0 : WEIR_ENOMEM;
 }
 
 void weir__records_release (weir__records *it)

@@ -10,9 +10,11 @@
     an optional sign, digits with an optional decimal point (at least one
     digit in all), an optional exponent.  No blanks, no hexadecimal, no
     inf or nan.  Conversion is correctly rounded: a fast exact path for
-    up to 19 significant digits and a power of ten up to 22 (Clinger's:
+    a significand up to 2^53 and a power of ten up to 22 (Clinger's:
     both operands are exact doubles, so one IEEE operation rounds once),
-    strtod for the rest.
+    on x86 a second one for up to 19 digits and a power up to 27 in
+    extended precision (decimal.c says why it is exact), strtod for the
+    rest.
 
     Formatting writes the first of %.15g, %.16g and %.17g that reads back
     as the same double: 17 digits always round-trip, and most numbers
@@ -38,6 +40,12 @@
     infinity, or WEIR__DECIMAL_NOMEM.  Underflow is not an error: it
     rounds to a subnormal or to zero, as the text says.  */
 int weir__decimal_parse (const char *p, size_t n, double *out);
+
+/*  The same for the number at the start of the N bytes at P, whatever
+    follows it: 0, *OUT and *USED, its length, or an error as above (the
+    number at P is malformed, as "1e" or "-" are).  A parser of a text
+    format checks what follows, and reads a field once.  */
+int weir__decimal_parse_prefix (const char *p, size_t n, double *out, size_t *used);
 
 /*  Parse the N bytes at P as a plain integer (an optional sign, then
     digits): 0 and *OUT, WEIR__DECIMAL_SYNTAX, or WEIR__DECIMAL_RANGE

@@ -137,6 +137,52 @@ START_TEST (test_parse_is_correctly_rounded)
 }
 END_TEST
 
+//  Long significands (16 to 19 digits, as %.17g writes) with powers of
+//  ten up to 27, where x86 parses in extended precision, and integers
+//  exactly halfway between two doubles, which that path must hand on
+//  (ties go to the even double): strtod's result, bit for bit.
+START_TEST (test_parse_long_significands)
+{
+    char text[80];
+    for (int k = 0; k < 400000; k++) {
+        int digits = 16 + (int) (s_random () % 4), point = (int) (s_random () % (unsigned) (digits + 1));
+        size_t n = 0;
+        text[n++] = (char) ('1' + s_random () % 9);
+        for (int i = 1; i < digits; i++) {
+            if (i == point)
+                text[n++] = '.';
+            text[n++] = (char) ('0' + s_random () % 10);
+        }
+        if (k % 2)
+            n += (size_t) snprintf (text + n, sizeof text - n, "e%d", (int) (s_random () % 55) - 27);
+        text[n] = '\0';
+        double got, want = strtod (text, NULL);
+        ck_assert_msg (weir__decimal_parse (text, n, &got) == 0 && s_bits (got) == s_bits (want),
+                       "'%s': %.17g, strtod %.17g", text, got, want);
+    }
+    static const char *const halfway[] = {
+        "9007199254740993",    "9007199254740995",    "18014398509481986",    "18014398509481990",
+        "9223372036854776832", "9223372036854777856", "0.9007199254740993e1", "-9007199254740993",
+    };
+    for (size_t i = 0; i < sizeof halfway / sizeof halfway[0]; i++) {
+        double got, want = strtod (halfway[i], NULL);
+        ck_assert_int_eq (weir__decimal_parse (halfway[i], strlen (halfway[i]), &got), 0);
+        ck_assert_msg (s_bits (got) == s_bits (want), "'%s': %.17g, strtod %.17g", halfway[i], got, want);
+    }
+    //  Every double written by %.17g reads back as itself
+    for (int k = 0; k < 200000; k++) {
+        uint64_t bits = ((uint64_t) s_random () << 32 | s_random ()) & ~(UINT64_C (0x7ff) << 52);
+        bits |= (uint64_t) (1023 - 40 + s_random () % 80) << 52;
+        double v;
+        memcpy (&v, &bits, sizeof v);
+        int n = snprintf (text, sizeof text, "%.17g", v);
+        double got;
+        ck_assert_msg (weir__decimal_parse (text, (size_t) n, &got) == 0 && s_bits (got) == s_bits (v),
+                       "'%s': %.17g", text, got);
+    }
+}
+END_TEST
+
 //  The first of %.15g, %.16g, %.17g that reads back.
 static size_t s_reference (char *out, double v)
 {
@@ -315,6 +361,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_parse_syntax);
     tcase_add_test (tc, test_parse_int);
     tcase_add_test (tc, test_parse_is_correctly_rounded);
+    tcase_add_test (tc, test_parse_long_significands);
     tcase_add_test (tc, test_format_round_trips_shortest);
     tcase_add_test (tc, test_format_float);
     tcase_add_test (tc, test_locale_does_not_matter);

@@ -210,6 +210,13 @@ START_TEST (test_reader_malformed_lines)
         {"1 3:x", "line 3 (byte 16): value 'x' of index 3 is not a number"},
         {"1 3:0.5x", "line 3 (byte 16): value '0.5x' of index 3 is not a number"},
         {"1 3:1:2", "line 3 (byte 16): value '1:2' of index 3 is not a number"},
+        //  Numbers that start well and end badly: the one-pass reading of
+        //  a feature hands them to the careful one
+        {"1 3:1e", "line 3 (byte 16): value '1e' of index 3 is not a number"},
+        {"1 3:1.5.2", "line 3 (byte 16): value '1.5.2' of index 3 is not a number"},
+        {"1 3:-", "line 3 (byte 16): value '-' of index 3 is not a number"},
+        {"1 3:0.0509803921568627440x", "value '0.0509803921568627440x' of index 3 is not a number"},
+        {"1 2:1\t2:3", "line 3 (byte 18): index 2 appears twice"},
         {"1 3:nan", "line 3 (byte 16): value 'nan' of index 3 is not a number"},
         {"1 3:1e400", "line 3 (byte 16): value '1e400' of index 3 is out of range"},
         {"1 3 :1", "line 3 (byte 14): feature '3' is not index:value"},

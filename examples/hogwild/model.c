@@ -138,18 +138,3 @@ int model_check (const void *mem, size_t size, const model_config *cfg)
         return MODEL_EBLOB;
     return 0;
 }
-
-size_t model_column (const model_blob *m, uint64_t index)
-{
-    if (m->indexing == MODEL_INDEX_DIRECT && index < m->dim)
-        return (size_t) index;
-    //  MurmurHash3's fmix64: every input bit flips each output bit with
-    //  probability close to 1/2, so consecutive indices spread evenly
-    uint64_t h = index;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return (size_t) (h % m->dim);
-}

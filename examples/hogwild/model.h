@@ -289,8 +289,23 @@ int model_predict_dense_f64 (model_blob *m, const double *x, size_t n, float sca
 int model_predict_sparse (model_blob *m, const uint64_t *index, const float *value, size_t n, float scale,
                           float *prob);
 
-/*  The row of sparse INDEX in M (the hash or direct mapping above).  */
-size_t model_column (const model_blob *m, uint64_t index);
+/*  The row of sparse INDEX in M (the hash or direct mapping above).
+    Inline: it runs for every feature of every sparse example, and a
+    power-of-two dim (the default 2^18) takes a mask, not a division.  */
+static inline size_t model_column (const model_blob *m, uint64_t index)
+{
+    if (m->indexing == MODEL_INDEX_DIRECT && index < m->dim)
+        return (size_t) index;
+    /*  MurmurHash3's fmix64: every input bit flips each output bit with
+        probability close to 1/2, so consecutive indices spread evenly  */
+    uint64_t h = index;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return (size_t) ((m->dim & (m->dim - 1)) == 0 ? h & (m->dim - 1) : h % m->dim);
+}
 
 #ifdef __cplusplus
 }
