@@ -2,6 +2,8 @@
 #include "config.h"
 #include "pipeline/reduce.h"
 
+#include "lib/buf.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,20 +43,36 @@ static void s_combine (void *out, const void *a, const void *b, size_t n, int ty
     }
 }
 
-//  Every rank declared the same regions: their count and their elements
-//  agree (a minimum equal to the maximum).
+//  What the ranks declared.  Every rank that declared regions declared the
+//  same ones (their count and their elements agree), or the job fails.  A
+//  rank may have declared none yet (a model made from the first record,
+//  on a rank that has had no record): it adopts the lowest declaring
+//  rank's, the donor's.
+typedef struct {
+    int adopt;         //  some rank declared nothing, another did
+    int here;          //  this rank is one of those that adopt
+    int donor;         //  the lowest rank that declared
+    int64_t adopters;  //  how many adopt
+} s_plan;
+
 static int s_agree (weir__workspace *ws, weir__cluster *cluster, double timeout, const char *what,
-                    weir__err *err)
+                    s_plan *plan, weir__err *err)
 {
+    memset (plan, 0, sizeof *plan);
     int64_t n = (int64_t) weir__workspace_reduce_count (ws), elements = 0;
     for (size_t i = 0; i < (size_t) n; i++) {
         weir__workspace_region r;
         weir__workspace_reduce (ws, i, &r);
         elements += (int64_t) r.count;
     }
-    int64_t v[4] = {n, elements, -n, -elements};
-    int rc = weir__cluster_allreduce (cluster, v, 4, WEIR__REDUCE_I64, WEIR__REDUCE_MIN, timeout, what, err);
-    if (rc)
+    //  Minimums all: over the declaring ranks for the first two (a rank
+    //  that declared nothing gives the largest number), over all ranks
+    //  for the rest
+    int rank = weir__cluster_rank (cluster);
+    int64_t v[6] = {n ? n : INT64_MAX, n ? elements : INT64_MAX, -n,
+                    -elements,         n ? rank : INT64_MAX,     -(n == 0)};
+    int rc = weir__cluster_allreduce (cluster, v, 6, WEIR__REDUCE_I64, WEIR__REDUCE_MIN, timeout, what, err);
+    if (rc || v[0] == INT64_MAX)
         return rc;
     if (v[0] != -v[2] || v[1] != -v[3])
         return weir__err_set (err, WEIR_EPROCESSOR,
@@ -62,10 +80,192 @@ static int s_agree (weir__workspace *ws, weir__cluster *cluster, double timeout,
                               "has %" PRId64 " regions of %" PRId64 " elements, others between %" PRId64
                               " and %" PRId64
                               " regions; declare them in open or init, alike on every rank (a model made "
-                              "from the first record is made at different times: give its size as a "
-                              "property)",
-                              what, weir__cluster_rank (cluster), n, elements, v[0], -v[2]);
+                              "from the first record must have the same size on every rank: give its size "
+                              "as a property)",
+                              what, rank, n, elements, v[0], -v[2]);
+    if (v[5] == 0)
+        return 0;
+    plan->adopt = 1;
+    plan->here = n == 0;
+    plan->donor = (int) v[4];
+    plan->adopters = n == 0;
+    return weir__cluster_allreduce (cluster, &plan->adopters, 1, WEIR__REDUCE_I64, WEIR__REDUCE_SUM, timeout,
+                                    what, err);
+}
+
+//  The donor's regions and the blobs that hold them, as bytes: the count
+//  of regions, each (name, offset, count, width, type, op); the count of
+//  blobs, each (name, size, bytes).  Numbers are uint64 in this machine's
+//  order: every rank of a job runs the same build.
+static int s_put_u64 (weir__buf *b, uint64_t v)
+{
+    return weir__buf_append (b, &v, sizeof v);
+}
+
+static int s_put_name (weir__buf *b, const char *name)
+{
+    size_t n = strlen (name);
+    return s_put_u64 (b, n) || weir__buf_append (b, name, n);
+}
+
+static int s_pack (weir__workspace *ws, weir__buf *b)
+{
+    size_t n = weir__workspace_reduce_count (ws), blobs = 0;
+    int rc = s_put_u64 (b, n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        weir__workspace_region r;
+        const char *name = weir__workspace_reduce (ws, i, &r);
+        rc = s_put_name (b, name) || s_put_u64 (b, r.offset) || s_put_u64 (b, r.count)
+             || s_put_u64 (b, r.width) || s_put_u64 (b, (uint64_t) r.type) || s_put_u64 (b, (uint64_t) r.op);
+    }
+    //  Each blob once, in the order of its first region
+    size_t at = b->len;
+    rc = rc || s_put_u64 (b, 0);
+    for (size_t i = 0; i < n && !rc; i++) {
+        weir__workspace_region r;
+        const char *name = weir__workspace_reduce (ws, i, &r), *before = NULL;
+        for (size_t k = 0; k < i && !before; k++) {
+            weir__workspace_region o;
+            const char *other = weir__workspace_reduce (ws, k, &o);
+            before = strcmp (other, name) ? NULL : other;
+        }
+        size_t size;
+        const void *data = before ? NULL : weir__workspace_find (ws, name, &size);
+        if (data) {
+            rc = s_put_name (b, name) || s_put_u64 (b, size) || weir__buf_append (b, data, size);
+            blobs++;
+        }
+    }
+    if (!rc)
+        memcpy (b->data + at, &(uint64_t){blobs}, sizeof (uint64_t));
+    return rc ? WEIR_ENOMEM : 0;
+}
+
+typedef struct {
+    const char *p;
+    size_t left;
+} s_reader;
+
+static int s_get_u64 (s_reader *r, uint64_t *v)
+{
+    if (r->left < sizeof *v)
+        return -1;
+    memcpy (v, r->p, sizeof *v);
+    r->p += sizeof *v;
+    r->left -= sizeof *v;
     return 0;
+}
+
+//  A name, into *NAME (malloc'ed); -1 when the bytes end before it or
+//  there is no memory
+static int s_get_name (s_reader *r, char **name)
+{
+    uint64_t n;
+    if (s_get_u64 (r, &n) || r->left < n || !(*name = malloc ((size_t) n + 1)))
+        return -1;
+    memcpy (*name, r->p, (size_t) n);
+    (*name)[n] = '\0';
+    r->p += n;
+    r->left -= n;
+    return 0;
+}
+
+//  This rank, which declared nothing, takes the donor's blobs, then its
+//  regions (whose last combined value is then the donor's too)
+static int s_unpack (weir__workspace *ws, const char *buf, size_t len, const char *what, weir__err *err)
+{
+    s_reader rd = {buf, len};
+    uint64_t n, blobs, v[5];
+    char *name = NULL;
+    int rc = 0;
+    //  Regions first in the bytes, blobs after: the blobs are made first
+    if (s_get_u64 (&rd, &n))
+        goto bad;
+    s_reader regions = rd;
+    for (uint64_t i = 0; i < n; i++) {
+        if (s_get_name (&rd, &name))
+            goto bad;
+        free (name);
+        name = NULL;
+        for (int k = 0; k < 5; k++)
+            if (s_get_u64 (&rd, &v[k]))
+                goto bad;
+    }
+    if (s_get_u64 (&rd, &blobs))
+        goto bad;
+    for (uint64_t i = 0; i < blobs && !rc; i++) {
+        uint64_t size;
+        if (s_get_name (&rd, &name) || s_get_u64 (&rd, &size) || rd.left < size)
+            goto bad;
+        if (weir__workspace_restore (ws, name, rd.p, (size_t) size))
+            rc = weir__err_set (err, WEIR_ENOMEM, "%s: out of memory for blob '%s'", what, name);
+        rd.p += size;
+        rd.left -= size;
+        free (name);
+        name = NULL;
+    }
+    for (uint64_t i = 0; i < n && !rc; i++) {
+        if (s_get_name (&regions, &name))
+            goto bad;
+        for (int k = 0; k < 5; k++)
+            if (s_get_u64 (&regions, &v[k]))
+                goto bad;
+        int got = weir__workspace_add_reduce (ws, name, (size_t) v[0], (size_t) v[1], (size_t) v[2],
+                                              (int) v[3], (int) v[4]);
+        if (got == WEIR_ENOMEM)
+            rc = weir__err_set (err, WEIR_ENOMEM, "%s: out of memory", what);
+        else if (got)
+            goto bad;
+        free (name);
+        name = NULL;
+    }
+    return rc;
+bad:
+    free (name);
+    return weir__err_set (err, WEIR_EPROCESSOR, "%s: the regions another rank declared came garbled", what);
+}
+
+//  The donor's regions and blobs to the ranks that declared none: to rank
+//  0 first when the donor is another, then from rank 0 to all
+static int s_adopt (weir__workspace *ws, weir__cluster *cluster, const s_plan *plan, double timeout,
+                    const char *what, weir__err *err)
+{
+    int rank = weir__cluster_rank (cluster), ranks = weir__cluster_size (cluster);
+    weir__buf b;
+    weir__buf_init (&b);
+    int rc = rank == plan->donor ? s_pack (ws, &b) : 0;
+    if (rc) {
+        weir__buf_release (&b);
+        return weir__err_set (err, rc, "%s: out of memory", what);
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    if (plan->donor != 0) {
+        size_t *lens = calloc ((size_t) ranks, sizeof *lens);
+        char *all = NULL;
+        rc = lens ? weir__cluster_gather (cluster, b.data, b.len, &all, lens, timeout, what, err)
+                  : weir__err_set (err, WEIR_ENOMEM, "%s: out of memory", what);
+        if (!rc && rank == 0) {
+            //  Only the donor sent bytes
+            buf = all;
+            len = lens[plan->donor];
+            all = NULL;
+        }
+        free (all);
+        free (lens);
+    }
+    else if (rank == 0) {
+        buf = b.data;
+        len = b.len;
+        b.data = NULL;
+    }
+    weir__buf_release (&b);
+    if (!rc)
+        rc = weir__cluster_bcast (cluster, &buf, &len, timeout, what, err);
+    if (!rc && plan->here)
+        rc = s_unpack (ws, buf, len, what, err);
+    free (buf);
+    return rc;
 }
 
 int weir__reduce_run (weir__workspace *ws, weir__cluster *cluster, uint64_t epoch, double timeout,
@@ -75,7 +275,10 @@ int weir__reduce_run (weir__workspace *ws, weir__cluster *cluster, uint64_t epoc
         return 0;
     char what[192];
     snprintf (what, sizeof what, "reducing blobs at the end of epoch %" PRIu64, epoch);
-    int rc = s_agree (ws, cluster, timeout, what, err);
+    s_plan plan;
+    int rc = s_agree (ws, cluster, timeout, what, &plan, err);
+    if (!rc && plan.adopt)
+        rc = s_adopt (ws, cluster, &plan, timeout, what, err);
     size_t n = weir__workspace_reduce_count (ws);
     for (size_t i = 0; i < n && !rc; i++) {
         weir__workspace_region r;
@@ -98,6 +301,22 @@ int weir__reduce_run (weir__workspace *ws, weir__cluster *cluster, uint64_t epoc
             if (!rc)
                 s_combine (r.data, r.last, delta, r.count, r.type, 1);
             free (delta);
+        }
+        else if (r.op == WEIR__REDUCE_MEAN && plan.adopt) {
+            //  The mean of the ranks that declared: one that adopted the
+            //  donor's values now would count them twice
+            if (plan.here)
+                memset (r.data, 0, bytes);
+            rc = weir__cluster_allreduce (cluster, r.data, r.count, r.type, WEIR__REDUCE_SUM, timeout, what,
+                                          err);
+            int64_t k = weir__cluster_size (cluster) - plan.adopters;
+            for (size_t e = 0; e < r.count && !rc; e++)
+                if (r.type == WEIR__REDUCE_F32)
+                    ((float *) r.data)[e] /= (float) k;
+                else if (r.type == WEIR__REDUCE_F64)
+                    ((double *) r.data)[e] /= (double) k;
+                else
+                    ((int64_t *) r.data)[e] /= k;
         }
         else
             rc = weir__cluster_allreduce (cluster, r.data, r.count, r.type, r.op, timeout, what, err);

@@ -8,9 +8,13 @@
              counter or a total counts what all ranks added, once
       mean   the mean of the ranks' values (periodic model averaging)
       min, max   element by element
-    The regions must be the same on every rank (declared in open or init,
-    alike everywhere); a rank that declared others is found and the job
-    fails, naming what differs.  */
+    The regions must be the same on every rank that declared any; a rank
+    that declared others is found and the job fails, naming what differs.
+    A rank that declared none (a model made from its first record, and it
+    had none) adopts the lowest declaring rank's regions and the blobs
+    that hold them, sent through rank 0; at that boundary a mean counts
+    only the ranks that declared, so an idle rank does not pull the
+    model toward the copy it was just given.  */
 #ifndef WEIR_REDUCE_H_INCLUDED
 #define WEIR_REDUCE_H_INCLUDED
 

@@ -5,38 +5,8 @@
 # bit-identical to an uninterrupted run (one thread), having continued, not
 # restarted.  The full 0.84 run is bench/hogwild_bench.
 . "$(dirname "$0")/lib.sh"
-: "${HOGWILD_DIR:?HOGWILD_DIR must point at the built or installed softmax plugin}"
-: "${IDX2MSGPACK:?IDX2MSGPACK must point at examples/hogwild/idx2msgpack}"
-data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
-if [ ! -r "$data/train-images-idx3-ubyte.gz" ]; then
-    fail "no Fashion-MNIST in $data: install the Debian package dataset-fashion-mnist (scripts/install-deps.sh does) or set FASHION_MNIST_DIR"
-    finish
-    exit 1
-fi
-export WEIR_PLUGIN_PATH="$HOGWILD_DIR"
-
-# 3000 images to train on, 1000 others to test on
-for form in bin array map; do
-    "$IDX2MSGPACK" --limit 3000 --features $form "$data/train-images-idx3-ubyte.gz" \
-        "$data/train-labels-idx1-ubyte.gz" "$T/train.$form" 2>/dev/null || fail "convert train ($form)"
-done
-"$IDX2MSGPACK" --limit 1000 "$data/t10k-images-idx3-ubyte.gz" "$data/t10k-labels-idx1-ubyte.gz" "$T/test.bin" \
-    2>/dev/null || fail "convert test"
-
-# The value of metric NAME in a --stats file
-metric () {
-    sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | tail -1
-}
-
-# Accuracy of the model in checkpoint directory $1 on the test slice: far
-# above chance (0.1) after a few passes over 3000 images
-evaluate () {
-    "$WEIR" run -q --stats "$T/eval.json" --load-blobs "$1" \
-        "msgpack path=$T/test.bin ! softmax mode=eval ! lines path=$T/predicted.txt" || fail "$2: eval failed"
-    acc=$(metric "$T/eval.json" eval_accuracy)
-    awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "$2: accuracy '$acc' on the test slice"
-    [ "$(wc -l < "$T/predicted.txt")" -eq 1000 ] && ok || fail "$2: not one prediction per record"
-}
+. "$(dirname "$0")/hogwild.sh"
+hogwild_slices bin array map
 
 # The dense forms train to the same model: bin bytes are scaled by 1/255,
 # array numbers are taken as they are, so the array form says scale=1/255

@@ -422,6 +422,11 @@ static int s_features_of (weir_stage *st, s_thread *t, const msgpack_object *f, 
 }
 
 //  The model, made from the first record when no property fixed its size.
+//  In a job of several ranks, a rank that had no record by the end of an
+//  epoch in which others made the model was given theirs at the boundary
+//  (the engine hands a rank that declared no reduced regions those of the
+//  lowest rank that did, with their blobs): it takes that one, so every
+//  rank trains a model of one shape without dim=.
 static model_blob *s_model (weir_stage *st, s_state *self, const s_features *f)
 {
     model_blob *m = atomic_load_explicit (&self->model, memory_order_acquire);
@@ -429,7 +434,11 @@ static model_blob *s_model (weir_stage *st, s_state *self, const s_features *f)
         return m;
     pthread_mutex_lock (&self->lock);
     m = atomic_load_explicit (&self->model, memory_order_relaxed);
-    if (!m)
+    size_t size;
+    void *given = m ? NULL : (void *) weir_blob_find (st, self->blob, &size);
+    if (given)
+        m = s_adopt (st, self, given, size) ? NULL : given;
+    else if (!m)
         m = s_make (st, self, f->kind == S_SPARSE ? S_SPARSE_DIM : f->n);
     pthread_mutex_unlock (&self->lock);
     return m;

@@ -164,7 +164,12 @@ WEIR_EXPORT int weir_blob_store (weir_stage *st, const char *name, const void *d
     may be declared.  Checkpoints keep the declarations, and a resume makes
     them again before open (init does not run then); declaring a region
     again alike changes nothing.  In a job of one rank this changes
-    nothing.  0, or
+    nothing.  A rank that has declared nothing at a boundary where
+    others have (a model made from the first record, on a rank that has
+    had none) adopts the regions and their blobs from the lowest rank
+    that declared them, and a mean at that boundary counts only the
+    ranks that declared: a processor may declare when it makes its
+    state, as long as every rank that makes it makes the same.  0, or
     with the job's error set WEIR_EINVAL (no such blob, a region outside
     it, an OFFSET that is not a multiple of the element's size, an unknown
     TYPE or OP) or WEIR_ENOMEM.  */
