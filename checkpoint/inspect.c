@@ -73,7 +73,9 @@ int weir_checkpoints_load (weir_checkpoints *self, int64_t epoch, weir_checkpoin
     weir__ckpt *ck = NULL;
     uint64_t e = (uint64_t) epoch;
     int rc = 0;
-    if (epoch < 0 && (rc = weir__store_latest (self->store, &e, &err)) == 1)
+    if (epoch == WEIR_LOAD_BEST && (rc = weir__store_best (self->store, &e, &err)) == 1)
+        rc = weir__err_set (&err, WEIR_ECORRUPT, "'%s' holds no checkpoint marked the best", self->dir);
+    else if (epoch < 0 && epoch != WEIR_LOAD_BEST && (rc = weir__store_latest (self->store, &e, &err)) == 1)
         rc = weir__err_set (&err, WEIR_ECORRUPT, "'%s' holds no checkpoint", self->dir);
     if (!rc)
         rc = weir__store_read (self->store, e, &ck, &err);

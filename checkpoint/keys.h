@@ -32,6 +32,9 @@
     Keys of the store, one LevelDB per checkpoint directory (EPOCH is 20
     decimal digits, so that keys sort by epoch):
       latest                  the newest complete epoch, decimal
+      best                    the newest epoch a processor marked the best
+                              (weir_checkpoint_best), decimal; retention
+                              keeps it
       e/EPOCH/m  e/EPOCH/o  e/EPOCH/w  e/EPOCH/f
                               the meta, offsets, writers and files sections,
                               each packed into one value (files only when
@@ -230,6 +233,7 @@ static inline void weir__key_records (const char *which, size_t stage, char *out
 }
 
 #define WEIR__STORE_LATEST "latest"
+#define WEIR__STORE_BEST "best"
 #define WEIR__STORE_SUM "~sum"
 #define WEIR__STORE_CHUNK ((size_t) 4 << 20)
 #define WEIR__STORE_PREFIX_LEN 23 /*  "e/" + 20 digits + "/"  */

@@ -13,7 +13,16 @@ int weir__load_blobs (const char *dir, int64_t epoch, weir__workspace *ws, size_
     if (rc)
         return rc;
     uint64_t which = (uint64_t) epoch;
-    if (epoch < 0 && (rc = weir__store_latest (store, &which, err)) != 0) {
+    if (epoch == WEIR_LOAD_BEST && (rc = weir__store_best (store, &which, err)) != 0) {
+        if (rc == 1)
+            rc = weir__err_set (err, WEIR_EIO,
+                                "--load-blobs: '%s' holds no checkpoint marked the best (a processor marks "
+                                "one, as softmax validate= does)",
+                                dir);
+        weir__store_destroy (&store);
+        return rc;
+    }
+    if (epoch < 0 && epoch != WEIR_LOAD_BEST && (rc = weir__store_latest (store, &which, err)) != 0) {
         if (rc == 1)
             rc = weir__err_set (err, WEIR_EIO, "--load-blobs: '%s' holds no checkpoint", dir);
         weir__store_destroy (&store);

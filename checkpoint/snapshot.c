@@ -88,6 +88,8 @@ static int s_put_meta (weir__ckpt *ck, const weir__snapshot *s)
     int rc = 0;
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_EPOCH, s->epoch);
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_FINISHED, (uint64_t) (s->finished != 0));
+    if (s->best)
+        rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_BEST, 1);
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_PASS, s->pass);
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_TIME, (uint64_t) time (NULL));
     char wall[32];

@@ -38,6 +38,7 @@ typedef struct weir__snapshot_input {
 typedef struct weir__snapshot {
     uint64_t epoch;       //  the epoch that just ended (0: after init)
     int finished;         //  the job read all its input
+    int best;             //  a processor marked it the best so far (weir_checkpoint_best)
     unsigned pass;        //  the pass the next epoch is in
     double wall_seconds;  //  the job's, over all its runs
     const char *description;

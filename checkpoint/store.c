@@ -388,14 +388,16 @@ uint64_t weir__store_written (const weir__store *self)
     return epoch;
 }
 
-int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err)
+//  The epoch pointer KEY (latest, best): 0 and *EPOCH, 1 when there is none
+static int s_pointer (weir__store *self, const char *key, uint64_t *epoch, weir__err *err)
 {
     char *msg = NULL;
     size_t len;
-    char *value =
-        leveldb_get (self->db, self->read, WEIR__STORE_LATEST, strlen (WEIR__STORE_LATEST), &len, &msg);
+    char *value = leveldb_get (self->db, self->read, key, strlen (key), &len, &msg);
+    char what[64];
+    snprintf (what, sizeof what, "cannot read the %s pointer", key);
     if (msg)
-        return s_leveldb_error (err, WEIR_ECORRUPT, "cannot read the latest pointer", self->dir, msg);
+        return s_leveldb_error (err, WEIR_ECORRUPT, what, self->dir, msg);
     if (!value)
         return 1;
     char text[24];
@@ -407,9 +409,19 @@ int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err)
     }
     leveldb_free (value);
     if (!ok)
-        return weir__err_set (err, WEIR_ECORRUPT, "checkpoint store '%s': the latest pointer is corrupt",
-                              self->dir);
+        return weir__err_set (err, WEIR_ECORRUPT, "checkpoint store '%s': the %s pointer is corrupt",
+                              self->dir, key);
     return 0;
+}
+
+int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err)
+{
+    return s_pointer (self, WEIR__STORE_LATEST, epoch, err);
+}
+
+int weir__store_best (weir__store *self, uint64_t *epoch, weir__err *err)
+{
+    return s_pointer (self, WEIR__STORE_BEST, epoch, err);
 }
 
 static void s_delete_key (void *batch, const char *key, size_t klen)
@@ -598,9 +610,10 @@ static int s_drop (weir__store *self, leveldb_writebatch_t *batch, const uint64_
 
 //  Retention, into BATCH: the deletion of all but the newest KEEP
 //  checkpoints, the one of EPOCH (LAYOUT) among them (KEEP 0: none), and
-//  of one of EPOCH already there, so that it is replaced whole.
+//  of one of EPOCH already there, so that it is replaced whole.  The one
+//  marked the best is kept too, unless EPOCH's takes the mark (BEST_NOW).
 static int s_retain (weir__store *self, leveldb_writebatch_t *batch, uint64_t epoch, unsigned keep,
-                     const weir__layout *layout, weir__err *err)
+                     int best_now, const weir__layout *layout, weir__err *err)
 {
     uint64_t *epochs;
     size_t count;
@@ -612,11 +625,17 @@ static int s_retain (weir__store *self, leveldb_writebatch_t *batch, uint64_t ep
         free (epochs);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
+    //  The checkpoint marked the best stays, unless this one takes its mark
+    uint64_t best;
+    weir__err ignored;
+    weir__err_init (&ignored);
+    int marked = !best_now && weir__store_best (self, &best, &ignored) == 0;
     size_t older = 0, dropped = 0;
     for (size_t i = 0; i < count; i++)
         older += epochs[i] < epoch;
     for (size_t i = 0; i < count; i++)
-        if ((keep && epochs[i] < epoch && older-- >= keep) || epochs[i] == epoch)
+        if ((keep && epochs[i] < epoch && older-- >= keep && !(marked && epochs[i] == best))
+            || epochs[i] == epoch)
             drop[i] = 1, dropped++;
     if (dropped)
         rc = s_drop (self, batch, epochs, count, drop, layout, err);
@@ -694,9 +713,16 @@ int weir__store_write (weir__store *self, const weir__ckpt *ckpt, unsigned keep,
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
     leveldb_writebatch_t *batch = leveldb_writebatch_create ();
-    int rc = s_retain (self, batch, epoch, keep, &layout, err);
+    uint64_t best = 0;
+    (void) weir__ckpt_get_u64 (ckpt, WEIR__SECTION_META, WEIR_META_BEST, &best);
+    int rc = s_retain (self, batch, epoch, keep, best == 1, &layout, err);
     if (!rc) {
         s_put_layout (batch, &layout, epoch);
+        if (best == 1) {
+            char text[24];
+            snprintf (text, sizeof text, "%" PRIu64, epoch);
+            leveldb_writebatch_put (batch, WEIR__STORE_BEST, strlen (WEIR__STORE_BEST), text, strlen (text));
+        }
         rc = s_commit (self, batch, epoch, err);
     }
     leveldb_writebatch_destroy (batch);
@@ -743,6 +769,12 @@ int weir__store_rollback (weir__store *self, uint64_t epoch, unsigned *dropped, 
     s_forget_held (self);
     if (!rc && *dropped) {
         s_put_latest (batch, epoch);
+        //  A mark on a checkpoint rolled back goes with it
+        uint64_t best;
+        weir__err ignored;
+        weir__err_init (&ignored);
+        if (weir__store_best (self, &best, &ignored) == 0 && best > epoch)
+            leveldb_writebatch_delete (batch, WEIR__STORE_BEST, strlen (WEIR__STORE_BEST));
         //  The hint first: lowered and never committed, it says nothing; left
         //  high after the commit, it would tell a later resume that the
         //  store lost its last checkpoints

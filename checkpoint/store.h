@@ -40,6 +40,9 @@ int weir__store_epochs (weir__store *self, uint64_t **epochs, size_t *count, wei
     negative WEIR_E* code with ERR.  */
 int weir__store_latest (weir__store *self, uint64_t *epoch, weir__err *err);
 
+/*  The epoch marked the best (weir_checkpoint_best): the same returns.  */
+int weir__store_best (weir__store *self, uint64_t *epoch, weir__err *err);
+
 /*  The newest epoch this store was written with, by the hint it keeps
     beside LevelDB (0 when there is none).  When it is newer than
     weir__store_latest, the store lost its last checkpoints (a log cut in a

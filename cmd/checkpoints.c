@@ -26,9 +26,10 @@ const cmd_command cmd_checkpoints_command = {
     .main = s_checkpoints,
     .usage = "DIR [--epoch E [--blob NAME]]",
     .summary = "list and inspect the checkpoints of a job",
-    .description = "Without --epoch, list the checkpoints in DIR, one line each: the epoch, when it was "
-                   "taken, the records read, the blobs and their bytes, the latest marked.  A checkpoint "
-                   "that cannot be read is listed with the reason.",
+    .description =
+        "Without --epoch, list the checkpoints in DIR, one line each: the epoch, when it was "
+        "taken, the records read, the blobs and their bytes, the latest and the best marked.  A checkpoint "
+        "that cannot be read is listed with the reason.",
     .options = s_options,
     .notes = "Keep the checkpoint you inspect: with --keep K, only the newest K checkpoints are in DIR.",
 };
@@ -122,6 +123,13 @@ static int s_list (const char *dir)
         return CMD_EXIT_FAILURE;
     }
     char a[64], b[64], when[64];
+    //  The one --load-blobs DIR:best takes, if a processor marked one
+    int64_t best = -1;
+    weir_checkpoint *marked;
+    if (weir_checkpoints_load (all, WEIR_LOAD_BEST, &marked, NULL) == 0) {
+        best = (int64_t) weir_checkpoint_epoch (marked);
+        weir_checkpoint_destroy (&marked);
+    }
     printf ("%-8s %-20s %14s %6s %14s\n", "epoch", "time", "records", "blobs", "blob bytes");
     for (size_t i = 0; i < count; i++) {
         weir_checkpoint *ck;
@@ -138,8 +146,9 @@ static int s_list (const char *dir)
             bytes += size;
         }
         s_when (strtoll (s_meta (ck, WEIR_META_TIME, a, sizeof a), NULL, 10), when, sizeof when);
-        printf ("%-8llu %-20s %14s %6zu %14zu%s%s\n", (unsigned long long) epochs[i], when,
+        printf ("%-8llu %-20s %14s %6zu %14zu%s%s%s\n", (unsigned long long) epochs[i], when,
                 s_records_read (ck, b, sizeof b), nblobs, bytes, i + 1 == count ? "  (latest)" : "",
+                (int64_t) epochs[i] == best ? "  (best)" : "",
                 strcmp (s_meta (ck, WEIR_META_FINISHED, a, sizeof a), "1") == 0 ? "  finished" : "");
         weir_checkpoint_destroy (&ck);
     }

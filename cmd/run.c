@@ -111,8 +111,9 @@ static const cmd_option s_options_table[] = {
      "One write is in flight at a time; a failed write is reported at the next checkpoint or at exit."},
     {"checkpoint-failures", S_FAILURES, "N", CMD_VALUE_ANY, S_CHECKPOINTS,
      "go on through N consecutive failed checkpoints (each reported) before failing the job", NULL},
-    {"load-blobs", S_LOAD_BLOBS, "DIR[:E]", CMD_VALUE_DIR, S_CHECKPOINTS,
-     "before init, load the blobs of checkpoint E (default: latest) of another job's directory",
+    {"load-blobs", S_LOAD_BLOBS, "DIR[:E|:best]", CMD_VALUE_DIR, S_CHECKPOINTS,
+     "before init, load the blobs of checkpoint E (default: latest; best: the one a processor marked the "
+     "best, as softmax validate= does) of another job's directory",
      "To evaluate a trained model, for instance."},
     {"stop-timeout", S_STOP_TIMEOUT, "S", CMD_VALUE_ANY, S_CHECKPOINTS,
      "abort a stop (Ctrl-C, SIGTERM) whose drain takes longer than S seconds (default 5; 0: wait as long as "
@@ -295,7 +296,7 @@ static int s_count (const char *option, const char *text, uint64_t min, uint64_t
     return 0;
 }
 
-//  --load-blobs DIR or DIR:E.
+//  --load-blobs DIR, DIR:E or DIR:best.
 static int s_load_blobs (s_options *o, const char *arg)
 {
     const char *colon = strrchr (arg, ':');
@@ -304,6 +305,10 @@ static int s_load_blobs (s_options *o, const char *arg)
     if (colon && colon[1] && strspn (colon + 1, "0123456789") == strlen (colon + 1)) {
         dirlen = (size_t) (colon - arg);
         o->load_epoch = (int64_t) strtoull (colon + 1, NULL, 10);
+    }
+    else if (colon && !strcmp (colon + 1, "best")) {
+        dirlen = (size_t) (colon - arg);
+        o->load_epoch = WEIR_LOAD_BEST;
     }
     free (o->load);
     o->load = strndup (arg, dirlen);

@@ -26,6 +26,7 @@ typedef struct weir__job {
     atomic_int stop;
     atomic_int running;  //  the runtime threads run: there is an epoch
     atomic_int abort;    //  asked to end at once (weir_pipe_abort)
+    atomic_int best;     //  the next checkpoint is marked the best (weir_checkpoint_best)
     weir__job_hook *on_fail;
     void *on_fail_arg;
     weir_pipe *pipe;  //  what the log callback is told

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -298,6 +299,15 @@ int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int64_t epoch)
 {
     if (self->ran)
         return s_late (self, "the pipe already ran");
+    if (epoch < 0 && epoch != -1 && epoch != WEIR_LOAD_BEST) {
+        weir__err err;
+        weir__err_init (&err);
+        weir__err_set (&err, WEIR_EINVAL,
+                       "weir_pipe_set_load_blobs: epoch %" PRId64
+                       " is neither a checkpoint, -1 (the latest) nor WEIR_LOAD_BEST",
+                       epoch);
+        return weir__job_refuse (&self->job, &err);
+    }
     self->options.load_blobs_epoch = epoch;
     return s_set_text (self, &self->options.load_blobs_dir, dir);
 }

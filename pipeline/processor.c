@@ -227,6 +227,12 @@ void weir_stop (weir_stage *st)
     weir__job_stop (st->stage->run->job);
 }
 
+void weir_checkpoint_best (weir_stage *st)
+{
+    assert (st);
+    atomic_store (&st->stage->run->job->best, 1);
+}
+
 int weir_fail (weir_stage *st, const char *fmt, ...)
 {
     assert (st && fmt);

@@ -397,6 +397,7 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
     weir__snapshot s = {
         .epoch = epoch,
         .finished = finished,
+        .best = atomic_exchange (&self->of.job->best, 0),
         .pass = pass,
         .wall_seconds = self->base_wall + weir__job_wall_seconds (self->of.job),
         .description = self->of.description,

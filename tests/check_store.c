@@ -124,6 +124,60 @@ START_TEST (test_retention_keeps_the_newest)
 }
 END_TEST
 
+//  The checkpoint marked the best stays whatever the retention, until a
+//  later one takes the mark (then retention may drop it) or a rollback
+//  drops it (then the mark goes too); its blob's bytes stay readable
+START_TEST (test_retention_keeps_the_best)
+{
+    char *dir = testutil_mkdtemp ();
+    weir__err err;
+    weir__err_init (&err);
+    weir__store *store;
+    ck_assert_int_eq (weir__store_open (dir, 1, &store, &err), 0);
+    uint64_t best;
+    ck_assert_int_eq (weir__store_best (store, &best, &err), 1);
+    for (uint64_t e = 1; e <= 6; e++) {
+        weir__ckpt *ck = s_sample (e, 1000);
+        if (e == 2)
+            ck_assert_int_eq (weir__ckpt_put_u64 (ck, 'm', "best", 1), 0);
+        ck_assert_int_eq (weir__store_write (store, ck, 2, &err), 0);
+        weir__ckpt_destroy (&ck);
+    }
+    uint64_t *epochs;
+    size_t n;
+    ck_assert_int_eq (weir__store_epochs (store, &epochs, &n, &err), 0);
+    ck_assert_uint_eq (n, 3);
+    ck_assert_uint_eq (epochs[0], 2);
+    ck_assert_uint_eq (epochs[1], 5);
+    ck_assert_uint_eq (epochs[2], 6);
+    free (epochs);
+    ck_assert_int_eq (weir__store_best (store, &best, &err), 0);
+    ck_assert_uint_eq (best, 2);
+    weir__ckpt *ck;
+    ck_assert_int_eq (weir__store_read (store, 2, &ck, &err), 0);
+    s_check_sample (ck, 2, 1000);
+    weir__ckpt_destroy (&ck);
+    //  Epoch 7 takes the mark: 2 goes with the retention
+    ck = s_sample (7, 1000);
+    ck_assert_int_eq (weir__ckpt_put_u64 (ck, 'm', "best", 1), 0);
+    ck_assert_int_eq (weir__store_write (store, ck, 2, &err), 0);
+    weir__ckpt_destroy (&ck);
+    ck_assert_int_eq (weir__store_best (store, &best, &err), 0);
+    ck_assert_uint_eq (best, 7);
+    ck_assert_int_eq (weir__store_epochs (store, &epochs, &n, &err), 0);
+    ck_assert_uint_eq (n, 2);
+    ck_assert_uint_eq (epochs[0], 6);
+    free (epochs);
+    //  A rollback past the mark takes it away
+    unsigned dropped;
+    ck_assert_int_eq (weir__store_rollback (store, 6, &dropped, &err), 0);
+    ck_assert_uint_eq (dropped, 1);
+    ck_assert_int_eq (weir__store_best (store, &best, &err), 1);
+    weir__store_destroy (&store);
+    testutil_rmdir (dir);
+}
+END_TEST
+
 START_TEST (test_missing_or_altered_keys_are_refused)
 {
     char *dir = testutil_mkdtemp ();
@@ -567,6 +621,7 @@ Suite *check_suite (void)
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_round_trip_with_chunked_blob);
     tcase_add_test (tc, test_retention_keeps_the_newest);
+    tcase_add_test (tc, test_retention_keeps_the_best);
     tcase_add_test (tc, test_missing_or_altered_keys_are_refused);
     tcase_add_test (tc, test_unchanged_blobs_are_written_once);
     tcase_add_test (tc, test_held_bytes_altered_are_refused);

@@ -202,6 +202,16 @@ WEIR_EXPORT int weir_last_epoch (const weir_stage *st);
     checkpoint is written and the job ends normally.  */
 WEIR_EXPORT void weir_stop (weir_stage *st);
 
+/*  In epoch_end: the checkpoint that ends this epoch holds the best state
+    so far, by the processor's own measure (a validation score), as
+    Keras' best-only saving keeps.  The store marks it and keeps it,
+    whatever its retention, until a later checkpoint is marked;
+    'weir run --load-blobs DIR:best' (weir_pipe_set_load_blobs with
+    WEIR_LOAD_BEST) loads it and 'weir checkpoints' shows it.  On several
+    ranks rank 0's call decides, as rank 0 writes the checkpoint.  Without
+    --checkpoint it does nothing.  */
+WEIR_EXPORT void weir_checkpoint_best (weir_stage *st);
+
 /*  Record an error message for the job (printf-style) and return
     WEIR_EPROCESSOR, so that a callback can say:
     return weir_fail (st, "bad record");  The first error of a job

@@ -191,8 +191,10 @@ WEIR_EXPORT int weir_pipe_set_checkpoint_failures (weir_pipe *self, unsigned fai
 #define WEIR_RESUME_EPOCH 2  /*  go on from checkpoint EPOCH  */
 WEIR_EXPORT int weir_pipe_set_resume (weir_pipe *self, int mode, uint64_t epoch);
 
-/*  Before init, load the blobs of checkpoint EPOCH (-1: the latest) of
-    another job's checkpoint directory.  */
+/*  Before init, load the blobs of checkpoint EPOCH (-1: the latest,
+    WEIR_LOAD_BEST: the one a processor last marked the best) of another
+    job's checkpoint directory.  */
+#define WEIR_LOAD_BEST (-2)
 WEIR_EXPORT int weir_pipe_set_load_blobs (weir_pipe *self, const char *dir, int64_t epoch);
 
 /*  Messages worth a person's attention while the job runs, from the thread
@@ -387,6 +389,7 @@ WEIR_EXPORT int weir_checkpoints_new (const char *dir, weir_checkpoints **out, c
 WEIR_EXPORT void weir_checkpoints_destroy (weir_checkpoints **self_p);
 WEIR_EXPORT int weir_checkpoints_epochs (weir_checkpoints *self, uint64_t **epochs, size_t *count,
                                          char **error);
+/*  EPOCH -1 loads the latest, WEIR_LOAD_BEST the one marked the best.  */
 WEIR_EXPORT int weir_checkpoints_load (weir_checkpoints *self, int64_t epoch, weir_checkpoint **out,
                                        char **error);
 
@@ -431,6 +434,9 @@ typedef enum weir_checkpoint_section {
 /*  The key groups of the job (weir_pipe_set_key_groups), fixed when it
     was created.  */
 #define WEIR_META_KEY_GROUPS "key_groups"
+/*  1 when a processor marked this checkpoint the best so far
+    (weir_checkpoint_best)  */
+#define WEIR_META_BEST "best"
 
 WEIR_EXPORT size_t weir_checkpoint_count (const weir_checkpoint *self, weir_checkpoint_section section);
 WEIR_EXPORT const char *weir_checkpoint_item (const weir_checkpoint *self, weir_checkpoint_section section,
