@@ -29,6 +29,20 @@
     by --load-blobs brings its own shape; properties that disagree with it
     are refused.
 
+    Validation and early stopping (validate=PATH, patience=K): PATH is a
+    file of msgpack records of the training records' form, read when the
+    stage opens.  At the end of every epoch, once every thread has
+    applied what it learned, the last thread to get there scores the
+    model on it: 'val_loss' (mean cross-entropy) and 'val_accuracy'.  A
+    loss lower than every earlier one marks the epoch's checkpoint the
+    best (weir_checkpoint_best: 'weir run --load-blobs DIR:best' takes
+    it); K epochs in a row without one stop the job (weir_stop), as
+    Keras' EarlyStopping does.  The best loss, its epoch and the epochs
+    since are kept in blob BLOB.validation, so a resumed job counts on.
+    On several ranks each rank scores the model it trained in the epoch,
+    before the ranks' models are averaged; rank 0's score marks the
+    checkpoint, and any rank that runs out of patience stops the job.
+
     Metrics, named for the data they are measured on: in training,
     'train_loss' (mean cross-entropy) and 'train_accuracy' (of each
     training example predicted before the model learns from it) of the
@@ -36,7 +50,8 @@
     given that carry a label (the test set's accuracy when the test set
     is what is evaluated), and 'eval_labeled', how many they were.
 
-    Build: cc -shared -fPIC $(pkg-config --cflags weir) softmax.c model.c worker.c predict.c -o softmax.so  */
+    Build: cc -shared -fPIC $(pkg-config --cflags weir) softmax.c heldout.c model.c worker.c predict.c -o
+   softmax.so  */
 #include <errno.h>
 #include <stddef.h>
 #include <math.h>
@@ -47,6 +62,7 @@
 #include <string.h>
 #include <weir/plugin.h>
 
+#include "heldout.h"
 #include "model.h"
 
 //  Examples between two updates of a thread's metrics
@@ -66,7 +82,20 @@ typedef struct {
     size_t bytes;
     //  Eval: what every thread saw, for the accuracy
     atomic_uint_fast64_t labeled, correct;
+    //  validate=: the held-out set, patience=, the threads at the
+    //  epoch's end so far (the last one scores), what the scores were
+    heldout *val;
+    uint64_t patience;
+    atomic_uint arrived;
+    struct s_progress *progress;
 } s_state;
+
+//  The validation's progress, in blob BLOB.validation: the best loss, the
+//  epoch that had it (0: none yet), the epochs since
+typedef struct s_progress {
+    double best_loss;
+    uint64_t best_epoch, since;
+} s_progress;
 
 typedef struct {
     s_state *state;
@@ -118,7 +147,8 @@ static int s_config (weir_stage *st, s_state *self)
     if (s_count (st, "classes", "0", 1u << 20, &classes) || s_count (st, "dim", "0", (uint64_t) 1 << 40, &dim)
         || s_count (st, "minibatch", "16", 65536, &minibatch) || s_number (st, "lr", "0.2", &lr)
         || s_number (st, "decay", "5e-5", &decay) || s_number (st, "l2", "0", &l2)
-        || s_count (st, "seed", "0", UINT64_MAX, &self->seed))
+        || s_count (st, "seed", "0", UINT64_MAX, &self->seed)
+        || s_count (st, "patience", "0", UINT32_MAX, &self->patience))
         return -1;
     model_config_defaults (cfg, (unsigned) classes, (size_t) dim);
     cfg->minibatch = (unsigned) minibatch;
@@ -246,6 +276,58 @@ static int s_adopt (weir_stage *st, s_state *self, void *mem, size_t size)
     return 0;
 }
 
+//  validate=PATH: the held-out set, read now, and the progress of its
+//  scores (restored with the blob on a resume)
+static int s_validation_open (weir_stage *st, s_state *self)
+{
+    const char *path = weir_prop (st, "validate", "");
+    if (!*path) {
+        if (self->patience)
+            return weir_fail (st, "patience=%llu needs validate=PATH: the scores it waits on",
+                              (unsigned long long) self->patience);
+        return 0;
+    }
+    if (self->eval)
+        return weir_fail (st, "validate= is for training; mode=eval scores what it is given");
+    char error[600];
+    if (heldout_load (path, &self->val, error, sizeof error))
+        return weir_fail (st, "%s", error);
+    char name[256];
+    snprintf (name, sizeof name, "%s.validation", self->blob);
+    self->progress = weir_blob (st, name, sizeof (s_progress));
+    return self->progress ? 0 : -1;
+}
+
+//  At an epoch's end, every thread having applied what it learned: score
+//  the model on the held-out set, mark the checkpoint when it is the best
+//  yet, stop the job when patience ran out
+static int s_validate (weir_stage *st, s_state *self)
+{
+    model_blob *m = atomic_load_explicit (&self->model, memory_order_acquire);
+    if (!m)
+        return 0;  //  no record yet, no model to score
+    double loss, accuracy;
+    char error[600];
+    if (heldout_score (self->val, m, self->scale_given, self->scale, &loss, &accuracy, error, sizeof error))
+        return weir_fail (st, "%s", error);
+    weir_metric_set (st, "val_loss", loss);
+    weir_metric_set (st, "val_accuracy", accuracy);
+    s_progress *p = self->progress;
+    uint64_t epoch = weir_epoch (st);
+    if (p->best_epoch == 0 || loss < p->best_loss) {
+        p->best_loss = loss;
+        p->best_epoch = epoch;
+        p->since = 0;
+        weir_checkpoint_best (st);
+    }
+    else if (++p->since >= self->patience && self->patience) {
+        weir_metric_set (st, "stopped_early_at", (double) epoch);
+        weir_stop (st);
+    }
+    weir_metric_set (st, "val_best_epoch", (double) p->best_epoch);
+    return 0;
+}
+
 static int s_open (weir_stage *st, void **state)
 {
     s_state *self = calloc (1, sizeof *self);
@@ -254,6 +336,8 @@ static int s_open (weir_stage *st, void **state)
     pthread_mutex_init (&self->lock, NULL);
     atomic_init (&self->model, NULL);
     int rc = s_config (st, self);
+    if (!rc)
+        rc = s_validation_open (st, self);
     size_t size;
     void *mem = rc ? NULL : (void *) weir_blob_find (st, self->blob, &size);
     if (!rc && mem)
@@ -264,6 +348,7 @@ static int s_open (weir_stage *st, void **state)
     else if (!rc && self->cfg.dim && !s_make (st, self, self->cfg.dim))
         rc = -1;
     if (rc) {
+        heldout_destroy (&self->val);
         pthread_mutex_destroy (&self->lock);
         free (self);
         return -1;
@@ -275,6 +360,7 @@ static int s_open (weir_stage *st, void **state)
 static void s_close (weir_stage *st, void *state)
 {
     s_state *self = state;
+    heldout_destroy (&self->val);
     pthread_mutex_destroy (&self->lock);
     free (self);
 }
@@ -322,6 +408,13 @@ static int s_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
     if (t->worker) {
         model_worker_flush (t->worker);
         s_publish (st, t);
+    }
+    //  The last thread of the stage to get here scores: every other one
+    //  has flushed its mini-batch into the model by then
+    if (self->val && atomic_fetch_add (&self->arrived, 1) + 1 == weir_thread_count (st)) {
+        atomic_store (&self->arrived, 0);
+        if (s_validate (st, self))
+            return -1;
     }
     if (self->eval) {
         uint64_t labeled = atomic_load (&self->labeled);
@@ -521,6 +614,11 @@ static const weir_property_info s_props[] = {
     {"seed", "0", "0 starts from zero weights; another value draws small random ones"},
     {"blob", "softmax", "the workspace blob that holds the model"},
     {"mode", "train", "train, or eval: emit each record's predicted label and report eval_accuracy"},
+    {"validate", "",
+     "a msgpack file of held-out records, scored at every epoch's end (val_loss, val_accuracy); "
+     "the best epoch's checkpoint is marked (--load-blobs DIR:best)"},
+    {"patience", "0",
+     "with validate=: stop the job after this many epochs without a lower val_loss (0: never)"},
     {NULL, NULL, NULL},
 };
 
