@@ -73,8 +73,11 @@ static inline void model__kernel_sparse_scores (float *restrict score, const flo
 
 //  One clone of a function per instruction set, chosen when the library
 //  is loaded (GCC's target_clones, through the dynamic loader's ifunc):
-//  no build that runs only on the build machine
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)
+//  no build that runs only on the build machine.  Not under
+//  ThreadSanitizer: a program that links the clones itself runs their
+//  resolver before the sanitizer's runtime is up, and crashes
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__) \
+    && !defined(__SANITIZE_THREAD__)
 #define MODEL__CLONES __attribute__ ((target_clones ("avx512f", "avx2", "default")))
 #else
 #define MODEL__CLONES
