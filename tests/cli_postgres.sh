@@ -62,6 +62,37 @@ expect_exit 2 "columns=name,nope: 'nope' is no column of table kinds" -- \
     "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=kinds columns=name,nope"
 expect_exit 2 "property 'table' is required" -- \
     "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO'"
+# --- map=: columns from paths into any record ---------------------------
+psql_q "CREATE TABLE mapped (id bigserial PRIMARY KEY, uid bigint, who text, first_tag text, raw jsonb,
+        note text DEFAULT 'default')"
+cat > "$T/events.jsonl" <<'JSON'
+{"user":{"id":7,"name":"ann"},"tags":["a","b"],"extra":1}
+{"user":{"id":8},"tags":[]}
+[1,2,3]
+JSON
+"$WEIR" run -q "json path=$T/events.jsonl ! postgres conninfo='$CONNINFO' table=mapped map='uid=.user.id, who=.user.name,first_tag=.tags[0],raw=.'" \
+    || fail "map="
+psql_q "SELECT uid, who, first_tag, raw, note FROM mapped ORDER BY id" > "$T/mapped.out"
+cat > "$T/mapped.want" <<'ROWS'
+7	ann	a	{"tags": ["a", "b"], "user": {"id": 7, "name": "ann"}, "extra": 1}	default
+8			{"tags": [], "user": {"id": 8}}	default
+			[1, 2, 3]	default
+ROWS
+same "$T/mapped.want" "$T/mapped.out" "map=: each column from its path, NULL where it leads nowhere"
+printf '{"user":{"id":{"x":1}}}\n' > "$T/bad.jsonl"
+expect_exit 1 "record \{\"user\":\{\"id\":\{\"x\":1\}\}\}: column 'uid' of table mapped is bigint, which takes no msgpack map" -- \
+    "$WEIR" run -q "json path=$T/bad.jsonl ! postgres conninfo='$CONNINFO' table=mapped map=uid=.user.id"
+expect_exit 2 "map=uid=.user.id,nope=.x: 'nope' is no column of table mapped" -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=mapped map=uid=.user.id,nope=.x"
+expect_exit 2 "map= names the columns written, and so does columns=: give one" -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=mapped map=uid=.user.id columns=uid"
+expect_exit 2 "map=uid: 'uid' is not COLUMN=PATH" -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=mapped map=uid"
+expect_exit 2 "the path of column 'uid' is not a path: 'user.id'" -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=mapped map=uid=user.id"
+expect_exit 2 "column 'uid' is mapped twice" -- \
+    "$WEIR" run -q "json path=$T/one.jsonl ! postgres conninfo='$CONNINFO' table=mapped map=uid=.a,uid=.b"
+
 # on-error=skip and dead-letter=: the records the table cannot take are
 # skipped and kept with their reasons, the others written
 printf '%s\n' '{"name":"good1","n":1}' '{"name":"bad","nn":2}' '[3]' '{"name":"bad","n":{"x":4}}' \

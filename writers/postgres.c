@@ -30,7 +30,11 @@
 
     Which column a map's key names is decided at open, from the table's
     catalog: the columns written are columns= or else every column without
-    a default (serial, identity, DEFAULT now()) or generated.  A value is
+    a default (serial, identity, DEFAULT now()) or generated.  With map=
+    (COLUMN=PATH, ...) the columns written are the map's instead, each
+    value taken from its path into the record ('.user.id', '.tags[0]', '.'
+    for the whole record), NULL when the path leads nowhere; the record
+    may then be anything, and what the paths do not reach is not written.  A value is
     checked against its column's kind (number, boolean, text, json, bytea,
     array) and sent as text; what the server refuses beyond that (a date it
     cannot read, a NOT NULL column left out) fails the epoch's COPY with
@@ -50,6 +54,7 @@
 #include "lib/batch.h"
 #include "lib/buf.h"
 #include "lib/decimal.h"
+#include "lib/fieldpath.h"
 #include "lib/jsontext.h"
 #include "lib/killpoint.h"
 #include "writers/libpq.h"
@@ -62,11 +67,20 @@
 //  What a column takes, and how its values are written
 typedef enum { K_TEXT, K_NUMBER, K_BOOL, K_JSON, K_BYTEA, K_ARRAY, K_OTHER } s_kind;
 
+//  map=: a column, and the steps of the path its value comes from (into
+//  the map's text; none: the whole record)
+typedef struct {
+    char *name;
+    weir__step *steps;
+    size_t nsteps;
+} s_mapping;
+
 typedef struct {
     char *name;    //  as the catalog has it
     char *quoted;  //  as an identifier in SQL
     char *type;    //  format_type, for messages
     s_kind kind;
+    const s_mapping *from;  //  map=: where its value comes from
 } s_column;
 
 typedef struct {
@@ -92,6 +106,9 @@ typedef struct {
     size_t ndefaulted;
     int upsert;
     int listed;     //  columns= was given
+    char *maptext;  //  map=, which the steps point into
+    s_mapping *maps;
+    size_t nmaps;
     int two_phase;  //  checkpointed mode=copy: prepare, and commit at settle
     int replace;    //  one transaction per thread for the job
     int discarded;
@@ -118,6 +135,10 @@ static const weir_property_info s_props[] = {
      "max_prepared_transactions > 0); upsert: INSERT ... ON CONFLICT (conflict=) DO UPDATE, "
      "exactly once for a table with a unique key, without prepared transactions"},
     {"conflict", "", "mode=upsert: the columns of the table's unique key, comma-separated (ON CONFLICT)"},
+    {"map", "",
+     "the columns written and where each value comes from, COLUMN=PATH comma-separated "
+     "('id=.user.id,at=.ts,raw=.'): a path that leads nowhere writes NULL, and the record may be "
+     "anything; instead of columns="},
     {"on-error", "fail",
      "fail: a record the table cannot take (not a map, a key that is no column, a value its column "
      "refuses) fails the job, naming it; skip: it is counted, kept in the dead letter and skipped. What "
@@ -239,6 +260,12 @@ static void s_free (s_pg *self)
     free (self->shown);
     free (self->copy_sql);
     free (self->merge_sql);
+    for (size_t i = 0; i < self->nmaps; i++) {
+        free (self->maps[i].name);
+        free (self->maps[i].steps);
+    }
+    free (self->maps);
+    free (self->maptext);
     free (self);
 }
 
@@ -313,6 +340,76 @@ static char *s_quote (s_pg *self, const char *name)
     return copy;
 }
 
+//  map=COLUMN=PATH,...: into SELF->maps
+static int s_parse_map (s_pg *self, const weir__prop *prop, weir__err *err)
+{
+    if (!(self->maptext = strdup (prop->value)))
+        return weir__err_set (err, WEIR_ENOMEM, "postgres: out of memory");
+    const char *p = self->maptext;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        const char *eq = strchr (p, '='), *comma = strchr (p, ',');
+        size_t len = eq ? (size_t) (eq - p) : 0;
+        while (len && p[len - 1] == ' ')
+            len--;
+        if (!eq || (comma && comma < eq) || !len)
+            return weir__err_at (err, WEIR_EPROPERTY, prop->value_offset,
+                                 "postgres: map=%s: '%.*s' is not COLUMN=PATH", prop->value,
+                                 (int) (comma ? (size_t) (comma - p) : strlen (p)), p);
+        s_mapping *grown = realloc (self->maps, (self->nmaps + 1) * sizeof *grown);
+        if (!grown)
+            return weir__err_set (err, WEIR_ENOMEM, "postgres: out of memory");
+        self->maps = grown;
+        s_mapping *m = &self->maps[self->nmaps++];
+        memset (m, 0, sizeof *m);
+        if (!(m->name = strndup (p, len)))
+            return weir__err_set (err, WEIR_ENOMEM, "postgres: out of memory");
+        for (size_t i = 0; i + 1 < self->nmaps; i++)
+            if (!strcmp (self->maps[i].name, m->name))
+                return weir__err_at (err, WEIR_EPROPERTY, prop->value_offset,
+                                     "postgres: map=%s: column '%s' is mapped twice", prop->value, m->name);
+        const char *q = eq + 1;
+        while (*q == ' ')
+            q++;
+        const char *path = q;
+        if (*q == '.' && (q[1] == ',' || q[1] == ' ' || !q[1]))
+            q++;  //  the whole record
+        else
+            while (weir__step_starts (q)) {
+                weir__step *steps = realloc (m->steps, (m->nsteps + 1) * sizeof *steps);
+                if (!steps)
+                    return weir__err_set (err, WEIR_ENOMEM, "postgres: out of memory");
+                m->steps = steps;
+                if (weir__step_read (&q, &m->steps[m->nsteps]))
+                    break;
+                m->nsteps++;
+            }
+        while (*q == ' ')
+            q++;
+        if (q == path || (*q && *q != ','))
+            return weir__err_at (err, WEIR_EPROPERTY, prop->value_offset,
+                                 "postgres: map=%s: the path of column '%s' is not a path: '%.*s' (paths are "
+                                 ".key, [index] and their chains, as .user.id or .tags[0]; '.' is the whole "
+                                 "record)",
+                                 prop->value, m->name, (int) strcspn (path, ","), path);
+        p = *q ? q + 1 : q;
+    }
+    if (!self->nmaps)
+        return weir__err_at (err, WEIR_EPROPERTY, prop->value_offset,
+                             "postgres: map= is empty: give COLUMN=PATH, comma-separated");
+    return 0;
+}
+
+//  The mapping of column NAME, or NULL
+static const s_mapping *s_mapped (const s_pg *self, const char *name)
+{
+    for (size_t i = 0; i < self->nmaps; i++)
+        if (!strcmp (self->maps[i].name, name))
+            return &self->maps[i];
+    return NULL;
+}
+
 //  The table's columns from the catalog: those written into SELF->cols
 static int s_columns (s_pg *self, weir__props *props, weir__err *err)
 {
@@ -343,10 +440,24 @@ static int s_columns (s_pg *self, weir__props *props, weir__err *err)
                               why);
     }
     int n = self->pq->PQntuples (res);
-    weir__prop *columns = weir__props_find (props, "columns");
-    self->listed = columns != NULL;
+    weir__prop *columns = weir__props_find (props, "columns"), *map = weir__props_find (props, "map");
+    self->listed = columns != NULL || map != NULL;
     weir__prop *key = weir__props_find (props, "conflict");
     int rc = columns ? s_check_list (self, columns, res, n, err) : 0;
+    if (!rc && map && columns)
+        rc = weir__err_at (err, WEIR_EPROPERTY, map->value_offset,
+                           "postgres: map= names the columns written, and so does columns=: give one");
+    if (!rc && map)
+        rc = s_parse_map (self, map, err);
+    for (size_t i = 0; i < self->nmaps && !rc; i++) {
+        int found = 0;
+        for (int r = 0; r < n && !found; r++)
+            found = !strcmp (self->pq->PQgetvalue (res, r, 0), self->maps[i].name);
+        if (!found)
+            rc = weir__err_at (err, WEIR_EPROPERTY, map->value_offset,
+                               "postgres: map=%s: '%s' is no column of table %s", map->value,
+                               self->maps[i].name, self->shown);
+    }
     if (!rc && key)
         rc = s_check_list (self, key, res, n, err);
     if (!rc
@@ -356,7 +467,9 @@ static int s_columns (s_pg *self, weir__props *props, weir__err *err)
     for (int r = 0; r < n && !rc; r++) {
         const char *col = self->pq->PQgetvalue (res, r, 0);
         int has_default = *self->pq->PQgetvalue (res, r, 4) == 't';
-        int written = columns ? s_listed (columns->value, col) : !has_default;
+        int written = map       ? s_mapped (self, col) != NULL
+                      : columns ? s_listed (columns->value, col)
+                                : !has_default;
         if (!written) {
             if (!(self->defaulted[self->ndefaulted++] = strdup (col)))
                 rc = weir__err_set (err, WEIR_ENOMEM, "postgres: out of memory");
@@ -367,6 +480,7 @@ static int s_columns (s_pg *self, weir__props *props, weir__err *err)
         c->quoted = s_quote (self, col);
         c->type = strdup (self->pq->PQgetvalue (res, r, 3));
         c->kind = s_kind_of (self->pq->PQgetvalue (res, r, 1), self->pq->PQgetvalue (res, r, 2));
+        c->from = s_mapped (self, col);
         if (!c->name || !c->quoted || !c->type)
             rc = weir__err_set (err, WEIR_ENOMEM, "postgres: out of memory");
     }
@@ -776,12 +890,25 @@ static int s_bad (s_pg *self, s_thread *t, const msgpack_object *o, size_t line,
                           s_show (o, shown, sizeof shown), why);
 }
 
+static int s_fields (s_pg *self, s_thread *t, const msgpack_object *o, size_t line, weir__err *err);
+
 //  Record O as one line of COPY text on thread T: 0, 1 when it was
 //  skipped, or an error
 static int s_row (s_pg *self, s_thread *t, const msgpack_object *o, weir__err *err)
 {
     char why[512];
     size_t line = t->out.len;
+    if (self->maps) {
+        //  map=: each column's path, walked; NULL where it leads nowhere
+        for (size_t c = 0; c < self->ncols; c++) {
+            const s_mapping *m = self->cols[c].from;
+            const msgpack_object *v = o;
+            for (size_t s = 0; s < m->nsteps && v; s++)
+                v = weir__step_take (&m->steps[s], v);
+            t->values[c] = v;
+        }
+        return s_fields (self, t, o, line, err);
+    }
     if (o->type != MSGPACK_OBJECT_MAP) {
         snprintf (why, sizeof why, "table %s takes maps (one per row, keys naming columns), not a msgpack %s",
                   self->shown, weir_type_name (o));
@@ -818,6 +945,13 @@ static int s_row (s_pg *self, s_thread *t, const msgpack_object *o, weir__err *e
                   (int) (k->via.str.size < 128 ? k->via.str.size : 128), k->via.str.ptr, self->shown);
         return s_bad (self, t, o, line, why, err);
     }
+    return s_fields (self, t, o, line, err);
+}
+
+//  The line of COPY text of record O, its values per column in T->values
+static int s_fields (s_pg *self, s_thread *t, const msgpack_object *o, size_t line, weir__err *err)
+{
+    char why[512];
     for (size_t c = 0; c < self->ncols; c++) {
         int rc = c && weir__buf_putc (&t->out, '\t') ? -1 : 0;
         if (!rc)
