@@ -155,8 +155,25 @@ weir__scan_result weir__scan_limited (const void *buf, size_t len, uint64_t max_
             return WEIR__SCAN_TOO_DEEP;
         }
         pos += 1 + (size_t) (l.kind == S_ARRAY || l.kind == S_MAP ? l.lenbytes : 0);
-        if (children)
-            left[++depth] = children;
+        if (!children)
+            continue;
+        //  A run of scalars (a vector of numbers, a sparse example's map of
+        //  indexes to values) is walked here, each a lookup and a step,
+        //  not a round of the loop; the first container ends the run
+        while (children && pos < len) {
+            s_layout e = s_table[p[pos]];
+            if (e.kind != S_FIXED)
+                break;
+            if (len - pos < 1 + (size_t) e.payload)
+                return WEIR__SCAN_INCOMPLETE;
+            if (++elements > max_elements) {
+                *where = pos;
+                return WEIR__SCAN_TOO_LARGE;
+            }
+            pos += 1 + (size_t) e.payload;
+            children--;
+        }
+        left[++depth] = children;
     }
 }
 
