@@ -4,11 +4,13 @@
 #include "checkpoint/resume.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <weir/weir.h>
 
 #include "checkpoint/keys.h"
+#include "checkpoint/regions.h"
 #include "readers/known.h"
 #include "readers/shards.h"
 
@@ -165,52 +167,11 @@ void weir__resume_records (const weir__resume *self, size_t stage, uint64_t *in,
     weir__ckpt_get_u64 (self->ckpt, WEIR__SECTION_META, key, out);
 }
 
-//  The regions combined across ranks, declared again: where they were
-//  declared in init, which a resume does not run, nothing else would.
-static int s_regions (const weir__resume *self, weir__workspace *ws, weir__err *err)
-{
-    uint64_t epoch = weir__ckpt_epoch (self->ckpt);
-    for (size_t i = 0;; i++) {
-        char key[64];
-        weir__key_reduce (i, key, sizeof key);
-        size_t len;
-        const char *text = weir__ckpt_get (self->ckpt, WEIR__SECTION_META, key, &len);
-        if (!text)
-            return 0;
-        size_t offset, count, width, blob_len;
-        int type, op;
-        const char *blob;
-        if (weir__region_parse (text, len, &offset, &count, &width, &type, &op, &blob, &blob_len))
-            return weir__err_set (err, WEIR_ECORRUPT, "checkpoint %" PRIu64 ": item '%s' is no region: '%.*s'",
-                                  epoch, key, (int) (len < 200 ? len : 200), text);
-        char *name = strndup (blob, blob_len);
-        if (!name)
-            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        int rc = weir__workspace_add_reduce (ws, name, offset, count, width, type, op);
-        if (rc == WEIR_ENOMEM)
-            rc = weir__err_set (err, WEIR_ENOMEM, "out of memory");
-        else if (rc)
-            rc = weir__err_set (err, WEIR_ECORRUPT,
-                                "checkpoint %" PRIu64 ": region %s of blob '%s' (%zu elements from byte %zu) is "
-                                "not inside a blob the checkpoint holds",
-                                epoch, key, name, count, offset);
-        free (name);
-        if (rc)
-            return rc;
-    }
-}
-
 int weir__resume_blobs (const weir__resume *self, weir__workspace *ws, weir__err *err)
 {
-    size_t n = weir__ckpt_count (self->ckpt, WEIR__SECTION_BLOBS);
-    for (size_t i = 0; i < n; i++) {
-        const void *data;
-        size_t size;
-        const char *name = weir__ckpt_item (self->ckpt, WEIR__SECTION_BLOBS, i, &data, &size);
-        if (weir__workspace_restore (ws, name, data, size))
-            return weir__err_set (err, WEIR_ENOMEM, "out of memory restoring blob '%s'", name);
-    }
-    return s_regions (self, ws, err);
+    char what[64];
+    snprintf (what, sizeof what, "checkpoint %" PRIu64, weir__ckpt_epoch (self->ckpt));
+    return weir__regions_take (self->ckpt, ws, what, err);
 }
 
 int weir__resume_offsets (const weir__resume *self, const char *element, const char *prefix,

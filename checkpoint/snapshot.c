@@ -9,6 +9,7 @@
 #include <weir/weir.h>
 
 #include "checkpoint/keys.h"
+#include "checkpoint/regions.h"
 
 typedef struct {
     void *data;
@@ -103,20 +104,8 @@ static int s_put_meta (weir__ckpt *ck, const weir__snapshot *s)
     rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_GENERATION, s->generation);
     if (s->key_groups)
         rc |= weir__ckpt_put_u64 (ck, WEIR__SECTION_META, WEIR_META_KEY_GROUPS, s->key_groups);
-    size_t regions = s->workspace ? weir__workspace_reduce_count (s->workspace) : 0;
-    for (size_t i = 0; i < regions; i++) {
-        weir__workspace_region r;
-        const char *blob = weir__workspace_reduce (s->workspace, i, &r);
-        char key[64];
-        size_t size = strlen (blob) + 96;
-        char *value = malloc (size);
-        if (!value)
-            return -1;
-        weir__key_reduce (i, key, sizeof key);
-        weir__region_format (blob, r.offset, r.count, r.width, r.type, r.op, value, size);
-        rc |= weir__ckpt_put_text (ck, WEIR__SECTION_META, key, value);
-        free (value);
-    }
+    if (s->workspace)
+        rc |= weir__regions_put (ck, s->workspace);
     return rc;
 }
 

@@ -2,7 +2,9 @@
 #include "config.h"
 #include "pipeline/reduce.h"
 
-#include "lib/buf.h"
+#include "checkpoint/ckpt.h"
+#include "checkpoint/keys.h"
+#include "checkpoint/regions.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -93,136 +95,40 @@ static int s_agree (weir__workspace *ws, weir__cluster *cluster, double timeout,
                                     what, err);
 }
 
-//  The donor's regions and the blobs that hold them, as bytes: the count
-//  of regions, each (name, offset, count, width, type, op); the count of
-//  blobs, each (name, size, bytes).  Numbers are uint64 in this machine's
-//  order: every rank of a job runs the same build.
-static int s_put_u64 (weir__buf *b, uint64_t v)
+//  The donor's regions and the blobs that hold them, as a checkpoint of
+//  them alone (the items a checkpoint keeps them as), packed to bytes
+static int s_pack (weir__workspace *ws, char **buf, size_t *len)
 {
-    return weir__buf_append (b, &v, sizeof v);
-}
-
-static int s_put_name (weir__buf *b, const char *name)
-{
-    size_t n = strlen (name);
-    return s_put_u64 (b, n) || weir__buf_append (b, name, n);
-}
-
-static int s_pack (weir__workspace *ws, weir__buf *b)
-{
-    size_t n = weir__workspace_reduce_count (ws), blobs = 0;
-    int rc = s_put_u64 (b, n);
+    weir__ckpt *ck = weir__ckpt_new (0);
+    int rc = ck ? weir__regions_put (ck, ws) : -1;
+    size_t n = weir__workspace_reduce_count (ws);
     for (size_t i = 0; i < n && !rc; i++) {
         weir__workspace_region r;
         const char *name = weir__workspace_reduce (ws, i, &r);
-        rc = s_put_name (b, name) || s_put_u64 (b, r.offset) || s_put_u64 (b, r.count)
-             || s_put_u64 (b, r.width) || s_put_u64 (b, (uint64_t) r.type) || s_put_u64 (b, (uint64_t) r.op);
-    }
-    //  Each blob once, in the order of its first region
-    size_t at = b->len;
-    rc = rc || s_put_u64 (b, 0);
-    for (size_t i = 0; i < n && !rc; i++) {
-        weir__workspace_region r;
-        const char *name = weir__workspace_reduce (ws, i, &r), *before = NULL;
-        for (size_t k = 0; k < i && !before; k++) {
-            weir__workspace_region o;
-            const char *other = weir__workspace_reduce (ws, k, &o);
-            before = strcmp (other, name) ? NULL : other;
-        }
-        size_t size;
-        const void *data = before ? NULL : weir__workspace_find (ws, name, &size);
-        if (data) {
-            rc = s_put_name (b, name) || s_put_u64 (b, size) || weir__buf_append (b, data, size);
-            blobs++;
-        }
+        size_t size, held;
+        const void *data = weir__workspace_find (ws, name, &size);
+        //  Borrowed: the workspace outlives the packing
+        if (data && !weir__ckpt_get (ck, WEIR__SECTION_BLOBS, name, &held))
+            rc = weir__ckpt_put (ck, WEIR__SECTION_BLOBS, name, data, size, 0);
     }
     if (!rc)
-        memcpy (b->data + at, &(uint64_t){blobs}, sizeof (uint64_t));
+        rc = weir__ckpt_pack (ck, buf, len);
+    weir__ckpt_destroy (&ck);
     return rc ? WEIR_ENOMEM : 0;
 }
 
-typedef struct {
-    const char *p;
-    size_t left;
-} s_reader;
-
-static int s_get_u64 (s_reader *r, uint64_t *v)
-{
-    if (r->left < sizeof *v)
-        return -1;
-    memcpy (v, r->p, sizeof *v);
-    r->p += sizeof *v;
-    r->left -= sizeof *v;
-    return 0;
-}
-
-//  A name, into *NAME (malloc'ed); -1 when the bytes end before it or
-//  there is no memory
-static int s_get_name (s_reader *r, char **name)
-{
-    uint64_t n;
-    if (s_get_u64 (r, &n) || r->left < n || !(*name = malloc ((size_t) n + 1)))
-        return -1;
-    memcpy (*name, r->p, (size_t) n);
-    (*name)[n] = '\0';
-    r->p += n;
-    r->left -= n;
-    return 0;
-}
-
-//  This rank, which declared nothing, takes the donor's blobs, then its
-//  regions (whose last combined value is then the donor's too)
+//  This rank, which declared nothing, takes the donor's blobs and regions
+//  (whose last combined value is then the donor's too)
 static int s_unpack (weir__workspace *ws, const char *buf, size_t len, const char *what, weir__err *err)
 {
-    s_reader rd = {buf, len};
-    uint64_t n, blobs, v[5];
-    char *name = NULL;
-    int rc = 0;
-    //  Regions first in the bytes, blobs after: the blobs are made first
-    if (s_get_u64 (&rd, &n))
-        goto bad;
-    s_reader regions = rd;
-    for (uint64_t i = 0; i < n; i++) {
-        if (s_get_name (&rd, &name))
-            goto bad;
-        free (name);
-        name = NULL;
-        for (int k = 0; k < 5; k++)
-            if (s_get_u64 (&rd, &v[k]))
-                goto bad;
-    }
-    if (s_get_u64 (&rd, &blobs))
-        goto bad;
-    for (uint64_t i = 0; i < blobs && !rc; i++) {
-        uint64_t size;
-        if (s_get_name (&rd, &name) || s_get_u64 (&rd, &size) || rd.left < size)
-            goto bad;
-        if (weir__workspace_restore (ws, name, rd.p, (size_t) size))
-            rc = weir__err_set (err, WEIR_ENOMEM, "%s: out of memory for blob '%s'", what, name);
-        rd.p += size;
-        rd.left -= size;
-        free (name);
-        name = NULL;
-    }
-    for (uint64_t i = 0; i < n && !rc; i++) {
-        if (s_get_name (&regions, &name))
-            goto bad;
-        for (int k = 0; k < 5; k++)
-            if (s_get_u64 (&regions, &v[k]))
-                goto bad;
-        int got = weir__workspace_add_reduce (ws, name, (size_t) v[0], (size_t) v[1], (size_t) v[2],
-                                              (int) v[3], (int) v[4]);
-        if (got == WEIR_ENOMEM)
-            rc = weir__err_set (err, WEIR_ENOMEM, "%s: out of memory", what);
-        else if (got)
-            goto bad;
-        free (name);
-        name = NULL;
-    }
+    weir__ckpt *ck;
+    int rc = weir__ckpt_unpack (buf, len, &ck);
+    if (rc)
+        return weir__err_set (err, rc, "%s: the regions another rank declared %s", what,
+                              rc == WEIR_ENOMEM ? "are more than memory holds" : "came garbled");
+    rc = weir__regions_take (ck, ws, what, err);
+    weir__ckpt_destroy (&ck);
     return rc;
-bad:
-    free (name);
-    return weir__err_set (err, WEIR_EPROCESSOR, "%s: the regions another rank declared came garbled", what);
 }
 
 //  The donor's regions and blobs to the ranks that declared none: to rank
@@ -231,19 +137,15 @@ static int s_adopt (weir__workspace *ws, weir__cluster *cluster, const s_plan *p
                     const char *what, weir__err *err)
 {
     int rank = weir__cluster_rank (cluster), ranks = weir__cluster_size (cluster);
-    weir__buf b;
-    weir__buf_init (&b);
-    int rc = rank == plan->donor ? s_pack (ws, &b) : 0;
-    if (rc) {
-        weir__buf_release (&b);
-        return weir__err_set (err, rc, "%s: out of memory", what);
-    }
-    char *buf = NULL;
-    size_t len = 0;
+    char *mine = NULL, *buf = NULL;
+    size_t mlen = 0, len = 0;
+    if (rank == plan->donor && s_pack (ws, &mine, &mlen))
+        return weir__err_set (err, WEIR_ENOMEM, "%s: out of memory", what);
+    int rc = 0;
     if (plan->donor != 0) {
         size_t *lens = calloc ((size_t) ranks, sizeof *lens);
         char *all = NULL;
-        rc = lens ? weir__cluster_gather (cluster, b.data, b.len, &all, lens, timeout, what, err)
+        rc = lens ? weir__cluster_gather (cluster, mine, mlen, &all, lens, timeout, what, err)
                   : weir__err_set (err, WEIR_ENOMEM, "%s: out of memory", what);
         if (!rc && rank == 0) {
             //  Only the donor sent bytes
@@ -253,13 +155,12 @@ static int s_adopt (weir__workspace *ws, weir__cluster *cluster, const s_plan *p
         }
         free (all);
         free (lens);
+        free (mine);
     }
     else if (rank == 0) {
-        buf = b.data;
-        len = b.len;
-        b.data = NULL;
+        buf = mine;
+        len = mlen;
     }
-    weir__buf_release (&b);
     if (!rc)
         rc = weir__cluster_bcast (cluster, &buf, &len, timeout, what, err);
     if (!rc && plan->here)

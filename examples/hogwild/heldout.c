@@ -141,7 +141,8 @@ static int s_take (heldout *self, const msgpack_object *rec, size_t k, size_t of
                                "validate='%s': record %zu (byte %zu): feature %zu is not a number", path, k,
                                offset, j);
             self->values[e->at + j] = v;
-            self->indexes[e->at + j] = dense ? j : f->via.map.ptr[j].key.via.u64;
+            if (!dense)
+                self->indexes[e->at + j] = f->via.map.ptr[j].key.via.u64;
         }
         self->nvalues += e->n;
         break;
@@ -231,11 +232,6 @@ void heldout_destroy (heldout **self_p)
     *self_p = NULL;
 }
 
-size_t heldout_count (const heldout *self)
-{
-    return self->count;
-}
-
 int heldout_score (const heldout *self, model_blob *m, int scale_given, float scale, double *loss,
                    double *accuracy, char *error, size_t errlen)
 {
@@ -251,7 +247,7 @@ int heldout_score (const heldout *self, model_blob *m, int scale_given, float sc
             rc = s_fail (error, errlen,
                          "validate='%s': record %zu (byte %zu): label %llu, but the model has %u classes",
                          self->path, i + 1, e->offset, (unsigned long long) e->label, m->classes);
-            break;
+            continue;
         }
         int p;
         if (e->kind == S_BYTES)

@@ -25,9 +25,6 @@ typedef struct heldout heldout;
 int heldout_load (const char *path, heldout **out, char *error, size_t errlen);
 void heldout_destroy (heldout **self_p);
 
-/*  How many records it holds.  */
-size_t heldout_count (const heldout *self);
-
 /*  Score M on every record: the mean cross-entropy into *LOSS and the
     share predicted right into *ACCURACY.  Bytes are scaled by SCALE when
     SCALE_GIVEN, else by 1/255; numbers by SCALE when SCALE_GIVEN, else 1.

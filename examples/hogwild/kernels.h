@@ -19,8 +19,9 @@
     -ffp-contract=off so that no clone fuses a multiply and an add: every
     clone computes the very same bits.
 
-    Conventions: dense lengths are multiples of MODEL__BLOCK; shared-layout
-    rows are LANES floats (4, 8 or a multiple of 16, model_row_floats).  */
+    Conventions: shared-layout rows are LANES floats (4, 8 or a multiple
+    of 16, model_row_floats); dense examples in a tile start every
+    MODEL__BLOCK floats or a multiple, so each starts a cache line.  */
 #ifndef HOGWILD_KERNELS_H_INCLUDED
 #define HOGWILD_KERNELS_H_INCLUDED
 
@@ -29,7 +30,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define MODEL__BLOCK 16  //  floats per block of a dense loop: 64 bytes
+#define MODEL__BLOCK 16  //  floats per cache line: 64 bytes
 
 //  Y += A * X over one shared-layout row of LANES floats (4, 8 or a
 //  multiple of 16)

@@ -50,8 +50,9 @@
     given that carry a label (the test set's accuracy when the test set
     is what is evaluated), and 'eval_labeled', how many they were.
 
-    Build: cc -shared -fPIC $(pkg-config --cflags weir) softmax.c heldout.c model.c worker.c predict.c -o
-   softmax.so  */
+    Build:
+        cc -shared -fPIC $(pkg-config --cflags weir) softmax.c heldout.c model.c worker.c predict.c \
+           -o softmax.so  */
 #include <errno.h>
 #include <stddef.h>
 #include <math.h>

@@ -50,7 +50,7 @@ enum { S_IDLE, S_DENSE, S_SPARSE };
 struct model_worker {
     model_config cfg;
     unsigned lanes;  //  floats per shared row
-    size_t stride;   //  floats per example in the dense tile: dim rounded up to 16
+    size_t stride;   //  floats per example in the dense tile: dim rounded up to a cache line
 
     //  The pending mini-batch: its kind, examples in it, the model it
     //  reads and will update, the biases as read and their summed gradient
@@ -179,7 +179,7 @@ static void s_apply_biases (model_worker *self, float coef)
 static void s_apply_dense (model_worker *self, float coef, float keep)
 {
     unsigned classes = self->cfg.classes, lanes = self->lanes;
-    size_t end = self->hi < self->cfg.dim ? self->hi : self->cfg.dim;
+    size_t end = self->hi;  //  the longest example's length: dim at most
     _Atomic float *w = model_weights (self->m);
     //  The loop of scalar atomics costs as much as scoring and
     //  differentiating the mini-batch: two loops, so that the common one
@@ -282,9 +282,8 @@ static void s_begin (model_worker *self, model_blob *m, int kind)
     }
 }
 
-//  The example just scored (probabilities in self->score) joins the
-//  bias gradient and the statistics, and the mini-batch is applied when
-//  full.  Returns with d loss / d score in self->score
+//  The example just scored (probabilities in SCORE) joins the bias
+//  gradient and the statistics.  Returns with d loss / d score in SCORE
 static void s_learned (model_worker *self, float *score, unsigned label, double loss, unsigned argmax)
 {
     score[label] -= 1;
