@@ -120,6 +120,7 @@ static int s_emit (s_state *st, const weir__shard *like, uint64_t start, uint64_
         return weir__err_set (st->err, WEIR_ENOMEM, "out of memory");
     st->out.items[st->out.count - 1].id = like->id;
     st->out.items[st->out.count - 1].codec = like->codec;
+    st->out.items[st->out.count - 1].appears = like->appears;
     if (st->out.count > st->offsets_cap) {
         size_t cap = st->out.cap;
         uint64_t *more = realloc (st->how->offsets, cap * sizeof *more);
@@ -166,6 +167,10 @@ static int s_exact (s_state *st, const weir__shard *shard)
     int rc = s_same_shard (st, shard);
     if (rc != 1)
         return rc;
+    if (shard->appears && s_lookup (st, shard->path, shard->start) == SIZE_MAX) {
+        st->how->appeared++;
+        return s_emit (st, shard, shard->start, shard->end, shard->start);
+    }
     char key[WEIR__KEY_MAX];
     weir__key_shard (st->how->prefix, shard, key, sizeof key);
     return weir__err_set (st->err, WEIR_ECORRUPT,
@@ -411,7 +416,7 @@ int weir__replan_files (const weir__ckpt *ck, weir__replan *how, weir__shards *s
     weir__shards_init (&st.out);
     st.out.follow = shards->follow;
     how->offsets = NULL;
-    how->grown = how->added = 0;
+    how->grown = how->added = how->appeared = 0;
     int rc = s_load (&st);
     for (size_t i = 0; i < shards->count && !rc;) {
         const weir__shard *shard = &shards->items[i];

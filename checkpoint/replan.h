@@ -18,7 +18,8 @@
     is refused, saying what to do: a file that shrank or was written
     again, another file under the name, a file gone before it was read to
     its end, and inputs that are no files (ranges, pipes) planned otherwise
-    than checkpointed.  */
+    than checkpointed.  A shard that appears (a Kafka partition added to
+    its topic since) is read from its start.  */
 #ifndef WEIR_REPLAN_H_INCLUDED
 #define WEIR_REPLAN_H_INCLUDED
 
@@ -41,10 +42,11 @@ typedef struct weir__replan {
     void (*warn) (void *arg, const char *message);
     void *arg;
     //  Out: where reading goes on in each shard (malloc'd, one per shard
-    //  of the shards afterwards), the files that grew and the files that
-    //  are new (with something to read)
+    //  of the shards afterwards), the files that grew, the files that
+    //  are new (with something to read), and the shards that appeared
+    //  (readers/shards.h)
     uint64_t *offsets;
-    size_t grown, added;
+    size_t grown, added, appeared;
 } weir__replan;
 
 /*  Make SHARDS, as planned now, go on from checkpoint CK.  0, or

@@ -253,14 +253,18 @@ static void s_warn (void *arg, const char *message)
 }
 
 //  A job resumed over files that grew, or new files, or shards that have
-//  more (SHARDS, a Kafka partition's new messages): says so, and a job
-//  that had finished has work again.
-static void s_grown (weir__recovery *self, size_t grown, size_t added, size_t shards)
+//  more (SHARDS, a Kafka partition's new messages; APPEARED of them new
+//  since: partitions added to the topic): says so, and a job that had
+//  finished has work again.
+static void s_grown (weir__recovery *self, size_t grown, size_t added, size_t shards, size_t appeared)
 {
-    if (!grown && !added && !shards)
+    if (!grown && !added && !shards && !appeared)
         return;
-    char what[96];
-    if (shards)
+    char what[128];
+    if (appeared)
+        snprintf (what, sizeof what, "%zu shard%s new (read from the start), %zu with more to read", appeared,
+                  appeared == 1 ? " is" : "s are", shards);
+    else if (shards)
         snprintf (what, sizeof what, "%zu shard%s more", shards, shards == 1 ? " has" : "s have");
     else if (grown && added)
         snprintf (what, sizeof what, "%zu file%s grew and %zu %s new", grown, grown == 1 ? "" : "s", added,
@@ -303,7 +307,7 @@ int weir__recovery_input (weir__recovery *self, weir__stage *stage, weir__err *e
         self->new_files += weir__resume_follow_offsets (self->resume, prefix, shards, offsets);
     else if (self->resume) {
         memcpy (offsets, how.offsets, shards->count * sizeof *offsets);
-        s_grown (self, how.grown, how.added, weir__input_grown (input));
+        s_grown (self, how.grown, how.added, weir__input_grown (input), how.appeared);
     }
     free (how.offsets);
     weir__input_plan (input, self->pass);

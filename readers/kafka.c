@@ -14,6 +14,12 @@
     follow=1 the job runs until it is stopped: one thread visits every
     partition in turn, and waits when none has a message.
 
+    Partitions added to the topic are shards that appear: a resume whose
+    checkpoint does not know one reads it from its first message, and a
+    follow=1 job asks the brokers for them every discover= seconds (at an
+    epoch's end, so that the epoch's checkpoint knows each at its start).
+    Kafka never takes a partition away.
+
     Reading uses librdkafka's partition consumer (rd_kafka_consume_start
     at the shard's offset; no group, no rebalancing: weir decides who
     reads what).  A partition goes on being fetched across epochs while
@@ -64,6 +70,8 @@ typedef struct {
     s_partition *parts;
     int value, meta, follow;
     int64_t timeout_ns;
+    uint64_t discover_ns;         //  follow=1: how often to look for partitions added, 0 never
+    uint64_t discovered;          //  when it was last done (ns)
     _Atomic uint64_t down_since;  //  when every broker went down (ns), 0 while one answers
     pthread_mutex_t lock;         //  serves librdkafka's callbacks from one thread at a time
     char why[256];                //  the last error librdkafka reported, under LOCK
@@ -88,6 +96,9 @@ static const weir_property_info s_props[] = {
      "end when the job started"},
     {"timeout", "30",
      "seconds the brokers may be unreachable (at start, or all of them later) before the job fails"},
+    {"discover", "30",
+     "follow=1: every this many seconds, partitions added to the topic become shards, read from their "
+     "first message (0: never; a resume always finds them)"},
     {"kafka.*", "",
      "any librdkafka consumer setting, passed through (kafka.security.protocol=ssl, "
      "kafka.fetch.max.bytes=...)"},
@@ -189,13 +200,12 @@ static rd_kafka_conf_t *s_conf (s_kafka *self, weir__props *props, weir__err *er
     return conf;
 }
 
-//  The topic's partitions and their watermarks, from the brokers.  Every
+//  How many partitions the topic has, from the brokers, in *COUNT.  Every
 //  topic is listed, and this one looked for among them: asking for it
 //  alone may make a broker create it (auto.create.topics.enable)
-static int s_metadata (s_kafka *self, weir__err *err)
+static int s_partition_count (s_kafka *self, int ms, int32_t *count, weir__err *err)
 {
     const struct rd_kafka_metadata *md = NULL;
-    int ms = (int) (self->timeout_ns / 1000000);
     rd_kafka_resp_err_t e = self->rk->rd_kafka_metadata (self->client, 1, NULL, &md, ms);
     if (e) {
         char why[256];
@@ -217,20 +227,36 @@ static int s_metadata (s_kafka *self, weir__err *err)
     else if (t->partition_cnt <= 0)
         rc = weir__err_set (err, WEIR_EIO, "kafka: topic '%s' has no partitions", self->name);
     else
-        self->partitions = t->partition_cnt;
+        *count = t->partition_cnt;
     self->rk->rd_kafka_metadata_destroy (md);
-    if (rc)
-        return rc;
-    if (!(self->parts = calloc ((size_t) self->partitions, sizeof *self->parts)))
+    return rc;
+}
+
+//  Partitions from the first one not known up to COUNT, with their
+//  watermarks, each a shard of SHARDS that appears (readers/shards.h)
+static int s_add_partitions (s_kafka *self, int32_t count, int ms, weir__shards *shards, weir__err *err)
+{
+    s_partition *parts = realloc (self->parts, (size_t) count * sizeof *parts);
+    if (!parts)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
-    for (int32_t p = 0; p < self->partitions; p++) {
-        s_partition *part = &self->parts[p];
-        e = self->rk->rd_kafka_query_watermark_offsets (self->client, self->name, p, &part->low, &part->end,
-                                                        ms);
+    self->parts = parts;
+    for (; self->partitions < count; self->partitions++) {
+        int32_t p = self->partitions;
+        s_partition *part = &parts[p];
+        memset (part, 0, sizeof *part);
+        rd_kafka_resp_err_t e = self->rk->rd_kafka_query_watermark_offsets (self->client, self->name, p,
+                                                                            &part->low, &part->end, ms);
         if (e)
             return weir__err_set (err, WEIR_EIO,
                                   "kafka: topic '%s' partition %d: cannot learn its offsets: %s", self->name,
                                   (int) p, self->rk->rd_kafka_err2str (e));
+        char path[512];
+        snprintf (path, sizeof path, S_PREFIX "%s/%d", self->name, (int) p);
+        //  A shard that never ends by its offset: a bounded read ends it at
+        //  its watermark
+        if (weir__shards_add (shards, path, 0, UINT64_MAX))
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        shards->items[shards->count - 1].appears = 1;
     }
     return 0;
 }
@@ -252,11 +278,12 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     if (kind < 0)
         return weir__err_at (err, WEIR_EPROPERTY, weir__props_find (props, "value")->value_offset,
                              "kafka: value=%s: wants bin, str, json or msgpack", value);
-    int64_t meta, follow, timeout;
+    int64_t meta, follow, timeout, discover;
     int rc;
     if ((rc = weir__props_int (props, "kafka", "meta", 0, 0, 1, &meta, err))
         || (rc = weir__props_int (props, "kafka", "follow", 0, 0, 1, &follow, err))
-        || (rc = weir__props_int (props, "kafka", "timeout", 30, 1, 86400, &timeout, err)))
+        || (rc = weir__props_int (props, "kafka", "timeout", 30, 1, 86400, &timeout, err))
+        || (rc = weir__props_int (props, "kafka", "discover", 30, 0, 86400, &discover, err)))
         return rc;
     const weir__librdkafka *rk;
     if (weir__librdkafka_get (&rk, err))
@@ -272,6 +299,7 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     self->meta = (int) meta;
     self->follow = (int) follow;
     self->timeout_ns = timeout * 1000000000;
+    self->discover_ns = (uint64_t) discover * 1000000000;
     if (!(self->name = strdup (topic)) || !(self->brokers = strdup (brokers))) {
         s_close (self);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
@@ -287,7 +315,9 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
         s_close (self);
         return weir__err_set (err, WEIR_EPROPERTY, "kafka: %s", errstr);
     }
-    if ((rc = s_metadata (self, err))) {
+    int ms = (int) (self->timeout_ns / 1000000);
+    int32_t count = 0;
+    if ((rc = s_partition_count (self, ms, &count, err))) {
         s_close (self);
         return rc;
     }
@@ -296,17 +326,12 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
         return weir__err_set (err, WEIR_EPROPERTY, "kafka: topic '%s': %s", topic,
                               rk->rd_kafka_err2str (rk->rd_kafka_last_error ()));
     }
-    //  One shard per partition, which never ends by its offset: a bounded
-    //  read ends it at its watermark
-    for (int32_t p = 0; p < self->partitions && !rc; p++) {
-        char path[512];
-        snprintf (path, sizeof path, S_PREFIX "%s/%d", topic, (int) p);
-        rc = weir__shards_add (shards, path, 0, UINT64_MAX);
-    }
-    if (rc) {
+    //  One shard per partition
+    if ((rc = s_add_partitions (self, count, ms, shards, err))) {
         s_close (self);
-        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        return rc;
     }
+    self->discovered = weir__now_ns ();
     shards->follow = self->follow;
     *state = self;
     return 0;
@@ -556,9 +581,25 @@ static int s_wait (void *state, weir__sink *sink)
     return 0;
 }
 
-//  follow=1: the partitions are those of the start
+//  follow=1: partitions added to the topic since it was last asked (every
+//  discover= seconds) become shards.  Brokers that do not answer now are
+//  asked again next time: s_read says when they have been down too long
 static int s_discover (void *state, weir__shards *shards, weir__err *err)
 {
+    s_kafka *self = state;
+    uint64_t now = weir__now_ns ();
+    if (!self->discover_ns || now - self->discovered < self->discover_ns)
+        return 0;
+    self->discovered = now;
+    weir__err quiet;
+    weir__err_init (&quiet);
+    int32_t count = 0;
+    if (s_partition_count (self, 1000, &count, &quiet) || count <= self->partitions)
+        return 0;
+    //  A partition whose offsets cannot be learnt now is looked at again
+    //  next time; those before it are shards already
+    if (s_add_partitions (self, count, 1000, shards, &quiet) == WEIR_ENOMEM)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     return 0;
 }
 

@@ -49,6 +49,11 @@ typedef struct weir__shard {
     //  Lines counted for messages about bad records: skipped records are
     //  found in file order, so each count goes on from the last
     weir__lineno lines;
+    //  A stream that comes into being with nothing of it read yet (a
+    //  Kafka partition added to its topic): a resume whose checkpoint has
+    //  no such shard reads it from its start, where any other shard the
+    //  checkpoint does not know is refused
+    int appears;
 } weir__shard;
 
 typedef struct weir__shards {

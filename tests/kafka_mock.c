@@ -8,10 +8,11 @@
     commands on standard input, one a line, and answers each with a line
     "ok" (or "error: ..."):
 
-        produce FILE [FIRST]  every line of FILE, a message, into partition
-                              (FIRST + line number) mod PARTITIONS of the
-                              first topic; its key
-                              "k" and the line number
+        produce FILE [FIRST [N]]
+                              every line of FILE, a message, into partition
+                              (FIRST + line number) mod N of the first
+                              topic (N: its PARTITIONS unless given); its
+                              key "k" and the line number
         down                  every broker stops answering
         up                    and answers again
 
@@ -105,8 +106,11 @@ int main (int argc, char **argv)
         command[strcspn (command, "\n")] = '\0';
         char path[4096];
         long first = 0;
-        if (sscanf (command, "produce %4095s %ld", path, &first) >= 1) {
-            if (s_produce (producer, topic, partitions, path, first) == 0)
+        int n = partitions;
+        if (sscanf (command, "produce %4095s %ld %d", path, &first, &n) >= 1) {
+            if (n < 1 || n > partitions)
+                printf ("error: %d partitions, of %d\n", n, partitions);
+            else if (s_produce (producer, topic, n, path, first) == 0)
                 printf ("ok\n");
         }
         else if (!strcmp (command, "down") || !strcmp (command, "up")) {
