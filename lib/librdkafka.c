@@ -58,6 +58,11 @@ static void s_load (void)
     S_LOAD (lib, rd_kafka_produce);
     S_LOAD (lib, rd_kafka_flush);
     S_LOAD (lib, rd_kafka_outq_len);
+    S_LOAD (lib, rd_kafka_topic_partition_list_new);
+    S_LOAD (lib, rd_kafka_topic_partition_list_add);
+    S_LOAD (lib, rd_kafka_topic_partition_list_destroy);
+    S_LOAD (lib, rd_kafka_commit);
+    S_LOAD (lib, rd_kafka_conf_set_offset_commit_cb);
 }
 
 rd_kafka_conf_t *weir__librdkafka_conf (const weir__librdkafka *rk, const char *const mine[][2], size_t n,

@@ -58,6 +58,17 @@ typedef struct weir__librdkafka {
     int (*rd_kafka_outq_len) (rd_kafka_t *rk);
     rd_kafka_resp_err_t (*rd_kafka_get_watermark_offsets) (rd_kafka_t *rk, const char *topic,
                                                            int32_t partition, int64_t *low, int64_t *high);
+    //  Offsets committed to a consumer group (the kafka reader's group=)
+    rd_kafka_topic_partition_list_t *(*rd_kafka_topic_partition_list_new) (int size);
+    rd_kafka_topic_partition_t *(*rd_kafka_topic_partition_list_add) (
+        rd_kafka_topic_partition_list_t *rktparlist, const char *topic, int32_t partition);
+    void (*rd_kafka_topic_partition_list_destroy) (rd_kafka_topic_partition_list_t *rkparlist);
+    rd_kafka_resp_err_t (*rd_kafka_commit) (rd_kafka_t *rk, const rd_kafka_topic_partition_list_t *offsets,
+                                            int async);
+    void (*rd_kafka_conf_set_offset_commit_cb) (
+        rd_kafka_conf_t *conf,
+        void (*offset_commit_cb) (rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                                  rd_kafka_topic_partition_list_t *offsets, void *opaque));
 } weir__librdkafka;
 
 /*  A client's settings: the N pairs MINE ({name, value}), then every

@@ -9,6 +9,15 @@
 
 #include "readers/source.h"
 
+//  The offsets of a checkpoint being written, for readers that settle
+//  (readers/reader.h).  At most two, as for outputs (pipeline/output.c)
+typedef struct {
+    int used;
+    uint64_t epoch;
+    uint64_t *offsets;
+    size_t count;
+} s_saved;
+
 struct weir__input {
     const weir__reader_class *cls;
     void *state;  //  the reader's, while open
@@ -26,6 +35,7 @@ struct weir__input {
     uint64_t *sizes, *behind;
     size_t nbehind;
     _Atomic uint64_t behind_total;
+    s_saved saved[2];  //  oldest first
 };
 
 weir__input *weir__input_new (const weir__reader_class *cls)
@@ -53,6 +63,8 @@ void weir__input_destroy (weir__input **self_p)
     free (self->offsets);
     free (self->sizes);
     free (self->behind);
+    free (self->saved[0].offsets);
+    free (self->saved[1].offsets);
     free (self);
     *self_p = NULL;
 }
@@ -283,6 +295,51 @@ void weir__input_stats (const weir__input *self, weir_stage_stats *stats)
     stats->input_done = atomic_load (&in->done);
     stats->files_truncated = atomic_load_explicit (&in->truncations, memory_order_relaxed);
     stats->input_behind = atomic_load_explicit (&in->behind_total, memory_order_relaxed);
+}
+
+int weir__input_saving (weir__input *self, uint64_t epoch, weir__err *err)
+{
+    if (!self->cls->settle || !self->offsets)
+        return 0;
+    //  A checkpoint that failed is never written: the newer one counts
+    if (self->saved[1].used) {
+        free (self->saved[0].offsets);
+        self->saved[0] = self->saved[1];
+        self->saved[1] = (s_saved){0};
+    }
+    s_saved *to = self->saved[0].used ? &self->saved[1] : &self->saved[0];
+    size_t n = self->shards.count;
+    uint64_t *copy = realloc (to->offsets, (n ? n : 1) * sizeof *copy);
+    if (!copy)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    memcpy (copy, self->offsets, n * sizeof *copy);
+    *to = (s_saved){1, epoch, copy, n};
+    return 0;
+}
+
+int weir__input_settle (weir__input *self, uint64_t durable, weir__err *err)
+{
+    if (!self->cls->settle || !self->state)
+        return 0;
+    //  The newest of those written; an older one is passed over
+    s_saved *newest = NULL;
+    for (int i = 0; i < 2; i++)
+        if (self->saved[i].used && self->saved[i].epoch <= durable)
+            newest = &self->saved[i];
+    if (!newest)
+        return 0;
+    //  Shards found since (follow=1) are not in it, and have nothing to tell
+    weir__shards view = self->shards;
+    view.count = newest->count < view.count ? newest->count : view.count;
+    int rc = self->cls->settle (self->state, &view, newest->offsets, self->rank, self->ranks, err);
+    for (s_saved *s = &self->saved[0]; s <= newest; s++)
+        s->used = 0;
+    if (!self->saved[0].used && self->saved[1].used) {
+        s_saved t = self->saved[0];
+        self->saved[0] = self->saved[1];
+        self->saved[1] = t;
+    }
+    return rc;
 }
 
 void weir__input_close (weir__input *self)

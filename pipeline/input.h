@@ -112,6 +112,16 @@ void weir__input_seen (weir__input *self, size_t shard, uint64_t size);
     files_truncated.  Any thread.  */
 void weir__input_stats (const weir__input *self, weir_stage_stats *stats);
 
+/*  A checkpoint of EPOCH is being saved with the offsets of now: kept for
+    settle, for readers that settle (readers/reader.h).  Quiescent.  0 or
+    WEIR_ENOMEM.  */
+int weir__input_saving (weir__input *self, uint64_t epoch, weir__err *err);
+
+/*  Checkpoints up to DURABLE are written: the newest of those saved is
+    told to the reader, once.  What the reader returned (a failure to
+    warn of).  Quiescent.  */
+int weir__input_settle (weir__input *self, uint64_t durable, weir__err *err);
+
 /*  Close the reader.  */
 void weir__input_close (weir__input *self);
 

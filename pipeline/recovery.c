@@ -375,6 +375,10 @@ static int s_save (weir__recovery *self, uint64_t epoch, unsigned pass, int fini
         items[i].writer_state = stage->output ? weir__output_committed (stage->output) : NULL;
         if (stage->output)
             weir__output_saving (stage->output, epoch);
+        if (stage->input && weir__input_saving (stage->input, epoch, err)) {
+            free (items);
+            return err->code;
+        }
         items[i].dead_state = stage->rejects ? weir__rejects_committed (stage->rejects) : NULL;
     }
     //  Every reader's input
@@ -446,6 +450,13 @@ static int s_settle (weir__recovery *self, weir__err *err)
     for (size_t i = 0; i < stages->count; i++)
         if (stages->items[i]->output && weir__output_settle (stages->items[i]->output, durable, err))
             return err->code;
+    //  What readers tell others is advice: a failure is said, not fatal
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__err told;
+        weir__err_init (&told);
+        if (stages->items[i]->input && weir__input_settle (stages->items[i]->input, durable, &told))
+            weir__job_log (self->of.job, WEIR_LOG_WARNING, "%s: %s", stages->items[i]->name, told.msg);
+    }
     return 0;
 }
 

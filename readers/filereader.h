@@ -128,7 +128,7 @@ int weir__filereader_wait (void *state, weir__sink *sink);
 #define WEIR__FILEREADER_READER(NAME, DESCRIPTION, PROPS, OPEN)                                              \
     {                                                                                                        \
         NAME, DESCRIPTION, PROPS, OPEN, weir__filereader_read, weir__filereader_close,                       \
-            weir__filereader_discover, weir__filereader_wait, NULL                                           \
+            weir__filereader_discover, weir__filereader_wait, NULL, NULL                                     \
     }
 
 /*  Read KEY of READER's table as an integer in [MIN, MAX], the default

@@ -28,6 +28,11 @@
     librdkafka than the epoch's quota allows, so none is fetched and then
     dropped at an epoch's end.
 
+    group=NAME also commits the offsets of every checkpoint written to the
+    consumer group NAME, for the tools that watch consumers' lag
+    (kafka-consumer-groups, Burrow): after the checkpoint, asynchronously,
+    never read back.  A commit that fails is a warning, not a failure.
+
     Brokers that cannot be reached: at start, the job fails after
     timeout= seconds naming the brokers; in the middle of a job, librdkafka
     retries, and once every broker has been down for timeout= seconds the
@@ -66,6 +71,11 @@ typedef struct {
     rd_kafka_t *client;
     rd_kafka_topic_t *topic;
     char *name, *brokers;
+    char *group;           //  group=: the consumer group told the offsets, or NULL
+    _Atomic int commits;   //  group commits not answered yet
+    char commit_why[256];  //  the last commit's failure, "" if none, under LOCK
+    int commit_ok;         //  a commit succeeded since the last settle, under LOCK
+    int warned;            //  the failures since the last success were said
     int32_t partitions;
     s_partition *parts;
     int value, meta, follow;
@@ -99,6 +109,9 @@ static const weir_property_info s_props[] = {
     {"discover", "30",
      "follow=1: every this many seconds, partitions added to the topic become shards, read from their "
      "first message (0: never; a resume always finds them)"},
+    {"group", "",
+     "a consumer group told the offsets of every checkpoint written, for monitoring (never read back: the "
+     "checkpoint is what a resume goes on from)"},
     {"kafka.*", "",
      "any librdkafka consumer setting, passed through (kafka.security.protocol=ssl, "
      "kafka.fetch.max.bytes=...)"},
@@ -113,6 +126,21 @@ static void s_error_cb (rd_kafka_t *rk, int err, const char *reason, void *opaqu
         uint64_t zero = 0;
         atomic_compare_exchange_strong (&self->down_since, &zero, weir__now_ns ());
     }
+}
+
+//  A group commit's answer (group=), served by rd_kafka_poll: a failure
+//  is kept for the next settle to report
+static void s_commit_cb (rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *offsets,
+                         void *opaque)
+{
+    s_kafka *self = opaque;
+    for (int i = 0; offsets && !err && i < offsets->cnt; i++)
+        err = offsets->elems[i].err;
+    if (err)
+        snprintf (self->commit_why, sizeof self->commit_why, "%s", self->rk->rd_kafka_err2str (err));
+    else
+        self->commit_ok = 1;
+    atomic_fetch_sub (&self->commits, 1);
 }
 
 //  librdkafka's log lines are not printed (library code prints nothing):
@@ -142,6 +170,11 @@ static void s_close (void *state)
     s_kafka *self = state;
     if (!self)
         return;
+    //  The last checkpoint's commit, answered (5 s at most).  In practice
+    //  rd_kafka_destroy sends what is queued too (a mutant dropping this
+    //  wait survived cli_kafka.sh); the wait does not lean on that
+    for (int i = 0; self->client && i < 50 && atomic_load (&self->commits) > 0; i++)
+        self->rk->rd_kafka_poll (self->client, 100);
     for (int32_t p = 0; self->parts && p < self->partitions; p++) {
         if (self->parts[p].started)
             self->rk->rd_kafka_consume_stop (self->topic, p);
@@ -157,6 +190,7 @@ static void s_close (void *state)
     free (self->parts);
     free (self->name);
     free (self->brokers);
+    free (self->group);
     free (self);
 }
 
@@ -190,10 +224,18 @@ static rd_kafka_conf_t *s_conf (s_kafka *self, weir__props *props, weir__err *er
         //  partition started meanwhile (500 ms by default): a bounded read
         //  starts them one after another
         {"fetch.wait.max.ms", self->follow ? "100" : "10"},
+        //  group=: offsets are committed as weir says, only those a
+        //  checkpoint holds
+        {"group.id", self->group ? self->group : ""},
+        {"enable.auto.commit", "false"},
+        {"enable.auto.offset.store", "false"},
     };
-    rd_kafka_conf_t *conf = weir__librdkafka_conf (self->rk, mine, sizeof mine / sizeof mine[0], props, err);
+    size_t n = sizeof mine / sizeof mine[0];
+    rd_kafka_conf_t *conf = weir__librdkafka_conf (self->rk, mine, self->group ? n : n - 3, props, err);
     if (!conf)
         return NULL;
+    if (self->group)
+        self->rk->rd_kafka_conf_set_offset_commit_cb (conf, s_commit_cb);
     self->rk->rd_kafka_conf_set_error_cb (conf, s_error_cb);
     self->rk->rd_kafka_conf_set_log_cb (conf, s_log_cb);
     self->rk->rd_kafka_conf_set_opaque (conf, self);
@@ -300,7 +342,11 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     self->follow = (int) follow;
     self->timeout_ns = timeout * 1000000000;
     self->discover_ns = (uint64_t) discover * 1000000000;
-    if (!(self->name = strdup (topic)) || !(self->brokers = strdup (brokers))) {
+    const char *group = weir__props_get (props, "group", NULL);
+    if (group && !*group)
+        group = NULL;
+    if (!(self->name = strdup (topic)) || !(self->brokers = strdup (brokers))
+        || (group && !(self->group = strdup (group)))) {
         s_close (self);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
@@ -610,6 +656,59 @@ static int s_more (void *state, const weir__shard *shard, uint64_t offset)
     return (int64_t) offset < self->parts[s_partition_of (shard)].end;
 }
 
+//  group=: the offsets of the checkpoint written, this rank's partitions,
+//  committed to the group (asynchronously: the answer comes through
+//  s_commit_cb).  A partition not read yet is at its first kept message
+static int s_settle (void *state, const weir__shards *shards, const uint64_t *offsets, unsigned rank,
+                     unsigned ranks, weir__err *err)
+{
+    s_kafka *self = state;
+    if (!self->group)
+        return 0;
+    const weir__librdkafka *rk = self->rk;
+    pthread_mutex_lock (&self->lock);
+    rk->rd_kafka_poll (self->client, 0);
+    //  Said once while commits fail, again after one succeeded
+    char why[sizeof self->commit_why] = "";
+    if (self->commit_ok && !*self->commit_why)
+        self->warned = 0;
+    if (*self->commit_why && !self->warned) {
+        snprintf (why, sizeof why, "%s", self->commit_why);
+        self->warned = 1;
+    }
+    self->commit_why[0] = '\0';
+    self->commit_ok = 0;
+    pthread_mutex_unlock (&self->lock);
+    rd_kafka_topic_partition_list_t *list = rk->rd_kafka_topic_partition_list_new ((int) shards->count);
+    if (!list)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < shards->count; i++) {
+        if (ranks > 1 && i % ranks != rank)
+            continue;
+        int32_t p = s_partition_of (&shards->items[i]);
+        if (p >= self->partitions)
+            continue;
+        int64_t at = (int64_t) offsets[i] > self->parts[p].low ? (int64_t) offsets[i] : self->parts[p].low;
+        rk->rd_kafka_topic_partition_list_add (list, self->name, p)->offset = at;
+    }
+    rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
+    if (list->cnt > 0) {
+        atomic_fetch_add (&self->commits, 1);
+        if ((e = rk->rd_kafka_commit (self->client, list, 1)))
+            atomic_fetch_sub (&self->commits, 1);
+    }
+    rk->rd_kafka_topic_partition_list_destroy (list);
+    if (e)
+        return weir__err_set (err, WEIR_EIO, "cannot commit the offsets to group '%s': %s", self->group,
+                              rk->rd_kafka_err2str (e));
+    if (*why)
+        return weir__err_set (err, WEIR_EIO,
+                              "group '%s' refused the offsets of a checkpoint: %s (said once until a "
+                              "commit succeeds; the checkpoints, which a resume goes on from, are whole)",
+                              self->group, why);
+    return 0;
+}
+
 const weir__reader_class weir__reader_kafka = {
     "kafka",
     "the messages of a Kafka topic: every partition a shard, its offsets in the checkpoint (exactly once)",
@@ -620,4 +719,5 @@ const weir__reader_class weir__reader_kafka = {
     s_discover,
     s_wait,
     s_more,
+    s_settle,
 };

@@ -105,5 +105,5 @@ const weir__reader_class weir__reader_leveldb = {
     s_props,   s_open,
     s_read,    s_close,
     NULL,      NULL,
-    NULL,
+    NULL,      NULL,
 };

@@ -113,6 +113,14 @@ typedef struct weir__reader_class {
         that had finished reads them.  NULL: the engine sees growth itself
         (files) or there is none.  */
     int (*more) (void *state, const weir__shard *shard, uint64_t offset);
+    /*  Once a checkpoint is written (durable, as writers' settle hears
+        it), the OFFSETS it records for SHARDS; only shard i with i mod
+        RANKS == RANK is this rank's to tell.  For readers that tell
+        others how far they got (Kafka: a consumer group's offsets, for
+        monitoring); never what a resume goes on from.  A failure is
+        returned, and the engine warns and goes on.  NULL: nothing to tell.  */
+    int (*settle) (void *state, const weir__shards *shards, const uint64_t *offsets, unsigned rank,
+                   unsigned ranks, weir__err *err);
 } weir__reader_class;
 
 extern const weir__reader_class weir__reader_range;

@@ -40,6 +40,45 @@ same "$T/str.want" "$T/str.got" "value=str: the messages' text"
 "$WEIR" run -q "kafka brokers=$BROKERS topic=events ! json path=$T/bin.jsonl" || fail "value=bin"
 [ "$(head -1 "$T/bin.jsonl")" = '"eyJuIjoxfQ=="' ] && ok || fail "value=bin: $(head -1 "$T/bin.jsonl")"
 
+# --- group=: every checkpoint's offsets told to a consumer group --------
+# offsets_of CK EPOCH: the reader offsets checkpoint EPOCH holds, "P:OFFSET ..."
+offsets_of () {
+    "$WEIR" checkpoints "$1" --epoch "$2" | sed -n 's|^  kafka:events/\([0-9]*\)@[^:]*: \([0-9]*\)$|\1:\2|p' \
+        | sort -n | tr '\n' ' ' | sed 's/ $//'
+}
+# Killed once checkpoint 3 is written, before it is told: the group has
+# checkpoint 2's offsets, never more than a checkpoint holds
+rm -rf "$T/gck"
+GJOB="kafka brokers=$BROKERS topic=events value=json group=watchers threads=2 ! null"
+WEIR_KILL_AT=after-leveldb-write:3 "$WEIR_KP" run -q --checkpoint "$T/gck" --epoch-records 3000 "$GJOB" 2> "$T/err"
+[ $? -eq 137 ] && ok || fail "group=: not killed at after-leveldb-write:3: $(cat "$T/err")"
+# The commits go out after each checkpoint and are not waited for: the
+# group has checkpoint 1's or 2's offsets (or none yet), never 3's
+got=$(kafka_committed watchers)
+case $got in
+    "$(offsets_of "$T/gck" 2)" | "$(offsets_of "$T/gck" 1)" | "0:-1001 1:-1001 2:-1001 3:-1001") ok ;;
+    *) fail "group=: killed before checkpoint 3 was told, the group has '$got', checkpoints 1, 2 and 3: $(offsets_of "$T/gck" 1), $(offsets_of "$T/gck" 2), $(offsets_of "$T/gck" 3)" ;;
+esac
+# Resumed to the end: each partition's end
+"$WEIR" run --checkpoint "$T/gck" --resume --epoch-records 3000 "$GJOB" 2> "$T/err" || fail "group=: the resume"
+got=$(kafka_committed watchers)
+[ "$got" = "0:5000 1:5000 2:5000 3:5000" ] && ok || fail "group=: at the end the group has '$got'"
+grep -q "warning" "$T/err" && fail "group=: a warning: $(cat "$T/err")" || ok
+# Commits the brokers refuse: a warning, said once, and the job goes on
+# to the end, its output whole; then they are accepted again
+kafka_refuse 3
+"$WEIR" run --checkpoint "$T/gck2" --epoch-records 3000 \
+    "kafka brokers=$BROKERS topic=events value=json group=refused ! json path=$T/g.jsonl" 2> "$T/err" \
+    || fail "group=: commits refused failed the job: $(cat "$T/err")"
+[ "$(grep -c "weir run: warning: kafka: group 'refused' refused the offsets of a checkpoint: .*uthorization" "$T/err")" -eq 1 ] \
+    && ok || fail "group=: commits refused, not said once: $(cat "$T/err")"
+numbers "$T/g.jsonl" > "$T/g.got"
+same "$T/a.want" "$T/g.got" "group=: commits refused, every message once all the same"
+"$WEIR" run -q --checkpoint "$T/gck2" --resume "kafka brokers=$BROKERS topic=events value=json group=refused ! json path=$T/g.jsonl" \
+    || fail "group=: the resume"
+got=$(kafka_committed refused)
+[ "$got" = "0:5000 1:5000 2:5000 3:5000" ] && ok || fail "group=: commits accepted again, the group has '$got'"
+
 # --- What a user gets wrong, said clearly -----------------------------
 expect_exit 1 "kafka: topic 'nope' does not exist on the brokers $BROKERS" -- \
     "$WEIR" run -q "kafka brokers=$BROKERS topic=nope ! null"

@@ -24,6 +24,14 @@ mpi 2 "$WEIR" run -q "$JOB" || fail "2 ranks"
 as_numbers
 exact "$T/out" 30000 "2 ranks, 6 partitions"
 [ -s "$T/out/out-0.txt" ] && [ -s "$T/out/out-1.txt" ] && ok || fail "a rank read nothing"
+# group=: each rank commits its own partitions' offsets once a checkpoint
+# is written; at the end the group has every partition's end
+rm -rf "$T/out" "$T/gck"
+mkdir -p "$T/out"
+mpi 2 "$WEIR" run -q --checkpoint "$T/gck" --epoch-records 2000 "$(echo "$JOB" | sed 's/value=json/value=json group=g/')" \
+    || fail "2 ranks, group="
+got=$(kafka_committed g)
+[ "$got" = "0:5000 1:5000 2:5000 3:5000 4:5000 5:5000" ] && ok || fail "2 ranks, group=: the group has '$got'"
 
 # POINT:K RANK RANKS RESUMED
 for cycle in "writers-synced:3 1 2 3" "ranks-prepared:2 0 3 2" "readers-resumed:4 0 2 1"; do

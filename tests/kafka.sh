@@ -9,6 +9,10 @@
 #   kafka_produce FILE [FIRST [N]] every line of FILE a message, line i into
 #                                  partition (FIRST + i) mod N of the first
 #                                  topic (N: all its PARTITIONS unless given)
+#   kafka_committed GROUP          the offsets GROUP committed for the first
+#                                  topic's partitions: "P:OFFSET ..."
+#                                  (-1001: none)
+#   kafka_refuse N                 the next N offset commits fail
 #   kafka_down, kafka_up           every broker stops answering, and again
 #   kafka_use NAME                 a test with several clusters: the one
 #                                  the functions above start and talk to
@@ -93,6 +97,15 @@ kafka_start () {
 # unless given) take the lines in turn
 kafka_produce () {
     kafka_say "produce $1 ${2:-0} ${3:-}"
+}
+
+kafka_committed () {
+    kafka_say "committed $1"
+    grep '^committed ' "$T/kafka-$KAFKA_NAME.out" | tail -1 | cut -d' ' -f2-
+}
+
+kafka_refuse () {
+    kafka_say "refuse $1"
 }
 
 kafka_down () {

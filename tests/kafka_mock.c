@@ -13,6 +13,11 @@
                               (FIRST + line number) mod N of the first
                               topic (N: its PARTITIONS unless given); its
                               key "k" and the line number
+        committed GROUP       the offsets consumer group GROUP committed
+                              for the partitions of the first topic, on a
+                              line "committed P:OFFSET ..." (-1001: none)
+        refuse N              the next N offset commits fail (group
+                              authorization failed)
         down                  every broker stops answering
         up                    and answers again
 
@@ -65,6 +70,35 @@ static int s_produce (rd_kafka_t *producer, const char *topic, int partitions, c
     return rc;
 }
 
+static int s_committed (const char *bootstraps, const char *topic, int partitions, const char *group)
+{
+    char errstr[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new ();
+    rd_kafka_conf_set (conf, "bootstrap.servers", bootstraps, errstr, sizeof errstr);
+    rd_kafka_conf_set (conf, "log_level", "0", errstr, sizeof errstr);
+    rd_kafka_conf_set (conf, "group.id", group, errstr, sizeof errstr);
+    rd_kafka_t *consumer = rd_kafka_new (RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);
+    if (!consumer) {
+        printf ("error: %s\n", errstr);
+        return -1;
+    }
+    rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new (partitions);
+    for (int p = 0; p < partitions; p++)
+        rd_kafka_topic_partition_list_add (list, topic, p);
+    rd_kafka_resp_err_t err = rd_kafka_committed (consumer, list, 10000);
+    if (err)
+        printf ("error: %s\n", rd_kafka_err2str (err));
+    else {
+        printf ("committed");
+        for (int i = 0; i < list->cnt; i++)
+            printf (" %d:%lld", (int) list->elems[i].partition, (long long) list->elems[i].offset);
+        printf ("\n");
+    }
+    rd_kafka_topic_partition_list_destroy (list);
+    rd_kafka_destroy (consumer);
+    return err ? -1 : 0;
+}
+
 int main (int argc, char **argv)
 {
     if (argc < 3 || argc % 2 == 0) {
@@ -112,6 +146,19 @@ int main (int argc, char **argv)
                 printf ("error: %d partitions, of %d\n", n, partitions);
             else if (s_produce (producer, topic, n, path, first) == 0)
                 printf ("ok\n");
+        }
+        else if (sscanf (command, "committed %4095s", path) == 1) {
+            if (s_committed (bootstraps, topic, partitions, path) == 0)
+                printf ("ok\n");
+        }
+        else if (sscanf (command, "refuse %ld", &first) == 1) {
+            rd_kafka_resp_err_t errors[1000];
+            size_t count = first < 0 ? 0 : first > 1000 ? 1000 : (size_t) first;
+            for (size_t i = 0; i < count; i++)
+                errors[i] = RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED;
+            //  8: the OffsetCommit request's key in the Kafka protocol
+            rd_kafka_mock_push_request_errors_array (mc, 8, count, errors);
+            printf ("ok\n");
         }
         else if (!strcmp (command, "down") || !strcmp (command, "up")) {
             for (int b = 1; b <= s_brokers; b++)
