@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kafka.sh"
 kafka_require
-kafka_start events 4 out 3 raw 1
+kafka_start events 4 out 3 raw 1 keyed 4
 
 # 20,000 JSON messages {"n": N}, line i into partition i mod 4
 seq 1 20000 | awk '{ print "{\"n\":" $1 "}" }' > "$T/a.msgs"
@@ -131,6 +131,25 @@ WEIR_KILL_AT=writers-synced:3 "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-rec
 numbers "$T/r.jsonl" | sort -nu > "$T/r.got"
 same "$T/a.want" "$T/r.got" "the writer killed and resumed: every record at least once"
 [ "$(wc -l < "$T/r.jsonl")" -eq 22000 ] && ok || fail "the resume wrote again more or less than the one epoch acknowledged and not checkpointed (2,000): $(wc -l < "$T/r.jsonl") in all"
+# key=: each message's key, and every message of a key in one partition
+awk '{ printf "{\"user\":\"u%d\",\"n\":%d,\"id\":[%d]}\n", $1 % 7, $1, $1 % 3 }' "$T/a.want" > "$T/u.jsonl"
+echo '{"n":0}' >> "$T/u.jsonl"
+"$WEIR" run -q "json path=$T/u.jsonl threads=2 ! kafka brokers=$BROKERS topic=keyed key=.user threads=2" \
+    || fail "the writer, key=.user"
+"$WEIR" run -q "kafka brokers=$BROKERS topic=keyed value=json meta=1 ! json path=$T/km.jsonl" || fail "reading keys back"
+[ "$(jq -c 'select(.key != .value.user)' "$T/km.jsonl" | wc -l)" -eq 0 ] && ok \
+    || fail "key=.user: a message whose key is not its user: $(jq -c 'select(.key != .value.user)' "$T/km.jsonl" | head -3)"
+[ "$(jq -r 'select(.key == null) | .value.n' "$T/km.jsonl")" = 0 ] && ok || fail "key=.user: a record without one has no key"
+[ "$(jq -r '[.key, .partition] | @tsv' "$T/km.jsonl" | sort -u | cut -f1 | uniq -d | wc -l)" -eq 0 ] && ok \
+    || fail "key=.user: a key in several partitions"
+[ "$(jq -r .partition "$T/km.jsonl" | sort -u | wc -l)" -gt 1 ] && ok || fail "key=.user: one partition for every key"
+# Java's partitioner (murmur2, positive, mod 4) puts key "u0" in partition 2
+[ "$(jq -r 'select(.key == "u0") | .partition' "$T/km.jsonl" | sort -u)" = 2 ] && ok \
+    || fail "key=.user: u0 not in the partition Java clients put it in"
+"$WEIR" run -q "json path=$T/u.jsonl ! kafka brokers=$BROKERS topic=raw key=.id format=msgpack" || fail "key=.id"
+"$WEIR" run -q "kafka brokers=$BROKERS topic=raw value=msgpack meta=1 ! json path=$T/kid.jsonl" || fail "reading key=.id back"
+[ "$(jq -r 'select(.value.n == 5 and .value.id != null) | .key' "$T/kid.jsonl")" = "[2]" ] && ok || fail "key=.id: an array's key is its JSON text"
+expect_exit 2 "kafka: key=\.us\[: " -- "$WEIR" run -q "range count=3 ! kafka brokers=$BROKERS topic=out key=.us["
 expect_exit 1 "kafka: format=raw writes str and bin records" -- \
     "$WEIR" run -q "range count=3 ! kafka brokers=$BROKERS topic=out format=raw"
 expect_exit 1 "kafka: topic 'gone' does not exist on the brokers" -- \

@@ -3,10 +3,14 @@
 
     Every record becomes one message of the topic (format=json: its JSON
     text, as the json writer writes it; msgpack: its bytes; raw: a str or
-    bin record's own bytes), without a key, so that librdkafka's
-    partitioner spreads them.  Writer threads hand their messages to one
-    producer; there is no order between threads, and within a thread's
-    messages to one partition the order is kept.
+    bin record's own bytes).  key=PATH gives each message a key, the value
+    PATH leads to (a str or bin as its bytes, nil or absent as no key,
+    anything else as its JSON text); the partitioner is murmur2, as Java
+    clients', so a key lands in the partition other producers put it in.
+    Without a key librdkafka's partitioner spreads the messages.  Writer
+    threads hand their messages to one producer; there is no order
+    between threads, and within a thread's messages to one partition the
+    order is kept.
 
     What it guarantees: at least once.  The producer is idempotent
     (enable.idempotence: librdkafka's own retries never write a message
@@ -35,6 +39,7 @@
 #include "lib/batch.h"
 #include "lib/buf.h"
 #include "lib/jsontext.h"
+#include "lib/key.h"
 #include "lib/librdkafka.h"
 #include "lib/scan.h"
 #include "writers/writer.h"
@@ -50,6 +55,10 @@ typedef struct {
     int timeout_ms;
     unsigned threads;
     weir__buf *text;  //  per thread, format=json
+    weir__key *key;   //  key=, or NULL
+    //  key=: per thread, the record decoded and the key's text
+    msgpack_zone *zones;
+    weir__buf *keys;
     _Atomic uint64_t sent, failed;
     pthread_mutex_t lock;  //  serves librdkafka's callbacks, one thread at a time
     char why[256];         //  the first delivery that failed, under LOCK
@@ -61,6 +70,9 @@ static const weir_property_info s_props[] = {
     {"format", "json",
      "what a record becomes: json (its JSON text), msgpack (its bytes) or raw (a str or bin record's own "
      "bytes)"},
+    {"key", "",
+     "a path ('.user', '[0]', '.') to each message's key: a str or bin as its bytes, nil or absent as no "
+     "key, anything else as its JSON text; murmur2 picks its partition, as Java clients do"},
     {"timeout", "30", "seconds an epoch's end waits for the brokers to acknowledge its messages"},
     {"kafka.*", "", "any librdkafka producer setting, passed through (kafka.compression.type=zstd, ...)"},
     {NULL, NULL, NULL},
@@ -92,8 +104,15 @@ static void s_free (s_kafka *self)
         self->rk->rd_kafka_destroy (self->producer);
     for (unsigned t = 0; self->text && t < self->threads; t++)
         weir__buf_release (&self->text[t]);
+    for (unsigned t = 0; self->keys && t < self->threads; t++)
+        weir__buf_release (&self->keys[t]);
+    for (unsigned t = 0; self->zones && t < self->threads; t++)
+        msgpack_zone_destroy (&self->zones[t]);
+    weir__key_destroy (&self->key);
     pthread_mutex_destroy (&self->lock);
     free (self->text);
+    free (self->keys);
+    free (self->zones);
     free (self->name);
     free (self->brokers);
     free (self);
@@ -136,11 +155,31 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, uns
         s_free (self);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
+    const weir__prop *key = weir__props_find (props, "key");
+    if (key && *key->value) {
+        weir__err why;
+        weir__err_init (&why);
+        if (!(self->key = weir__key_new (key->value, &why))) {
+            s_free (self);
+            return weir__err_at (err, why.code, key->value_offset + (why.offset > 0 ? why.offset : 0),
+                                 "kafka: key=%s: %s", key->value, why.msg);
+        }
+        if (!(self->keys = calloc (threads, sizeof *self->keys))
+            || !(self->zones = calloc (threads, sizeof *self->zones))) {
+            s_free (self);
+            return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+        }
+        for (unsigned t = 0; t < threads; t++)
+            msgpack_zone_init (&self->zones[t], 4096);
+    }
     const char *const mine[][2] = {
         {"bootstrap.servers", brokers},
         {"enable.idempotence", "true"},
         {"log_level", "0"},
         {"client.id", "weir"},
+        //  A key's partition as Java clients pick it (librdkafka's own
+        //  default hashes with CRC32)
+        {"partitioner", "murmur2_random"},
     };
     rd_kafka_conf_t *conf = weir__librdkafka_conf (rk, mine, sizeof mine / sizeof mine[0], props, err);
     if (!conf) {
@@ -181,12 +220,13 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, uns
     return 0;
 }
 
-//  One message of N bytes at P, waiting while librdkafka's queue is full
-static int s_produce (s_kafka *self, const char *p, size_t n, weir__err *err)
+//  One message of N bytes at P, with the key of KLEN bytes at K (NULL:
+//  none), waiting while librdkafka's queue is full
+static int s_produce (s_kafka *self, const char *p, size_t n, const char *k, size_t klen, weir__err *err)
 {
     for (;;) {
         if (self->rk->rd_kafka_produce (self->topic, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY, (void *) p,
-                                        n, NULL, 0, NULL)
+                                        n, k, klen, NULL)
             == 0) {
             atomic_fetch_add_explicit (&self->sent, 1, memory_order_relaxed);
             return 0;
@@ -199,6 +239,36 @@ static int s_produce (s_kafka *self, const char *p, size_t n, weir__err *err)
     }
 }
 
+//  key=: the key of the record of N bytes at P into *K and *KLEN (NULL:
+//  none), valid until the thread's next record.  0, or a WEIR_E* code
+static int s_key (s_kafka *self, unsigned thread, const char *p, size_t n, const char **k, size_t *klen,
+                  weir__err *err)
+{
+    msgpack_zone *zone = &self->zones[thread];
+    weir__buf *text = &self->keys[thread];
+    msgpack_zone_clear (zone);
+    msgpack_object rec;
+    size_t off = 0;
+    if (msgpack_unpack (p, n, &off, zone, &rec) != MSGPACK_UNPACK_SUCCESS)
+        return weir__err_set (err, WEIR_ECORRUPT, "kafka: malformed record in a batch");
+    const msgpack_object *v = weir__key_find (self->key, &rec);
+    *k = NULL;
+    *klen = 0;
+    if (!v || v->type == MSGPACK_OBJECT_NIL)
+        return 0;
+    if (v->type == MSGPACK_OBJECT_STR || v->type == MSGPACK_OBJECT_BIN) {
+        *k = v->via.str.ptr;
+        *klen = v->via.str.size;
+        return 0;
+    }
+    text->len = 0;
+    if (weir__jsontext_append (text, v))
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    *k = text->data;
+    *klen = text->len;
+    return 0;
+}
+
 static int s_write (void *state, unsigned thread, const char *payload, size_t len, uint32_t count,
                     weir__err *err)
 {
@@ -207,13 +277,16 @@ static int s_write (void *state, unsigned thread, const char *payload, size_t le
     const char *p = payload, *end = payload + len;
     for (uint32_t i = 0; i < count; i++) {
         size_t used, where;
+        const char *k = NULL;
+        size_t klen = 0;
         if (self->format == S_JSON) {
             text->len = 0;
             int rc = weir__jsontext_packed (text, p, (size_t) (end - p), &used);
             if (rc)
                 return weir__err_set (err, rc == -2 ? WEIR_ECORRUPT : WEIR_ENOMEM, "kafka: %s",
                                       rc == -2 ? "malformed record in a batch" : "out of memory");
-            if (s_produce (self, text->data, text->len, err))
+            if ((self->key && s_key (self, thread, p, used, &k, &klen, err))
+                || s_produce (self, text->data, text->len, k, klen, err))
                 return err->code;
         }
         else {
@@ -235,7 +308,8 @@ static int s_write (void *state, unsigned thread, const char *payload, size_t le
                 bytes = p + head;
                 n = used - head;
             }
-            if (s_produce (self, bytes, n, err))
+            if ((self->key && s_key (self, thread, p, used, &k, &klen, err))
+                || s_produce (self, bytes, n, k, klen, err))
                 return err->code;
         }
         p += used;
