@@ -141,10 +141,25 @@ static int s_not_builtin (weir__stage *stage, weir_element_kind want, const char
                                   "'%s' is a %s, but %s must be a %s (%ss: %s)", stage->name,
                                   weir__stage_kind_name (other->kind), place, weir__stage_kind_name (want),
                                   weir__stage_kind_name (want), weir__element_names (want));
-    else
+    else {
+        //  A plugin by name where a reader or writer goes: most often a
+        //  pipeline whose last processor was meant to end it ('... !
+        //  softmax'), which needs a writer after it
+        char *found = weir__plugin_find (stage->name);
+        if (found) {
+            int rc = weir__stage_error (
+                stage, err, WEIR_ESTRUCTURE, -1,
+                "'%s' is a plugin (%s), and plugins are processors, but %s must be a %s%s (%ss: %s)",
+                stage->name, found, place, weir__stage_kind_name (want),
+                want == WEIR_ELEMENT_WRITER ? ": end the pipeline with one, '! null' to keep no output" : "",
+                weir__stage_kind_name (want), weir__element_names (want));
+            free (found);
+            return rc;
+        }
         snprintf (builtins, sizeof builtins, "readers: %s; processors: %s; writers: %s",
                   weir__element_names (WEIR_ELEMENT_READER), weir__element_names (WEIR_ELEMENT_PROCESSOR),
                   weir__element_names (WEIR_ELEMENT_WRITER));
+    }
     const char *best = weir__element_suggest (stage->name, (int) want);
     size_t head = strlen ("unknown element '") + strlen (stage->name) + strlen ("': ");
     if (*builtins) {

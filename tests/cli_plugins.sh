@@ -105,6 +105,11 @@ echo "not an object" > "$T/text.so"
 expect_exit 1 "plugin '$T/text.so' cannot be loaded" -- "$WEIR" run "range count=1 ! $T/text.so ! null"
 expect_exit 2 "unknown element 'nosuch': no builtin of that name, and no nosuch.so" -- "$WEIR" run "range count=1 ! nosuch ! null"
 expect_exit 2 "is a plugin, and plugins are processors, but the first element must be a reader" -- "$WEIR" run "$T/probe.so ! null"
+# A plugin by name where a writer goes: a pipeline ended with a processor
+expect_exit 2 "'probe' is a plugin \($T/probe.so\), and plugins are processors, but the last element must be a writer: end the pipeline with one, '! null' to keep no output" -- \
+    env WEIR_PLUGIN_PATH="$T" "$WEIR" run "range count=1 ! probe"
+expect_exit 2 "'probe' is a plugin \($T/probe.so\), and plugins are processors, but the first element must be a reader \(readers: " -- \
+    env WEIR_PLUGIN_PATH="$T" "$WEIR" run "probe ! null"
 
 # weir plugin describes one
 expect_exit 0 "" -- "$WEIR" plugin "$T/probe.so"
