@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <weir/weir.h>
 
+#include "lib/unpack.h"
+
 //  msgpack's packer writes every value in pieces of 1 to 9 bytes.  A
 //  memcpy of constant size compiles to one move; a call to the library
 //  memcpy for each piece was a fifth of the cost of repacking a record.
@@ -203,7 +205,7 @@ int weir__records_next (weir__records *it, msgpack_object *obj)
     if (s_scalar (it, obj))
         return 1;
     msgpack_zone_clear (&it->zone);
-    msgpack_unpack_return rc = msgpack_unpack (it->data, it->len, &it->off, &it->zone, obj);
+    msgpack_unpack_return rc = weir__unpack (it->data, it->len, &it->off, &it->zone, obj);
     if (rc == MSGPACK_UNPACK_SUCCESS || rc == MSGPACK_UNPACK_EXTRA_BYTES)
         return 1;
     return rc == MSGPACK_UNPACK_NOMEM_ERROR ? WEIR__RECORDS_NOMEM : -1;
