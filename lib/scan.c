@@ -161,6 +161,23 @@ weir__scan_result weir__scan_limited (const void *buf, size_t len, uint64_t max_
         //  indexes to values) is walked here, each a lookup and a step,
         //  not a round of the loop; the first container ends the run
         while (children && pos < len) {
+            //  A sparse example's pair, an index (fixint, or uint16) then
+            //  a float64, in one step: the common shape of the longest
+            //  records, and the walk's cost is one type byte after another
+            if (children >= 2 && len - pos >= 12) {
+                unsigned k = p[pos];
+                size_t head = k < 0x80 ? 1 : k == 0xcd ? 3 : 0;
+                if (head && p[pos + head] == 0xcb) {
+                    if ((elements += 2) > max_elements) {
+                        //  Where the first element past the limit is
+                        *where = elements - 1 > max_elements ? pos : pos + head;
+                        return WEIR__SCAN_TOO_LARGE;
+                    }
+                    pos += head + 9;
+                    children -= 2;
+                    continue;
+                }
+            }
             s_layout e = s_table[p[pos]];
             if (e.kind != S_FIXED)
                 break;

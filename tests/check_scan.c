@@ -486,6 +486,52 @@ START_TEST (test_scan_depth_33_empty_innermost)
 }
 END_TEST
 
+//  A sparse example's map of indexes (fixint, uint16) to float64s, which
+//  the scan takes a pair at a time: its exact size, every prefix short,
+//  and max-elements met exactly, or missed by one at the value or at the
+//  index that goes past it
+START_TEST (test_scan_sparse_pairs)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init (&sb);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_array (&pk, 2);
+    msgpack_pack_int (&pk, 3);
+    msgpack_pack_map (&pk, 300);
+    for (int i = 0; i < 300; i++) {
+        msgpack_pack_uint16 (&pk, (uint16_t) (i * 3));  //  fixint below 128, then uint16
+        if (i == 150)
+            msgpack_pack_float (&pk, 0.5f);  //  a pair of another shape among them
+        else
+            msgpack_pack_double (&pk, i / 255.0);
+    }
+    size_t size = 0, where = 0;
+    ck_assert_int_eq (weir__scan (sb.data, sb.size, &size, &where), WEIR__SCAN_OK);
+    ck_assert_uint_eq (size, sb.size);
+    s_check_prefixes (sb.data, sb.size);
+    //  The array, its label, the map and its 600 keys and values
+    uint64_t objects = 3 + 600;
+    ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects, &size, &where), WEIR__SCAN_OK);
+    //  One short: the last value is the first past the limit
+    ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects - 1, &size, &where),
+                      WEIR__SCAN_TOO_LARGE);
+    ck_assert_uint_eq (where, sb.size - 9);
+    //  Two short: the last index is
+    ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects - 2, &size, &where),
+                      WEIR__SCAN_TOO_LARGE);
+    ck_assert_uint_eq (where, sb.size - 9 - 3);
+    //  Damage in a pair's value type byte is found, not skipped
+    char *copy = malloc (sb.size);
+    memcpy (copy, sb.data, sb.size);
+    copy[sb.size - 9] = (char) 0xc1;
+    ck_assert_int_eq (weir__scan (copy, sb.size, &size, &where), WEIR__SCAN_INVALID);
+    ck_assert_uint_eq (where, sb.size - 9);
+    free (copy);
+    msgpack_sbuffer_destroy (&sb);
+}
+END_TEST
+
 START_TEST (test_scan_trailing_bytes)
 {
     size_t size = 0, where;
@@ -620,6 +666,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_scan_empty_wide_containers);
     tcase_add_test (tc, test_scan_empty_input);
     tcase_add_test (tc, test_scan_trailing_bytes);
+    tcase_add_test (tc, test_scan_sparse_pairs);
     suite_add_tcase (s, tc);
 
     tc = tcase_create ("refusals");
