@@ -109,6 +109,7 @@ S_PACK (p_uint32, msgpack_pack_fix_uint32 (pk, 4000000000u))
 S_PACK (p_uint64, msgpack_pack_fix_uint64 (pk, UINT64_MAX))
 S_PACK (p_int8_neg, msgpack_pack_fix_int8 (pk, -100))
 S_PACK (p_int8_pos, msgpack_pack_fix_int8 (pk, 100))
+S_PACK (p_int8_zero, msgpack_pack_fix_int8 (pk, 0))
 S_PACK (p_int16_neg, msgpack_pack_fix_int16 (pk, -30000))
 S_PACK (p_int16_pos, msgpack_pack_fix_int16 (pk, 30000))
 S_PACK (p_int32_min, msgpack_pack_fix_int32 (pk, INT32_MIN))
@@ -208,7 +209,7 @@ static const struct {
     {"uint32", 0xce, p_uint32},
     {"uint64", 0xcf, p_uint64},
     {"int8 -", 0xd0, p_int8_neg},
-    {"int8 +", 0xd0, p_int8_pos},
+    {"int8 +", 0xd0, p_int8_pos},        {"int8 0", 0xd0, p_int8_zero},
     {"int16 -", 0xd1, p_int16_neg},
     {"int16 +", 0xd1, p_int16_pos},
     {"int32 min", 0xd2, p_int32_min},
