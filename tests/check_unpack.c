@@ -12,6 +12,7 @@
 #include <msgpack.h>
 #include <stdint.h>
 
+#include "lib/scan.h"
 #include "lib/unpack.h"
 #include "testutil.h"
 
@@ -62,6 +63,23 @@ static int s_same (const msgpack_object *a, const msgpack_object *b)
 //  decoder may refuse damaged bytes for another reason than the other)
 static void s_compare (const char *data, size_t len, int strict)
 {
+    //  Damaged bytes may declare a container of billions of elements,
+    //  which msgpack-c tries to allocate (and AddressSanitizer aborts on):
+    //  they go to msgpack-c only once the scan, which allocates nothing,
+    //  took them; what the scan refuses weir__unpack must refuse too
+    size_t extent, where;
+    if (!strict && weir__scan (data, len, &extent, &where) != WEIR__SCAN_OK) {
+        msgpack_zone z;
+        ck_assert (msgpack_zone_init (&z, 2048));
+        msgpack_object o;
+        size_t off = 0;
+        msgpack_unpack_return rc = weir__unpack (data, len, &off, &z, &o);
+        ck_assert_msg (rc != MSGPACK_UNPACK_SUCCESS && rc != MSGPACK_UNPACK_EXTRA_BYTES,
+                       "%zu bytes the scan refuses, decoded", len);
+        ck_assert_uint_eq (off, 0);
+        msgpack_zone_destroy (&z);
+        return;
+    }
     msgpack_zone za, zb;
     ck_assert (msgpack_zone_init (&za, 2048));
     ck_assert (msgpack_zone_init (&zb, 2048));
