@@ -306,7 +306,23 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
             char was[sizeof err->msg];
             long at = err->offset;
             snprintf (was, sizeof was, "%s", err->msg);
-            weir__err_set (err, WEIR_EPROPERTY, "%s: key=%s: %s", stage->name, key->value, was);
+            //  A bare name is most often a field meant, or for a writer
+            //  that upserts (postgres) the columns of its unique key
+            char hint[160] = "";
+            int conflict = 0;
+            for (size_t k = 0; known && known[k].name; k++)
+                conflict |= strcmp (known[k].name, "conflict") == 0;
+            if (conflict)
+                snprintf (hint, sizeof hint,
+                          " (key= partitions a stage's input by a path; %s takes the columns of an upsert's "
+                          "unique key as conflict=COLUMNS)",
+                          stage->name);
+            else if (key->value[0]
+                     && strspn (key->value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789_-")
+                            == strlen (key->value))
+                snprintf (hint, sizeof hint, " (a field is a path: key=.%.100s)", key->value);
+            weir__err_set (err, WEIR_EPROPERTY, "%s: key=%s: %s%s", stage->name, key->value, was, hint);
             err->offset = key->value_offset < 0 ? -1 : key->value_offset + key->quoted + at;
         }
         return err->code;

@@ -179,6 +179,8 @@ refused "a reader has no input: give key= to the stage the records go to" "json 
 refused "count needs key=PATH" "json path=$T/in.jsonl ! count ! json path=$T/never.out"
 refused "sum needs value=PATH" "json path=$T/in.jsonl ! sum key=.u ! json path=$T/never.out"
 refused "count: key=\.u\[: expected a path step" "json path=$T/in.jsonl ! count key=.u[ ! json path=$T/never.out"
+refused "count: key=user: expected a path step .* \(a field is a path: key=\.user\)" "json path=$T/in.jsonl ! count key=user ! json path=$T/never.out"
+refused "postgres takes the columns of an upsert's unique key as conflict=COLUMNS" "json path=$T/in.jsonl ! postgres table=t mode=upsert key=id"
 refused "emit=never: expected end or epoch" "json path=$T/in.jsonl ! count key=.u emit=never ! json path=$T/never.out"
 refused "count has threads=3 and the job 2 key groups" --key-groups 2 "json path=$T/in.jsonl ! count key=.u threads=3 ! json path=$T/never.out"
 expect_exit 1 "sum: a bad record .*: value=\.x is absent, not a number" -- "$WEIR" run "json path=$T/in.jsonl ! sum key=.u value=.x ! null"
