@@ -20,12 +20,15 @@ struct weir__resume {
 
 //  Whether CK was written by the pipeline of SHAPE; if not, the
 //  description it was written by into *WAS and *LEN.
-static int s_same (const weir__ckpt *ck, const char *shape, const char **was, size_t *len)
+static int s_same (const weir__ckpt *ck, const weir__shapes *shapes, const char **was, size_t *len)
 {
     size_t n;
     const char *had = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_SHAPE, &n);
-    if (had && n == strlen (shape) && memcmp (had, shape, n) == 0)
-        return 1;
+    for (int i = 0; had && i < 2; i++) {
+        const char *shape = i ? shapes->older : shapes->shape;
+        if (shape && n == strlen (shape) && memcmp (had, shape, n) == 0)
+            return 1;
+    }
     *was = weir__ckpt_get (ck, WEIR__SECTION_META, WEIR_META_DESCRIPTION, len);
     if (!*was) {
         *was = "";
@@ -34,16 +37,18 @@ static int s_same (const weir__ckpt *ck, const char *shape, const char **was, si
     return 0;
 }
 
-//  Take checkpoint CK, checked against SHAPE when there is one.
-static int s_take (weir__ckpt *ck, uint64_t epoch, const char *dir, const char *shape, weir__resume **out,
-                   weir__err *err)
+//  Take checkpoint CK, checked against SHAPES when there are.
+static int s_take (weir__ckpt *ck, uint64_t epoch, const char *dir, const weir__shapes *shapes,
+                   weir__resume **out, weir__err *err)
 {
     const char *was;
     size_t len;
-    if (shape && !s_same (ck, shape, &was, &len)) {
+    if (shapes && !s_same (ck, shapes, &was, &len)) {
         weir__err_set (err, WEIR_ESTRUCTURE,
-                       "checkpoint %" PRIu64 " of '%s' was written by another pipeline: '%.*s'; only threads=, "
-                       "capacity=, batch= and linger= may change on resume",
+                       "checkpoint %" PRIu64
+                       " of '%s' was written by another pipeline: '%.*s'; only threads=, "
+                       "capacity=, batch=, linger= and where elements connect (brokers=, conninfo=) may "
+                       "change on resume",
                        epoch, dir, (int) len, was);
         weir__ckpt_destroy (&ck);
         return WEIR_ESTRUCTURE;
@@ -66,9 +71,35 @@ static int s_load (weir__store *store, uint64_t epoch, weir__resume **out, weir_
     return rc ? rc : s_take (ck, epoch, weir__store_dir (store), NULL, out, err);
 }
 
-int weir__resume_same (const weir__resume *self, const char *shape, const char **was, size_t *len)
+int weir__resume_same (const weir__resume *self, const weir__shapes *shapes, const char **was, size_t *len)
 {
-    return s_same (self->ckpt, shape, was, len);
+    return s_same (self->ckpt, shapes, was, len);
+}
+
+const char *weir__resume_description (const weir__resume *self, size_t *len)
+{
+    const char *was = weir__ckpt_get (self->ckpt, WEIR__SECTION_META, WEIR_META_DESCRIPTION, len);
+    if (!was) {
+        *len = 0;
+        return "";
+    }
+    return was;
+}
+
+int weir__resume_older_shape (const weir__resume *self)
+{
+    //  Where elements connect, as a property of the shape: " brokers=" or
+    //  " conninfo=" (pipeline/change.h); the shape of now never has one
+    size_t n;
+    const char *had = weir__ckpt_get (self->ckpt, WEIR__SECTION_META, WEIR_META_SHAPE, &n);
+    static const char *const places[] = {" brokers=", " conninfo="};
+    for (size_t i = 0; had && i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            size_t m = strlen (places[k]);
+            if (n - i >= m && memcmp (had + i, places[k], m) == 0)
+                return 1;
+        }
+    return 0;
 }
 
 int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__err *err)
@@ -76,8 +107,8 @@ int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__
     return weir__ckpt_pack (self->ckpt, buf, len) ? weir__err_set (err, WEIR_ENOMEM, "out of memory") : 0;
 }
 
-int weir__resume_unpack (const char *buf, size_t len, const char *shape, const char *who, weir__resume **out,
-                         weir__err *err)
+int weir__resume_unpack (const char *buf, size_t len, const weir__shapes *shapes, const char *who,
+                         weir__resume **out, weir__err *err)
 {
     weir__ckpt *ck;
     int rc = weir__ckpt_unpack (buf, len, &ck);
@@ -86,7 +117,7 @@ int weir__resume_unpack (const char *buf, size_t len, const char *shape, const c
                                  : weir__err_set (err, rc, "the checkpoint %s sent is damaged", who);
     char dir[64];
     snprintf (dir, sizeof dir, "%s's checkpoint directory", who);
-    return s_take (ck, weir__ckpt_epoch (ck), dir, shape, out, err);
+    return s_take (ck, weir__ckpt_epoch (ck), dir, shapes, out, err);
 }
 
 int weir__resume_open (weir__store *store, int mode, uint64_t epoch, weir__resume **out, weir__err *err)

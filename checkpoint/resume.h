@@ -30,10 +30,24 @@ typedef struct weir__resume weir__resume;
 int weir__resume_open (weir__store *store, int mode, uint64_t epoch, weir__resume **out, weir__err *err);
 void weir__resume_destroy (weir__resume **self_p);
 
-/*  1 if the checkpoint was written by the pipeline of SHAPE (the
-    canonical form of weir__build_shape); else 0, and *WAS and *LEN the
-    description it was written by (not NUL-terminated).  */
-int weir__resume_same (const weir__resume *self, const char *shape, const char **was, size_t *len);
+/*  The shapes a checkpoint of a pipeline may have (weir__build_shape):
+    its own, and the older form weirs wrote before where elements connect
+    was let change on resume (NULL: none to accept).  */
+typedef struct weir__shapes {
+    const char *shape, *older;
+} weir__shapes;
+
+/*  1 if the checkpoint was written by the pipeline of SHAPES; else 0, and
+    *WAS and *LEN the description it was written by (not
+    NUL-terminated).  */
+int weir__resume_same (const weir__resume *self, const weir__shapes *shapes, const char **was, size_t *len);
+
+/*  The description the checkpoint was written by, LEN bytes (not
+    NUL-terminated; "" in a checkpoint that has none); and whether its
+    shape is of the older form (weir__shapes), with where elements connect
+    in it.  */
+const char *weir__resume_description (const weir__resume *self, size_t *len);
+int weir__resume_older_shape (const weir__resume *self);
 
 /*  The checkpoint's epoch; the job goes on with the next one.  */
 uint64_t weir__resume_epoch (const weir__resume *self);
@@ -100,11 +114,11 @@ uint64_t weir__resume_generation (const weir__resume *self);
 uint64_t weir__resume_key_groups (const weir__resume *self);
 
 /*  The checkpoint, packed to go to another rank of the job; and a resume
-    made of it there, refused if SHAPE is not the same (weir__resume_same), WHO naming the rank
+    made of it there, refused if SHAPES are not the same (weir__resume_same), WHO naming the rank
     that sent it in messages.  */
 int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__err *err);
-int weir__resume_unpack (const char *buf, size_t len, const char *shape, const char *who, weir__resume **out,
-                         weir__err *err);
+int weir__resume_unpack (const char *buf, size_t len, const weir__shapes *shapes, const char *who,
+                         weir__resume **out, weir__err *err);
 
 /*  The same for the dead letter of stage STAGE.  */
 int weir__resume_dead_letter (const weir__resume *self, size_t stage, const char *element, char *state,

@@ -165,8 +165,9 @@ const cmd_command cmd_run_command = {
     .options = s_options_table,
     .notes =
         "Without --resume or --resume-from, a directory that holds checkpoints is refused.  Only "
-        "threads=, capacity=, batch= and linger= (and the order of properties) may change on resume; "
-        "another change is refused, showing the first difference.\n"
+        "threads=, capacity=, batch= and linger=, where elements connect (brokers=, conninfo=: said when "
+        "they change) and the order of properties may change on resume; another change is refused, "
+        "showing the first difference.\n"
         "\n"
         "Ctrl-C (SIGINT) or SIGTERM ends the current epoch at once: what was read flows out, a "
         "checkpoint is written (with --checkpoint) and weir exits 128+signal (130, 143); --resume goes "

@@ -413,7 +413,9 @@ static int s_prop_cmp (const void *a, const void *b)
     return strcmp (x->key, y->key);
 }
 
-char *weir__build_shape (const weir__stages *stages)
+//  The shape; OLDER: as a weir that kept where elements connect in it
+//  wrote it
+static char *s_shape (const weir__stages *stages, int older)
 {
     size_t size = 64 + weir__graph_shape (stages, NULL, 0);
     for (size_t i = 0; i < stages->count; i++) {
@@ -448,8 +450,9 @@ char *weir__build_shape (const weir__stages *stages)
             }
         for (size_t k = 0; k < n; k++) {
             const char *key = sorted[k]->key;
-            //  How the stage runs, not what it computes: free to change on resume
-            if (weir__change_free (key))
+            //  How the stage runs, or where it connects, not what it
+            //  computes: free to change on resume
+            if (weir__change_free (key) || (!older && weir__change_place (key)))
                 continue;
             used += (size_t) snprintf (out + used, size - used, " %s=%s", key, sorted[k]->value);
         }
@@ -457,4 +460,14 @@ char *weir__build_shape (const weir__stages *stages)
     }
     weir__graph_shape (stages, out + used, size - used);
     return out;
+}
+
+char *weir__build_shape (const weir__stages *stages)
+{
+    return s_shape (stages, 0);
+}
+
+char *weir__build_shape_older (const weir__stages *stages)
+{
+    return s_shape (stages, 1);
 }

@@ -30,9 +30,15 @@ int weir__build_add_processor (weir__stages *stages, const weir_processor *proc,
 /*  Find every stage's element and read the properties every stage takes.  */
 int weir__build_resolve (weir__stages *stages, weir__err *err);
 
-/*  The description with threads, capacity and batch left out, properties
-    in key order: a job may resume with other values of those, and with
-    nothing else changed.  NULL when out of memory.  */
+/*  The description with threads, capacity and batch left out, and where
+    elements connect (pipeline/change.h), properties in key order: a job
+    may resume with other values of those, and with nothing else
+    changed.  NULL when out of memory.  */
 char *weir__build_shape (const weir__stages *stages);
+
+/*  The shape as weirs before 0.1's connection rule wrote it into their
+    checkpoints: with where elements connect in it.  A checkpoint of one
+    goes on when it names the same places.  NULL when out of memory.  */
+char *weir__build_shape_older (const weir__stages *stages);
 
 #endif

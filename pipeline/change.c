@@ -29,13 +29,32 @@ int weir__change_free (const char *key)
            || !strcmp (key, "linger");
 }
 
-//  P's properties that say what the stage computes, in key order (stable,
-//  as weir__build_shape sorts them), into OUT; how many.
-static size_t s_sorted (const weir__props *p, const weir__prop **out)
+int weir__change_place (const char *key)
+{
+    return !strcmp (key, "brokers") || !strcmp (key, "conninfo");
+}
+
+//  Which properties a comparison looks at
+enum {
+    S_COMPUTES,  //  what the stage computes: the shape's
+    S_OLDER,     //  and where it connects, as older shapes had it
+    S_PLACES,    //  where it connects alone
+};
+
+static int s_looked_at (const char *key, int which)
+{
+    if (which == S_PLACES)
+        return weir__change_place (key);
+    return !weir__change_free (key) && (which == S_OLDER || !weir__change_place (key));
+}
+
+//  P's properties that WHICH looks at, in key order (stable, as
+//  weir__build_shape sorts them), into OUT; how many.
+static size_t s_sorted (const weir__props *p, const weir__prop **out, int which)
 {
     size_t n = 0;
     for (size_t k = 0; k < p->count; k++) {
-        if (weir__change_free (p->items[k].key))
+        if (!s_looked_at (p->items[k].key, which))
             continue;
         size_t at = n++;
         while (at > 0 && strcmp (out[at - 1]->key, p->items[k].key) > 0) {
@@ -49,7 +68,7 @@ static size_t s_sorted (const weir__props *p, const weir__prop **out)
 
 //  The first property that differs between A (was) and B (now), stage
 //  I, into D: 1 if one does, 0 if not, -1 when out of memory.
-static int s_props (const s_element *a, const s_element *b, size_t i, s_diff *d)
+static int s_props (const s_element *a, const s_element *b, size_t i, int which, s_diff *d)
 {
     const weir__prop **x = malloc ((a->props->count + 1) * sizeof *x);
     const weir__prop **y = malloc ((b->props->count + 1) * sizeof *y);
@@ -58,7 +77,7 @@ static int s_props (const s_element *a, const s_element *b, size_t i, s_diff *d)
         free (y);
         return -1;
     }
-    size_t nx = s_sorted (a->props, x), ny = s_sorted (b->props, y), k = 0;
+    size_t nx = s_sorted (a->props, x, which), ny = s_sorted (b->props, y, which), k = 0;
     while (k < nx && k < ny && !strcmp (x[k]->key, y[k]->key) && !strcmp (x[k]->value, y[k]->value))
         k++;
     int found = 1;
@@ -89,7 +108,7 @@ static int s_props (const s_element *a, const s_element *b, size_t i, s_diff *d)
 //  The first difference between the elements of WAS and NOW into D: 1,
 //  0 when they are the same, -1 when out of memory.
 static int s_first (const s_element *was, size_t nwas, long was_end, const s_element *now, size_t nnow,
-                    long now_end, s_diff *d)
+                    long now_end, int which, s_diff *d)
 {
     for (size_t i = 0; i < nwas || i < nnow; i++) {
         if (i >= nnow) {
@@ -110,7 +129,7 @@ static int s_first (const s_element *was, size_t nwas, long was_end, const s_ele
             d->now_at = now[i].offset;
             return 1;
         }
-        int rc = s_props (&was[i], &now[i], i, d);
+        int rc = s_props (&was[i], &now[i], i, which, d);
         if (rc)
             return rc;
     }
@@ -149,7 +168,7 @@ static size_t s_show (char *out, size_t size, size_t used, const char *label, co
 }
 
 int weir__change_explain (const char *was, size_t len, const char *now, const weir__stages *stages,
-                          uint64_t epoch, const char *dir, weir__err *err)
+                          uint64_t epoch, const char *dir, int older, weir__err *err)
 {
     char *text = malloc (len + 1);
     if (!text)
@@ -163,7 +182,7 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
     weir__err ignored;
     weir__err_init (&ignored);
     s_diff d = {"", -1, -1};
-    int found = 0, parsed = 0;
+    int found = 0, parsed = 0, moved = 0;
     if (weir__parse (text, &spec, &ignored) == 0) {
         parsed = 1;
         s_element *a = calloc (spec.count + 1, sizeof *a), *b = calloc (stages->count + 1, sizeof *b);
@@ -173,7 +192,12 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
             for (size_t i = 0; i < stages->count; i++)
                 b[i] = (s_element) {stages->items[i]->name, stages->items[i]->name_offset,
                                     &stages->items[i]->props};
-            found = s_first (a, spec.count, (long) len, b, stages->count, now ? (long) strlen (now) : -1, &d);
+            long now_end = now ? (long) strlen (now) : -1;
+            found = s_first (a, spec.count, (long) len, b, stages->count, now_end, S_COMPUTES, &d);
+            //  A checkpoint of an older weir, whose shape has where the
+            //  elements connect: a place changed, which it cannot allow
+            if (!found && older)
+                moved = found = s_first (a, spec.count, (long) len, b, stages->count, now_end, S_OLDER, &d);
         } else
             found = -1;
         free (a);
@@ -198,10 +222,48 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
     used = s_show (msg, sizeof msg, used, "was:", text, len, found ? d.was_at : -1);
     if (now)
         used = s_show (msg, sizeof msg, used, "now:", now, strlen (now), found ? d.now_at : -1);
-    if (used < sizeof msg)
+    if (used < sizeof msg && moved > 0)
         snprintf (msg + used, sizeof msg - used,
-                  "\nonly threads=, capacity=, batch= and linger= may change on resume; to run the new pipeline, "
-                  "give it another --checkpoint directory");
+                  "\nan older weir wrote this checkpoint with where its elements connect in what must not "
+                  "change: resume once with the old value, and the checkpoints after it let it change");
+    else if (used < sizeof msg)
+        snprintf (
+            msg + used, sizeof msg - used,
+            "\nonly threads=, capacity=, batch=, linger= and where elements connect (brokers=, conninfo=) "
+            "may change on resume; to run the new pipeline, give it another --checkpoint directory");
     free (text);
     return weir__err_set (err, WEIR_ESTRUCTURE, "%s", msg);
+}
+
+int weir__change_moved (const char *was, size_t len, const weir__stages *stages, char *what, size_t size)
+{
+    char *text = malloc (len + 1);
+    if (!text)
+        return 0;
+    memcpy (text, was, len);
+    text[len] = '\0';
+    weir__spec spec;
+    weir__spec_init (&spec);
+    weir__err ignored;
+    weir__err_init (&ignored);
+    s_diff d = {"", -1, -1};
+    int found = 0;
+    if (weir__parse (text, &spec, &ignored) == 0 && spec.count == stages->count) {
+        s_element *a = calloc (spec.count + 1, sizeof *a), *b = calloc (stages->count + 1, sizeof *b);
+        if (a && b) {
+            for (size_t i = 0; i < spec.count; i++)
+                a[i] = (s_element){spec.items[i].name, spec.items[i].name_offset, &spec.items[i].props};
+            for (size_t i = 0; i < stages->count; i++)
+                b[i] = (s_element){stages->items[i]->name, stages->items[i]->name_offset,
+                                   &stages->items[i]->props};
+            found = s_first (a, spec.count, (long) len, b, stages->count, -1, S_PLACES, &d) > 0;
+        }
+        free (a);
+        free (b);
+    }
+    weir__spec_release (&spec);
+    free (text);
+    if (found)
+        snprintf (what, size, "%s", d.what);
+    return found;
 }

@@ -348,11 +348,15 @@ static int s_run (weir_pipe *self)
         return rc;
     //  The shape keeps a writer's path as written, "{rank}" included, so
     //  that a job may resume with another number of ranks
-    char *shape = weir__build_shape (&self->stages);
-    if (!shape)
+    char *shape = weir__build_shape (&self->stages), *older = weir__build_shape_older (&self->stages);
+    if (!shape || !older) {
+        free (shape);
+        free (older);
         return s_refuse (self, WEIR_ENOMEM, "out of memory");
+    }
     if (weir__ranks_new (&self->stages, &self->job, self->options.epoch_timeout, &self->ranks, &err)) {
         free (shape);
+        free (older);
         return weir__job_refuse (&self->job, &err);
     }
     //  The passes are known once the reader opened: the runtime says them
@@ -363,6 +367,7 @@ static int s_run (weir_pipe *self)
     self->controller = weir__controller_new (&self->job, &rules);
     if (!self->controller) {
         free (shape);
+        free (older);
         return s_refuse (self, WEIR_ENOMEM, "out of memory");
     }
     weir__run run = {
@@ -371,6 +376,7 @@ static int s_run (weir_pipe *self)
         .options = &self->options,
         .description = self->description,
         .shape = shape,
+        .older_shape = older,
         .controller = self->controller,
         .ranks = self->ranks,
         .tick = self->progress ? s_tick : NULL,
@@ -379,6 +385,7 @@ static int s_run (weir_pipe *self)
     };
     rc = weir__runtime_run (&run);
     free (shape);
+    free (older);
     if (self->progress)
         self->progress (self, self->progress_arg, 1);
     return rc;

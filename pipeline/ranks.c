@@ -166,7 +166,8 @@ int weir__ranks_size (const weir__ranks *self)
     return self->size;
 }
 
-int weir__ranks_hand_out (weir__ranks *self, weir__resume **resume, const char *shape, weir__err *err)
+int weir__ranks_hand_out (weir__ranks *self, weir__resume **resume, const weir__shapes *shapes,
+                          weir__err *err)
 {
     if (self->size <= 1)
         return 0;
@@ -178,7 +179,7 @@ int weir__ranks_hand_out (weir__ranks *self, weir__resume **resume, const char *
     rc = weir__cluster_bcast (self->cluster, &buf, &len, self->timeout,
                               "handing out the checkpoint to go on from", err);
     if (!rc && self->rank != 0 && len)
-        rc = weir__resume_unpack (buf, len, shape, "rank 0", resume, err);
+        rc = weir__resume_unpack (buf, len, shapes, "rank 0", resume, err);
     free (buf);
     return rc;
 }
@@ -440,7 +441,9 @@ static int s_merge (weir__ranks *self, weir__snapshot *s, int r, const char *par
     char who[32];
     snprintf (who, sizeof who, "rank %d", r);
     weir__resume *from = NULL;
-    int rc = weir__resume_unpack (part, len, s->shape, who, &from, err);
+    //  A part of this run: of the shape of now
+    weir__shapes shapes = {s->shape, NULL};
+    int rc = weir__resume_unpack (part, len, &shapes, who, &from, err);
     //  The key groups its threads own and changed
     if (!rc && r != 0 && s->workspace)
         rc = weir__resume_blobs (from, s->workspace, err);

@@ -68,8 +68,9 @@ int weir__ranks_rank (const weir__ranks *self);
 int weir__ranks_size (const weir__ranks *self);
 
 /*  Rank 0's *RESUME (or none) to every rank: the others get their copy
-    in *RESUME (SHAPE as for weir__resume_same).  */
-int weir__ranks_hand_out (weir__ranks *self, weir__resume **resume, const char *shape, weir__err *err);
+    in *RESUME (SHAPES as for weir__resume_same).  */
+int weir__ranks_hand_out (weir__ranks *self, weir__resume **resume, const weir__shapes *shapes,
+                          weir__err *err);
 
 /*  Before writer STAGE opens: its outputs ("slots"), as many as ranks
     ever wrote them; those of ranks gone since RESUME (NULL on a fresh

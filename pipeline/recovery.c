@@ -67,10 +67,21 @@ static int s_same_pipeline (weir__recovery *self, weir__err *err)
 {
     const char *was;
     size_t len;
-    if (!self->resume || weir__resume_same (self->resume, self->of.shape, &was, &len))
+    weir__shapes shapes = {self->of.shape, self->of.older_shape};
+    if (!self->resume)
         return 0;
+    if (weir__resume_same (self->resume, &shapes, &was, &len)) {
+        //  Where an element connects may change: said, as it may be a slip
+        char moved[400];
+        was = weir__resume_description (self->resume, &len);
+        if (self->rank == 0 && weir__change_moved (was, len, self->of.stages, moved, sizeof moved))
+            weir__job_log (self->of.job, WEIR_LOG_INFO, "%s since checkpoint %" PRIu64 ": going on there",
+                           moved, weir__resume_epoch (self->resume));
+        return 0;
+    }
     int rc = weir__change_explain (was, len, self->of.description, self->of.stages,
-                                   weir__resume_epoch (self->resume), weir__store_dir (self->store), err);
+                                   weir__resume_epoch (self->resume), weir__store_dir (self->store),
+                                   weir__resume_older_shape (self->resume), err);
     weir__resume_destroy (&self->resume);
     return rc;
 }
@@ -178,7 +189,8 @@ int weir__recovery_new (const weir__recovery_of *what, weir__recovery **out, wei
         return rc;
     if (self->store && self->resume && o->resume_mode == WEIR_RESUME_EPOCH && (rc = s_roll_back (self, err)))
         return rc;
-    if ((rc = weir__ranks_hand_out (what->ranks, &self->resume, what->shape, err)))
+    weir__shapes shapes = {what->shape, what->older_shape};
+    if ((rc = weir__ranks_hand_out (what->ranks, &self->resume, &shapes, err)))
         return rc;
     s_went_back (self);
     return self->resume ? s_go_on (self, err) : 0;

@@ -26,7 +26,7 @@ typedef struct weir__recovery weir__recovery;
 typedef struct weir__recovery_of {
     const weir__options *options;
     weir__stages *stages;  //  resolved, the reader's input open
-    const char *description, *shape;
+    const char *description, *shape, *older_shape;
     weir__job *job;
     weir__ranks *ranks;
 } weir__recovery_of;

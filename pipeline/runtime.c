@@ -528,7 +528,8 @@ int weir__runtime_run (const weir__run *run)
     weir__err err;
     weir__err_init (&err);
     weir__recovery *recovery = NULL;
-    weir__recovery_of of = {run->options, run->stages, run->description, run->shape, job, run->ranks};
+    weir__recovery_of of = {run->options,     run->stages, run->description, run->shape,
+                            run->older_shape, job,         run->ranks};
     weir__ranks_watch (run->ranks, s_gave_up, run->controller);
     //  A refused run has opened nothing but the reader, which its pipe
     //  closes with its stages

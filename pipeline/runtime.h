@@ -25,7 +25,7 @@ typedef struct weir__run {
     weir__stages *stages;  //  resolved (pipeline/build.h)
     const weir__options *options;
     const char *description;
-    const char *shape;
+    const char *shape, *older_shape;  //  weir__build_shape, weir__build_shape_older
     weir__controller *controller;  //  made for these stages' passes and the options
     weir__ranks *ranks;            //  the ranks of the job, the stages given their share
     weir__tick_fn *tick;           //  progress, or NULL

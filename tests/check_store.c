@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "checkpoint/copy.h"
+#include "checkpoint/keys.h"
 #include "checkpoint/layout.h"
+#include "checkpoint/resume.h"
 #include "checkpoint/store.h"
 #include "lib/hash.h"
 #include "tests/testutil.h"
@@ -614,6 +616,57 @@ START_TEST (test_copy_shares_only_old_tables)
 }
 END_TEST
 
+//  A checkpoint goes on in the pipeline of its shape, or of the older
+//  form of it (where elements connect kept in, as weirs before wrote it)
+static weir__resume *s_resume_of_shape (const char *stored, const weir__shapes *shapes, weir__err *err)
+{
+    weir__ckpt *ck = weir__ckpt_new (3);
+    ck_assert_ptr_nonnull (ck);
+    ck_assert_int_eq (weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_SHAPE, stored), 0);
+    ck_assert_int_eq (weir__ckpt_put_text (ck, WEIR__SECTION_META, WEIR_META_DESCRIPTION, "kafka x ! null"),
+                      0);
+    char *buf;
+    size_t len;
+    ck_assert_int_eq (weir__ckpt_pack (ck, &buf, &len), 0);
+    weir__ckpt_destroy (&ck);
+    weir__resume *r = NULL;
+    weir__err_init (err);
+    weir__resume_unpack (buf, len, shapes, "rank 0", &r, err);
+    free (buf);
+    return r;
+}
+
+START_TEST (test_older_shapes_are_accepted)
+{
+    const char *now = "kafka topic=t ! null";
+    const char *older = "kafka brokers=h:1 topic=t ! null";
+    weir__shapes both = {now, older}, only_now = {now, NULL};
+    weir__err err;
+    weir__resume *r = s_resume_of_shape (now, &both, &err);
+    ck_assert_ptr_nonnull (r);
+    ck_assert_int_eq (weir__resume_older_shape (r), 0);
+    weir__resume_destroy (&r);
+    r = s_resume_of_shape (older, &both, &err);
+    ck_assert_ptr_nonnull (r);
+    ck_assert_int_eq (weir__resume_older_shape (r), 1);
+    size_t len;
+    const char *was = weir__resume_description (r, &len);
+    ck_assert_int_eq ((int) len, 14);
+    ck_assert (memcmp (was, "kafka x ! null", len) == 0);
+    ck_assert_int_eq (weir__resume_same (r, &only_now, &was, &len), 0);
+    weir__resume_destroy (&r);
+    //  The older form of another place, and no older form at all: refused
+    r = s_resume_of_shape ("kafka brokers=h:2 topic=t ! null", &both, &err);
+    ck_assert_ptr_null (r);
+    ck_assert_int_eq (err.code, WEIR_ESTRUCTURE);
+    ck_assert_ptr_nonnull (strstr (err.msg, "where elements connect (brokers=, conninfo=) may change"));
+    r = s_resume_of_shape (older, &only_now, &err);
+    ck_assert_ptr_null (r);
+    r = s_resume_of_shape ("postgres conninfo=host=x table=t", &both, &err);
+    ck_assert_ptr_null (r);
+}
+END_TEST
+
 Suite *check_suite (void)
 {
     Suite *s = suite_create ("store");
@@ -629,6 +682,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_flipped_bytes_on_disk_are_refused);
     tcase_add_test (tc, test_hash_sees_every_byte);
     tcase_add_test (tc, test_copy_shares_only_old_tables);
+    tcase_add_test (tc, test_older_shapes_are_accepted);
     suite_add_tcase (s, tc);
     return s;
 }

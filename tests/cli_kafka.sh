@@ -113,6 +113,20 @@ numbers "$T/k.jsonl" > "$T/k.got"
 seq 1 21000 > "$T/b.want"
 same "$T/b.want" "$T/k.got" "the resume read the new messages once"
 
+# brokers= may change on resume (brokers move): a list with one more, and
+# the resume says what changed
+rm -rf "$T/ck" "$T/k.jsonl"
+WEIR_KILL_AT=writers-synced:3 "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 1500 \
+    "$(echo "$JOB" | sed s/THREADS//)" 2> "$T/err"
+[ $? -eq 137 ] && ok || fail "not killed at writers-synced:3: $(cat "$T/err")"
+"$WEIR" run --checkpoint "$T/ck" --resume --epoch-records 1500 \
+    "$(echo "$JOB" | sed "s/THREADS/threads=2/; s|brokers=$BROKERS|brokers=127.0.0.1:1,$BROKERS|")" > /dev/null 2> "$T/err" \
+    || fail "the resume with other brokers: $(cat "$T/err")"
+grep -Eq "kafka \(stage 1\): brokers= was '$BROKERS', is now '127.0.0.1:1,$BROKERS' since checkpoint [0-9]+: going on there" \
+    "$T/err" && ok || fail "the resume with other brokers did not say so: $(cat "$T/err")"
+numbers "$T/k.jsonl" > "$T/k.got"
+same "$T/b.want" "$T/k.got" "killed, resumed with other brokers: every message once"
+
 # --- The kafka writer: at least once ---------------------------------
 # A whole job: every record once; then read back with the reader
 "$WEIR" run -q "json path=$T/a.jsonl threads=2 ! kafka brokers=$BROKERS topic=out threads=2" || fail "the writer"
