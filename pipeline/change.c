@@ -83,8 +83,13 @@ static int s_props (const s_element *a, const s_element *b, size_t i, int which,
     int found = 1;
     int order = k < nx && k < ny ? strcmp (x[k]->key, y[k]->key) : k < nx ? -1 : k < ny ? 1 : 0;
     if (k < nx && k < ny && order == 0) {
-        snprintf (d->what, sizeof d->what, "%s (stage %zu): %s= was '%.100s', is now '%.100s'", b->name, i + 1,
-                  y[k]->key, x[k]->value, y[k]->value);
+        if (!strcmp (y[k]->key, "conninfo"))
+            //  A connection string may hold a password: its values are not said
+            snprintf (d->what, sizeof d->what, "%s (stage %zu): conninfo= changed (its values are not shown)",
+                      b->name, i + 1);
+        else
+            snprintf (d->what, sizeof d->what, "%s (stage %zu): %s= was '%.100s', is now '%.100s'", b->name,
+                      i + 1, y[k]->key, x[k]->value, y[k]->value);
         d->was_at = x[k]->value_offset;
         d->now_at = y[k]->value_offset;
     } else if (order < 0) {

@@ -161,6 +161,21 @@ psql_q "TRUNCATE nums"
 rm -rf "$T/ck"
 kill_rounds "$T/ck" 700 "$JOB"
 check nums "random kills"
+# conninfo= may change on resume (a failover, a new password): killed with
+# prepared transactions, resumed through another conninfo to the same
+# server, which settles them
+psql_q "TRUNCATE nums"
+rm -rf "$T/ck"
+WEIR_KILL_AT=postgres-settling:2 "$WEIR_KP" run -q --checkpoint "$T/ck" --epoch-records 1500 \
+    "$(echo "$JOB" | sed s/THREADS/threads=2/)" 2> /dev/null
+[ $? -eq 137 ] && ok || fail "conninfo: not killed at postgres-settling"
+"$WEIR" run --checkpoint "$T/ck" --resume --epoch-records 1500 \
+    "$(echo "$JOB" | sed "s/THREADS//; s|conninfo='$CONNINFO'|conninfo='$CONNINFO connect_timeout=10'|")" \
+    > /dev/null 2> "$T/err" || fail "conninfo: the resume: $(cat "$T/err")"
+grep -q "postgres (stage 2): conninfo= changed (its values are not shown) since checkpoint" "$T/err" \
+    && ! grep -q "connect_timeout" "$T/err" && ok \
+    || fail "conninfo: the resume did not say it changed: $(cat "$T/err")"
+check nums "killed, resumed through another conninfo"
 
 # --- The server gone in the middle of a job --------------------------
 # It crashes (an immediate stop) after the first checkpoint: the job fails
