@@ -172,6 +172,21 @@ static size_t s_show (char *out, size_t size, size_t used, const char *label, co
     return used;
 }
 
+//  The value of every conninfo= of PROPS in TEXT (of LEN bytes) as stars:
+//  a connection string may hold a password, and messages show
+//  descriptions
+static void s_hide (char *text, size_t len, const weir__props *props)
+{
+    for (size_t k = 0; text && k < props->count; k++) {
+        const weir__prop *p = &props->items[k];
+        if (strcmp (p->key, "conninfo") || p->value_offset < 0)
+            continue;
+        size_t from = (size_t) p->value_offset + (p->quoted ? 1 : 0), n = strlen (p->value);
+        for (size_t i = from; i < len && i < from + n; i++)
+            text[i] = '*';
+    }
+}
+
 int weir__change_explain (const char *was, size_t len, const char *now, const weir__stages *stages,
                           uint64_t epoch, const char *dir, int older, weir__err *err)
 {
@@ -180,6 +195,11 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     memcpy (text, was, len);
     text[len] = '\0';
+    char *shown = now ? strdup (now) : NULL;  //  NOW, conninfo= hidden
+    if (now && !shown) {
+        free (text);
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    }
     //  An old text that no longer parses (a job of an older weir, a pipe
     //  built in code) is shown as it is, without a caret
     weir__spec spec;
@@ -199,6 +219,10 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
                                     &stages->items[i]->props};
             long now_end = now ? (long) strlen (now) : -1;
             found = s_first (a, spec.count, (long) len, b, stages->count, now_end, S_COMPUTES, &d);
+            for (size_t i = 0; i < spec.count; i++)
+                s_hide (text, len, &spec.items[i].props);
+            for (size_t i = 0; shown && i < stages->count; i++)
+                s_hide (shown, strlen (shown), &stages->items[i]->props);
             //  A checkpoint of an older weir, whose shape has where the
             //  elements connect: a place changed, which it cannot allow
             if (!found && older)
@@ -211,6 +235,7 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
     weir__spec_release (&spec);
     if (found < 0) {
         free (text);
+        free (shown);
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     }
     char msg[sizeof err->msg];
@@ -225,8 +250,8 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
                                    ": the same elements, linked otherwise (a branch starts or ends elsewhere)");
     //  Carets only into a text the offsets point into
     used = s_show (msg, sizeof msg, used, "was:", text, len, found ? d.was_at : -1);
-    if (now)
-        used = s_show (msg, sizeof msg, used, "now:", now, strlen (now), found ? d.now_at : -1);
+    if (shown)
+        used = s_show (msg, sizeof msg, used, "now:", shown, strlen (shown), found ? d.now_at : -1);
     if (used < sizeof msg && moved > 0)
         snprintf (msg + used, sizeof msg - used,
                   "\nan older weir wrote this checkpoint with where its elements connect in what must not "
@@ -237,6 +262,7 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
             "\nonly threads=, capacity=, batch=, linger= and where elements connect (brokers=, conninfo=) "
             "may change on resume; to run the new pipeline, give it another --checkpoint directory");
     free (text);
+    free (shown);
     return weir__err_set (err, WEIR_ESTRUCTURE, "%s", msg);
 }
 

@@ -176,6 +176,12 @@ grep -q "postgres (stage 2): conninfo= changed (its values are not shown) since 
     && ! grep -q "connect_timeout" "$T/err" && ok \
     || fail "conninfo: the resume did not say it changed: $(cat "$T/err")"
 check nums "killed, resumed through another conninfo"
+# A resume refused for another change shows both descriptions: never the
+# conninfo's values, which may hold a password
+expect_exit 2 "postgres \(stage 2\): table= was 'nums', is now 'kinds'" -- "$WEIR" run --checkpoint "$T/ck" --resume \
+    "json path=$T/nums.jsonl ! postgres conninfo='$CONNINFO password=hunter2' table=kinds"
+grep -q "\*\*\*\*' table=kinds" "$T/err" && ! grep -q "hunter2" "$T/err" && ok \
+    || fail "a refused resume showed the conninfo: $(cat "$T/err")"
 
 # --- The server gone in the middle of a job --------------------------
 # It crashes (an immediate stop) after the first checkpoint: the job fails
