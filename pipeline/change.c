@@ -187,6 +187,33 @@ static void s_hide (char *text, size_t len, const weir__props *props)
     }
 }
 
+//  Both sides of a comparison, element by element: the old text's
+//  (SPEC, parsed from it) and the resolved STAGES'.  0, or -1 when out of
+//  memory
+typedef struct {
+    s_element *was, *now;
+} s_sides;
+
+static int s_sides_of (const weir__spec *spec, const weir__stages *stages, s_sides *sides)
+{
+    sides->was = calloc (spec->count + 1, sizeof *sides->was);
+    sides->now = calloc (stages->count + 1, sizeof *sides->now);
+    if (!sides->was || !sides->now)
+        return -1;
+    for (size_t i = 0; i < spec->count; i++)
+        sides->was[i] = (s_element){spec->items[i].name, spec->items[i].name_offset, &spec->items[i].props};
+    for (size_t i = 0; i < stages->count; i++)
+        sides->now[i] =
+            (s_element){stages->items[i]->name, stages->items[i]->name_offset, &stages->items[i]->props};
+    return 0;
+}
+
+static void s_sides_release (s_sides *sides)
+{
+    free (sides->was);
+    free (sides->now);
+}
+
 int weir__change_explain (const char *was, size_t len, const char *now, const weir__stages *stages,
                           uint64_t epoch, const char *dir, int older, weir__err *err)
 {
@@ -210,13 +237,9 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
     int found = 0, parsed = 0, moved = 0;
     if (weir__parse (text, &spec, &ignored) == 0) {
         parsed = 1;
-        s_element *a = calloc (spec.count + 1, sizeof *a), *b = calloc (stages->count + 1, sizeof *b);
-        if (a && b) {
-            for (size_t i = 0; i < spec.count; i++)
-                a[i] = (s_element) {spec.items[i].name, spec.items[i].name_offset, &spec.items[i].props};
-            for (size_t i = 0; i < stages->count; i++)
-                b[i] = (s_element) {stages->items[i]->name, stages->items[i]->name_offset,
-                                    &stages->items[i]->props};
+        s_sides sides;
+        if (s_sides_of (&spec, stages, &sides) == 0) {
+            const s_element *a = sides.was, *b = sides.now;
             long now_end = now ? (long) strlen (now) : -1;
             found = s_first (a, spec.count, (long) len, b, stages->count, now_end, S_COMPUTES, &d);
             for (size_t i = 0; i < spec.count; i++)
@@ -227,10 +250,10 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
             //  elements connect: a place changed, which it cannot allow
             if (!found && older)
                 moved = found = s_first (a, spec.count, (long) len, b, stages->count, now_end, S_OLDER, &d);
-        } else
+        }
+        else
             found = -1;
-        free (a);
-        free (b);
+        s_sides_release (&sides);
     }
     weir__spec_release (&spec);
     if (found < 0) {
@@ -280,17 +303,11 @@ int weir__change_moved (const char *was, size_t len, const weir__stages *stages,
     s_diff d = {"", -1, -1};
     int found = 0;
     if (weir__parse (text, &spec, &ignored) == 0 && spec.count == stages->count) {
-        s_element *a = calloc (spec.count + 1, sizeof *a), *b = calloc (stages->count + 1, sizeof *b);
-        if (a && b) {
-            for (size_t i = 0; i < spec.count; i++)
-                a[i] = (s_element){spec.items[i].name, spec.items[i].name_offset, &spec.items[i].props};
-            for (size_t i = 0; i < stages->count; i++)
-                b[i] = (s_element){stages->items[i]->name, stages->items[i]->name_offset,
-                                   &stages->items[i]->props};
-            found = s_first (a, spec.count, (long) len, b, stages->count, -1, S_PLACES, &d) > 0;
-        }
-        free (a);
-        free (b);
+        s_sides sides;
+        if (s_sides_of (&spec, stages, &sides) == 0)
+            found =
+                s_first (sides.was, spec.count, (long) len, sides.now, stages->count, -1, S_PLACES, &d) > 0;
+        s_sides_release (&sides);
     }
     weir__spec_release (&spec);
     free (text);
