@@ -86,20 +86,14 @@ const char *weir__resume_description (const weir__resume *self, size_t *len)
     return was;
 }
 
-int weir__resume_older_shape (const weir__resume *self)
+const char *weir__resume_shape (const weir__resume *self, size_t *len)
 {
-    //  Where elements connect, as a property of the shape: " brokers=" or
-    //  " conninfo=" (pipeline/change.h); the shape of now never has one
-    size_t n;
-    const char *had = weir__ckpt_get (self->ckpt, WEIR__SECTION_META, WEIR_META_SHAPE, &n);
-    static const char *const places[] = {" brokers=", " conninfo="};
-    for (size_t i = 0; had && i < n; i++)
-        for (int k = 0; k < 2; k++) {
-            size_t m = strlen (places[k]);
-            if (n - i >= m && memcmp (had + i, places[k], m) == 0)
-                return 1;
-        }
-    return 0;
+    const char *had = weir__ckpt_get (self->ckpt, WEIR__SECTION_META, WEIR_META_SHAPE, len);
+    if (!had) {
+        *len = 0;
+        return "";
+    }
+    return had;
 }
 
 int weir__resume_pack (const weir__resume *self, char **buf, size_t *len, weir__err *err)

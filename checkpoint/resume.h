@@ -42,12 +42,10 @@ typedef struct weir__shapes {
     NUL-terminated).  */
 int weir__resume_same (const weir__resume *self, const weir__shapes *shapes, const char **was, size_t *len);
 
-/*  The description the checkpoint was written by, LEN bytes (not
-    NUL-terminated; "" in a checkpoint that has none); and whether its
-    shape is of the older form (weir__shapes), with where elements connect
-    in it.  */
+/*  The description and the shape the checkpoint was written by, LEN
+    bytes (not NUL-terminated; "" in a checkpoint that has none).  */
 const char *weir__resume_description (const weir__resume *self, size_t *len);
-int weir__resume_older_shape (const weir__resume *self);
+const char *weir__resume_shape (const weir__resume *self, size_t *len);
 
 /*  The checkpoint's epoch; the job goes on with the next one.  */
 uint64_t weir__resume_epoch (const weir__resume *self);

@@ -29,9 +29,28 @@ int weir__change_free (const char *key)
            || !strcmp (key, "linger");
 }
 
+//  Where elements connect: the one list
+static const char *const s_places[] = {"brokers", "conninfo"};
+#define S_NPLACES (sizeof s_places / sizeof s_places[0])
+
 int weir__change_place (const char *key)
 {
-    return !strcmp (key, "brokers") || !strcmp (key, "conninfo");
+    for (size_t k = 0; k < S_NPLACES; k++)
+        if (!strcmp (key, s_places[k]))
+            return 1;
+    return 0;
+}
+
+int weir__change_older_shape (const char *shape, size_t len)
+{
+    //  A property of the shape is " KEY=": the shape of now has no place
+    for (size_t i = 0; i < len; i++)
+        for (size_t k = 0; k < S_NPLACES && shape[i] == ' '; k++) {
+            size_t m = strlen (s_places[k]);
+            if (len - i > m + 1 && memcmp (shape + i + 1, s_places[k], m) == 0 && shape[i + 1 + m] == '=')
+                return 1;
+        }
+    return 0;
 }
 
 //  Which properties a comparison looks at

@@ -26,6 +26,10 @@ int weir__change_free (const char *key);
     servers move, and said when it does (weir__change_moved).  */
 int weir__change_place (const char *key);
 
+/*  Whether SHAPE (LEN bytes, a checkpoint's) is of the older form
+    (weir__build_shape_older): a place in it.  */
+int weir__change_older_shape (const char *shape, size_t len);
+
 /*  Into WHAT (of SIZE), the first place (weir__change_place) that differs
     between the description WAS (LEN bytes) and the resolved STAGES, as
     "kafka (stage 1): brokers= was 'A', is now 'B'": 1, or 0 when none

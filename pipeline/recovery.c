@@ -79,9 +79,11 @@ static int s_same_pipeline (weir__recovery *self, weir__err *err)
                            moved, weir__resume_epoch (self->resume));
         return 0;
     }
+    size_t shape_len;
+    const char *shape = weir__resume_shape (self->resume, &shape_len);
     int rc = weir__change_explain (was, len, self->of.description, self->of.stages,
                                    weir__resume_epoch (self->resume), weir__store_dir (self->store),
-                                   weir__resume_older_shape (self->resume), err);
+                                   weir__change_older_shape (shape, shape_len), err);
     weir__resume_destroy (&self->resume);
     return rc;
 }

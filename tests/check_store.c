@@ -11,6 +11,7 @@
 #include "checkpoint/keys.h"
 #include "checkpoint/layout.h"
 #include "checkpoint/resume.h"
+#include "pipeline/change.h"
 #include "checkpoint/store.h"
 #include "lib/hash.h"
 #include "tests/testutil.h"
@@ -644,11 +645,14 @@ START_TEST (test_older_shapes_are_accepted)
     weir__err err;
     weir__resume *r = s_resume_of_shape (now, &both, &err);
     ck_assert_ptr_nonnull (r);
-    ck_assert_int_eq (weir__resume_older_shape (r), 0);
+    size_t n;
+    const char *shape = weir__resume_shape (r, &n);
+    ck_assert_int_eq (weir__change_older_shape (shape, n), 0);
     weir__resume_destroy (&r);
     r = s_resume_of_shape (older, &both, &err);
     ck_assert_ptr_nonnull (r);
-    ck_assert_int_eq (weir__resume_older_shape (r), 1);
+    shape = weir__resume_shape (r, &n);
+    ck_assert_int_eq (weir__change_older_shape (shape, n), 1);
     size_t len;
     const char *was = weir__resume_description (r, &len);
     ck_assert_int_eq ((int) len, 14);

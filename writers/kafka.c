@@ -42,6 +42,7 @@
 #include "lib/key.h"
 #include "lib/librdkafka.h"
 #include "lib/scan.h"
+#include "lib/unpack.h"
 #include "writers/writer.h"
 
 enum { S_JSON, S_MSGPACK, S_RAW };
@@ -249,7 +250,7 @@ static int s_key (s_kafka *self, unsigned thread, const char *p, size_t n, const
     msgpack_zone_clear (zone);
     msgpack_object rec;
     size_t off = 0;
-    if (msgpack_unpack (p, n, &off, zone, &rec) != MSGPACK_UNPACK_SUCCESS)
+    if (weir__unpack (p, n, &off, zone, &rec) != MSGPACK_UNPACK_SUCCESS)
         return weir__err_set (err, WEIR_ECORRUPT, "kafka: malformed record in a batch");
     const msgpack_object *v = weir__key_find (self->key, &rec);
     *k = NULL;
