@@ -117,12 +117,13 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
         fprintf (out,
                  ", \"kind\": \"%s\", \"threads\": %u, \"records_in\": %llu, \"records_out\": %llu, "
                  "\"records_rejected\": %llu, \"files_truncated\": %llu, \"input_behind\": %llu, "
-                 "\"batches_in\": %llu, "
+                 "\"cache_bytes\": %llu, \"records_replayed\": %llu, \"batches_in\": %llu, "
                  "\"busy_seconds\": %.6f, \"job_records_in\": %llu, \"job_records_out\": %llu, "
                  "\"total_records_in\": %llu, \"total_records_out\": %llu, \"total_records_rejected\": %llu",
                  cmd_kind_name (st.kind), st.threads, (unsigned long long) st.records_in,
                  (unsigned long long) st.records_out, (unsigned long long) st.records_rejected,
                  (unsigned long long) st.files_truncated, (unsigned long long) st.input_behind,
+                 (unsigned long long) st.cache_bytes, (unsigned long long) st.records_replayed,
                  (unsigned long long) st.batches_in, st.busy_seconds, (unsigned long long) st.job_records_in,
                  (unsigned long long) st.job_records_out, (unsigned long long) st.total_records_in,
                  (unsigned long long) st.total_records_out, (unsigned long long) st.total_records_rejected);

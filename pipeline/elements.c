@@ -74,6 +74,9 @@ const weir_property_info weir__reader_common_props[] = {
     S_LINGER,
     S_ON_ERROR,
     S_DEAD_LETTER,
+    {"cache", "0",
+     "with passes=N: keep up to this many bytes of the records read in memory, and give them again in "
+     "the passes after the first instead of reading the input again (0: none)"},
     {NULL, NULL, NULL},
 };
 

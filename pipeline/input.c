@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pipeline/cache.h"
 #include "readers/source.h"
 
 //  The offsets of a checkpoint being written, for readers that settle
@@ -36,6 +37,8 @@ struct weir__input {
     size_t nbehind;
     _Atomic uint64_t behind_total;
     s_saved saved[2];  //  oldest first
+    uint64_t cache_limit;  //  cache=, 0 for none
+    weir__cache *cache;
 };
 
 weir__input *weir__input_new (const weir__reader_class *cls)
@@ -65,6 +68,7 @@ void weir__input_destroy (weir__input **self_p)
     free (self->behind);
     free (self->saved[0].offsets);
     free (self->saved[1].offsets);
+    weir__cache_destroy (&self->cache);
     free (self);
     *self_p = NULL;
 }
@@ -77,10 +81,20 @@ unsigned weir__input_passes (const weir__input *self)
 int weir__input_open (weir__input *self, const char *element, long where, weir__props *props,
                       unsigned threads, weir__err *err)
 {
-    int64_t passes;
+    int64_t passes, cache;
     int rc = weir__props_int (props, element, "passes", 1, 1, 1000000, &passes, err);
     if (!rc)
         self->passes = (unsigned) passes;
+    if (!rc && !(rc = weir__props_int (props, element, "cache", 0, 0, INT64_MAX, &cache, err)) && cache > 0
+        && passes == 1) {
+        weir__prop *p = weir__props_find (props, "cache");
+        return weir__err_at (err, WEIR_EPROPERTY, p->value_offset,
+                             "%s: cache= keeps the records of a pass for the passes after it, and with "
+                             "passes=1 there are none: give passes=N, or leave cache= out",
+                             element);
+    }
+    if (!rc)
+        self->cache_limit = (uint64_t) cache;
     if (rc || (rc = self->cls->open (props, &self->state, &self->shards, err)) || !self->shards.follow)
         return rc;
     //  Following is waiting, not work: one thread serves every file
@@ -154,6 +168,9 @@ int weir__input_start (weir__input *self, weir__err *err)
         return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         self->offsets[i] = self->shards.items[i].start;
+    weir__cache_destroy (&self->cache);
+    if (self->cache_limit && !(self->cache = weir__cache_new (self->cache_limit, n)))
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -202,6 +219,9 @@ size_t weir__input_take (weir__input *self)
 
 int weir__input_read (weir__input *self, size_t shard, weir__sink *sink, weir__err *err)
 {
+    if (self->cache)
+        return weir__cache_read (self->cache, shard, &self->shards.items[shard], &self->offsets[shard], sink,
+                                 self->cls->read, self->state, err);
     return self->cls->read (self->state, &self->shards.items[shard], &self->offsets[shard], sink, err);
 }
 
@@ -295,6 +315,8 @@ void weir__input_stats (const weir__input *self, weir_stage_stats *stats)
     stats->input_done = atomic_load (&in->done);
     stats->files_truncated = atomic_load_explicit (&in->truncations, memory_order_relaxed);
     stats->input_behind = atomic_load_explicit (&in->behind_total, memory_order_relaxed);
+    stats->cache_bytes = self->cache ? weir__cache_bytes (self->cache) : 0;
+    stats->records_replayed = self->cache ? weir__cache_replayed (self->cache) : 0;
 }
 
 int weir__input_saving (weir__input *self, uint64_t epoch, weir__err *err)

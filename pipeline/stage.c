@@ -242,6 +242,8 @@ void weir__stage_stats (const weir__stage *self, weir_stage_stats *stats)
     stats->input_done = 0;
     stats->files_truncated = 0;
     stats->input_behind = 0;
+    stats->cache_bytes = 0;
+    stats->records_replayed = 0;
     if (self->input)
         weir__input_stats (self->input, stats);
     stats->records_rejected = self->rejects ? weir__rejects_count (self->rejects) : 0;

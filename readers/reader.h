@@ -72,6 +72,11 @@ struct weir__sink {
     //  before idle() sends it on
     unsigned linger_ms;
     uint64_t first_ns;  //  when the batch's first record came (0: not known yet)
+    //  The engine's, while it keeps the records of the shard being read
+    //  for the passes after this one (cache=, pipeline/cache.h): told of
+    //  each record as it is added, KEEP_ARG its argument.  NULL otherwise
+    void (*keep) (weir__sink *sink);
+    void *keep_arg;
 };
 
 #define WEIR__SINK_PAUSE 1  //  the epoch is full: return, go on next epoch
@@ -84,6 +89,8 @@ struct weir__sink {
 static inline int weir__sink_add (weir__sink *s)
 {
     s->batch.count++;
+    if (s->keep)
+        s->keep (s);
     if (--s->quota == 0 || s->batch.count >= s->limit)
         return s->send (s);
     return 0;

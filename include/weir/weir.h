@@ -289,6 +289,11 @@ typedef struct weir_stage_stats {
         reading got, as last seen (every few reads, and at each file's end
         for now): how far it is behind the writers.  0 for other stages.  */
     uint64_t input_behind;
+    /*  A reader with cache=: the bytes it keeps in memory for the passes
+        after the first, and the records it gave from them instead of
+        reading its input again.  0 for other stages.  */
+    uint64_t cache_bytes;
+    uint64_t records_replayed;
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
@@ -296,7 +301,7 @@ typedef struct weir_stage_stats {
 #define WEIR_STAGE_STATS_INIT                                                                                \
     {                                                                                                        \
         sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
-            0, 0, NULL, 0                                                                                    \
+            0, 0, NULL, 0, 0, 0                                                                              \
     }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);

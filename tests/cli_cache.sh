@@ -1,0 +1,74 @@
+#!/bin/sh
+# tests/cli_cache.sh - cache=SIZE on a reader: the passes after the first
+# give the records kept in memory instead of reading the input again.
+# Every pass gives the same records as without a cache, in the same order
+# on one thread, and the statistics say how many came from memory; a
+# cache too small keeps what fits, says so once and loses nothing; a
+# shard with a bad record is read again each pass, so the dead letter
+# has it each pass; kills in a pass given from memory resume exactly;
+# cache= without passes= is refused.
+. "$(dirname "$0")/lib.sh"
+
+seq 1 5000 | sed 's/^/line /' > "$T/in"
+replayed () { sed -n 's/.*"cache_bytes": \([0-9]*\), "records_replayed": \([0-9]*\).*/\2/p' "$1" | head -1; }
+kept () { sed -n 's/.*"cache_bytes": \([0-9]*\), "records_replayed": \([0-9]*\).*/\1/p' "$1" | head -1; }
+
+# One thread: the same bytes as without a cache, two passes of three from
+# memory
+"$WEIR" run -q "lines path=$T/in passes=3 ! lines path=$T/plain" || fail "no cache"
+"$WEIR" run -q --stats "$T/st" "lines path=$T/in passes=3 cache=10M ! lines path=$T/cached" || fail "cache=10M"
+same "$T/cached" "$T/plain" "cache=10M: the same records in the same order"
+[ "$(replayed "$T/st")" = 10000 ] && ok || fail "records given from memory: $(replayed "$T/st"), not 10000"
+[ "$(kept "$T/st")" -gt 50000 ] && ok || fail "bytes kept: $(kept "$T/st")"
+
+# Several shards and threads, epochs cut inside passes
+"$WEIR" run -q --stats "$T/st" --epoch-records 700 \
+    "lines path=$T/in split=10k threads=2 passes=4 cache=10M batch=16 ! lines path=$T/four" || fail "2 threads"
+{ cat "$T/in" "$T/in" "$T/in" "$T/in"; } | sort > "$T/want4"
+sort "$T/four" | cmp -s - "$T/want4" && ok || fail "2 threads, 4 passes: not every line 4 times"
+[ "$(replayed "$T/st")" = 15000 ] && ok || fail "2 threads: $(replayed "$T/st") given from memory, not 15000"
+
+# Too small: what fits is kept, the rest read again, one warning
+"$WEIR" run --stats "$T/st" "lines path=$T/in split=10k passes=3 cache=100k ! lines path=$T/small" 2> "$T/err" \
+    || fail "cache=100k: $(cat "$T/err")"
+sort "$T/small" | cmp -s - "$(sort "$T/plain" > "$T/plain.s"; echo "$T/plain.s")" && ok \
+    || fail "cache=100k: not every line 3 times"
+[ "$(grep -c 'cache=100000 is full' "$T/err")" = 1 ] && ok || fail "cache=100k: not one warning: $(cat "$T/err")"
+n=$(replayed "$T/st")
+[ "$n" -gt 0 ] && [ "$n" -lt 10000 ] && ok || fail "cache=100k: $n given from memory"
+[ "$(kept "$T/st")" -le 100000 ] && ok || fail "cache=100k holds $(kept "$T/st") bytes"
+
+# JSON with blank lines between records (skipped, the offsets past them)
+awk '{ print "{\"n\": " NR "}"; if (NR % 7 == 0) print "" }' "$T/in" > "$T/in.jsonl"
+"$WEIR" run -q --epoch-records 333 "json path=$T/in.jsonl passes=3 ! json path=$T/j-plain" || fail "json"
+"$WEIR" run -q --epoch-records 333 "json path=$T/in.jsonl passes=3 cache=1M ! json path=$T/j-cached" \
+    || fail "json cache=1M"
+same "$T/j-cached" "$T/j-plain" "json with blank lines: the same records"
+
+# A bad record: its shard is read again each pass, the dead letter has it
+# each pass, as without a cache
+{ head -100 "$T/in.jsonl"; echo '{"broken'; tail -50 "$T/in.jsonl"; } > "$T/bad.jsonl"
+"$WEIR" run -q --stats "$T/st" "json path=$T/bad.jsonl passes=3 cache=1M dead-letter=$T/dl ! null" \
+    || fail "a bad record with cache="
+[ "$(replayed "$T/st")" = 0 ] && ok || fail "a shard with a bad record was given from memory"
+"$WEIR" run -q "msgpack path=$T/dl ! json path=$T/dl.json" || fail "read the dead letter"
+[ "$(wc -l < "$T/dl.json")" = 3 ] && ok || fail "the dead letter holds $(wc -l < "$T/dl.json") records, not 3"
+
+# Killed in a pass given from memory, resumed on another thread count:
+# every line 4 times; on one thread, the same bytes as one run
+"$WEIR" run -q "lines path=$T/in passes=4 ! lines path=$T/plain4" || fail "4 passes"
+job="lines path=$T/in passes=4 cache=10M THREADS ! lines path=$T/k"
+for at in after-leveldb-write:6 readers-stopped:9 after-leveldb-write:11; do
+    rm -rf "$T/ck" "$T/k"
+    killed_at "$at" "$T/ck" 1500 "$job" "cache=10M" 1 1
+    same "$T/k" "$T/plain4" "cache=10M killed at $at and resumed"
+done
+rm -rf "$T/ck" "$T/k"
+kill_rounds "$T/ck" 800 "lines path=$T/in split=10k passes=4 cache=10M THREADS ! lines path=$T/k"
+sort "$T/k" | cmp -s - "$T/want4" && ok || fail "random kills: not every line 4 times"
+
+# Refused: no passes after the first, and not a size
+refused "cache= keeps the records of a pass for the passes after it, and with passes=1 there are none" \
+    "lines path=$T/in cache=1M ! null"
+expect_exit 2 "property 'cache': 'lots' is not an integer" -- "$WEIR" run -q "lines path=$T/in passes=2 cache=lots ! null"
+finish
