@@ -156,8 +156,8 @@ static void s_keep (weir__sink *sink)
         if (!atomic_exchange (&t->cache->warned, 1)) {
             char message[256];
             snprintf (message, sizeof message,
-                      "cache=%" PRIu64 " is full: a shard that does not fit is read again every pass (%" PRIu64
-                      " bytes kept)",
+                      "cache=%" PRIu64
+                      " is full: a shard that does not fit is read again every pass (%" PRIu64 " bytes kept)",
                       t->cache->limit, weir__cache_bytes (t->cache));
             sink->warn (sink, message);
         }
