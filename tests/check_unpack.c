@@ -209,6 +209,33 @@ S_PACK (p_nested, {
     msgpack_pack_array (pk, 1);
     msgpack_pack_bin_with_body (pk, "zz", 2);
 })
+//  A sparse example as the libsvm reader gives it: pairs of every index
+//  width the one-step way takes (fixint, uint8, uint16), and pairs it
+//  leaves to the general way (a uint32 index, a float32 or an integer
+//  value), mixed
+S_PACK (p_sparse, {
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_int (pk, 3);
+    msgpack_pack_map (pk, 9);
+    msgpack_pack_fix_uint8 (pk, 5);
+    msgpack_pack_double (pk, 0.25);
+    msgpack_pack_int (pk, 127);
+    msgpack_pack_double (pk, -1.5);
+    msgpack_pack_fix_uint8 (pk, 200);
+    msgpack_pack_double (pk, 1e300);
+    msgpack_pack_fix_uint16 (pk, 65535);
+    msgpack_pack_double (pk, -0.0);
+    msgpack_pack_fix_uint16 (pk, 300);
+    msgpack_pack_float (pk, 2.5f);
+    msgpack_pack_fix_uint32 (pk, 70000);
+    msgpack_pack_double (pk, 3);
+    msgpack_pack_int (pk, 7);
+    msgpack_pack_int (pk, 1);
+    msgpack_pack_int (pk, -3);
+    msgpack_pack_double (pk, 4);
+    msgpack_pack_fix_uint16 (pk, 1000);
+    msgpack_pack_double (pk, NAN);
+})
 
 static const struct {
     const char *name;
@@ -268,6 +295,7 @@ static const struct {
     {"map16", 0xde, p_map16},
     {"map32", 0xdf, p_map32},
     {"nested", 0x82, p_nested},
+    {"sparse example", 0x92, p_sparse},
 };
 #define S_NCASES ((int) (sizeof s_cases / sizeof s_cases[0]))
 
