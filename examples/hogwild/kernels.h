@@ -5,8 +5,8 @@
     They are static inline so that each stays in its caller's loop, as it
     did when the model was one file: these are the innermost loops of
     training.  Sums run in a fixed order (16 partial sums combined in a
-    fixed tree for dot products, the features' order for the rows of
-    weights), which vectorizes without reassociation and so without
+    fixed tree for dot products, 4 for a sparse example's rows of 16,
+    the features' order for other rows of weights), which vectorizes without reassociation and so without
     -ffast-math: one thread's results are exactly reproducible.
 
     The dense training loops are written on GCC's vector types (model__v4,
@@ -49,23 +49,42 @@ static inline void model__kernel_axpy_row (float *restrict y, float a, const flo
             y[i + k] += a * x[i + k];
 }
 
-//  SCORE += the sum over N features of value * row, in the features' order
-static inline void model__kernel_sparse_scores (float *restrict score, const float *restrict snap,
-                                                const uint32_t *eslot, const float *evalue, size_t n,
-                                                unsigned lanes)
+//  SCORE += the sum over N features of value * row.  With rows of 16,
+//  feature k goes into partial sum k mod 4 and the four are added in a
+//  fixed tree at the end: a chain of one sum would make every add wait for
+//  the one before it (four cycles each), and four sums keep the adder
+//  busy.  Any other width sums in the features' order.  Always inline:
+//  out of line it would run the default instruction set in every clone.
+static inline __attribute__ ((always_inline)) void
+model__kernel_sparse_scores (float *restrict score, const float *restrict snap, const uint32_t *eslot,
+                             const float *evalue, size_t n, unsigned lanes)
 {
     if (lanes == 16) {
         //  The sums stay in registers across the whole example
-        float acc[16];
-        memcpy (acc, score, sizeof acc);
-        for (size_t k = 0; k < n; k++) {
+        float a0[16] = {0}, a1[16] = {0}, a2[16] = {0}, a3[16] = {0};
+        size_t k = 0;
+        for (; k + 4 <= n; k += 4) {
+            const float *r0 = snap + (size_t) eslot[k] * 16, *r1 = snap + (size_t) eslot[k + 1] * 16;
+            const float *r2 = snap + (size_t) eslot[k + 2] * 16, *r3 = snap + (size_t) eslot[k + 3] * 16;
+            float v0 = evalue[k], v1 = evalue[k + 1], v2 = evalue[k + 2], v3 = evalue[k + 3];
+#pragma GCC unroll 16
+            for (unsigned c = 0; c < 16; c++) {
+                a0[c] += v0 * r0[c];
+                a1[c] += v1 * r1[c];
+                a2[c] += v2 * r2[c];
+                a3[c] += v3 * r3[c];
+            }
+        }
+        for (; k < n; k++) {
             const float *row = snap + (size_t) eslot[k] * 16;
             float v = evalue[k];
 #pragma GCC unroll 16
             for (unsigned c = 0; c < 16; c++)
-                acc[c] += v * row[c];
+                a0[c] += v * row[c];
         }
-        memcpy (score, acc, sizeof acc);
+#pragma GCC unroll 16
+        for (unsigned c = 0; c < 16; c++)
+            score[c] += (a0[c] + a1[c]) + (a2[c] + a3[c]);
         return;
     }
     for (size_t k = 0; k < n; k++)
