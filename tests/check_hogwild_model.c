@@ -308,6 +308,48 @@ START_TEST (test_sparse_columns)
 }
 END_TEST
 
+//  Ten classes (rows of 16 floats, the way of four partial sums) and 7
+//  features: one step from a model of known weights moves each weight of
+//  a feature by -lr (p_c - y_c) x_j, p the softmax of the scores summed
+//  here in double, every feature counted (the last three, past the
+//  multiple of four, too)
+START_TEST (test_sparse_scores)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 10, 64);
+    cfg.indexing = MODEL_INDEX_DIRECT;
+    cfg.minibatch = 1;
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    ck_assert_uint_eq (m->row, 16);
+    for (size_t j = 0; j < 64; j++)
+        for (unsigned c = 0; c < 10; c++)
+            atomic_store (&model_weights (m)[j * m->row + c], (float) ((j * 7 + c * 3) % 11) / 10 - 0.5f);
+    uint64_t idx[7] = {3, 9, 17, 20, 33, 41, 63};
+    float val[7] = {0.5f, 1, 0.25f, 2, 0.75f, 1.5f, 3};
+    double score[10], before[7][10], sum = 0, top = -1e300;
+    for (unsigned c = 0; c < 10; c++) {
+        score[c] = 0;
+        for (size_t k = 0; k < 7; k++) {
+            before[k][c] = s_weight (m, c, idx[k]);
+            score[c] += val[k] * before[k][c];
+        }
+        top = score[c] > top ? score[c] : top;
+    }
+    for (unsigned c = 0; c < 10; c++)
+        sum += exp (score[c] - top);
+    model_worker *w = model_worker_new (&cfg);
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 4, idx, val, 7, 1), 0);
+    for (unsigned c = 0; c < 10; c++) {
+        double p = exp (score[c] - top) / sum, y = c == 4;
+        for (size_t k = 0; k < 7; k++)
+            ck_assert_float_eq_tol (s_weight (m, c, idx[k]), before[k][c] - cfg.lr * (p - y) * val[k], 1e-5);
+    }
+    model_worker_destroy (&w);
+    free (m);
+}
+END_TEST
+
 //  A short dense example on a wide model reads and writes only its columns
 START_TEST (test_dense_short)
 {
@@ -603,6 +645,7 @@ Suite *check_suite (void)
     Suite *s = suite_create ("hogwild_model");
     TCase *tc = tcase_create ("memory");
     tcase_add_test (tc, test_layout);
+    tcase_add_test (tc, test_sparse_scores);
     tcase_add_test (tc, test_init_check);
     tcase_add_test (tc, test_config);
     suite_add_tcase (s, tc);
