@@ -59,12 +59,12 @@ export WEIR_PLUGIN_PATH
 expect "myplugin" "$W run range count=1 ! myp" "$W" run range count = 1 ! myp
 unset WEIR_PLUGIN_PATH
 # The properties of the element being typed, and the ones every element or reader takes
-expect "capacity= count=" "$W run range c" "$W" run range c
+expect "cache= capacity= count=" "$W run range c" "$W" run range c
 expect "passes= path=" "$W run lines p" "$W" run lines p
 expect "path=" "$W run range count=1 ! lines p" "$W" run range count = 1 ! lines p
 expect "! batch= capacity= key= name= threads=" "$W run range count=1 ! null " "$W" run range count = 1 ! null ""
 # ... but none given already
-expect "! batch= capacity= dead-letter= linger= name= on-error= passes= start= threads=" "$W run range count=3 " "$W" run range count = 3 ""
+expect "! batch= cache= capacity= dead-letter= linger= name= on-error= passes= start= threads=" "$W run range count=3 " "$W" run range count = 3 ""
 # A path after path=
 expect "$T/outdir/" "$W run range count=1 ! lines path=$T/out" "$W" run range count = 1 ! lines path = "$T/out"
 # A quoted description: readline replaces the text after the quote
