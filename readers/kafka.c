@@ -76,6 +76,12 @@ typedef struct {
     char commit_why[256];  //  the last commit's failure, "" if none, under LOCK
     int commit_ok;         //  a commit succeeded since the last settle, under LOCK
     int warned;            //  the failures since the last success were said
+    //  The offsets of the last commit sent, and whether its answer (the
+    //  last one served: answers come in order) was a refusal: the close
+    //  sends them again, so that a refused or lost last commit does not
+    //  leave the group behind what the job's last checkpoint holds
+    rd_kafka_topic_partition_list_t *last;
+    int last_failed;
     int32_t partitions;
     s_partition *parts;
     int value, meta, follow;
@@ -140,6 +146,7 @@ static void s_commit_cb (rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic
         snprintf (self->commit_why, sizeof self->commit_why, "%s", self->rk->rd_kafka_err2str (err));
     else
         self->commit_ok = 1;
+    self->last_failed = err != RD_KAFKA_RESP_ERR_NO_ERROR;
     atomic_fetch_sub (&self->commits, 1);
 }
 
@@ -175,6 +182,22 @@ static void s_close (void *state)
     //  wait survived cli_kafka.sh); the wait does not lean on that
     for (int i = 0; self->client && i < 50 && atomic_load (&self->commits) > 0; i++)
         self->rk->rd_kafka_poll (self->client, 100);
+    //  Refused, or not answered in that time: sent again, waited for
+    //  (each try bounded by librdkafka's socket timeout), three times at
+    //  most.  Only a monitor reads the group; a failure here is no
+    //  failure of the job, whose checkpoint is written
+    for (int i = 0;
+         self->client && self->last && i < 3 && (self->last_failed || atomic_load (&self->commits) > 0);
+         i++) {
+        atomic_store (&self->commits, 0);
+        self->last_failed =
+            self->rk->rd_kafka_commit (self->client, self->last, 0) != RD_KAFKA_RESP_ERR_NO_ERROR;
+        //  The answer's callback, which must not count it as pending
+        self->rk->rd_kafka_poll (self->client, 0);
+        atomic_store (&self->commits, 0);
+    }
+    if (self->last)
+        self->rk->rd_kafka_topic_partition_list_destroy (self->last);
     for (int32_t p = 0; self->parts && p < self->partitions; p++) {
         if (self->parts[p].started)
             self->rk->rd_kafka_consume_stop (self->topic, p);
@@ -697,7 +720,17 @@ static int s_settle (void *state, const weir__shards *shards, const uint64_t *of
         if ((e = rk->rd_kafka_commit (self->client, list, 1)))
             atomic_fetch_sub (&self->commits, 1);
     }
-    rk->rd_kafka_topic_partition_list_destroy (list);
+    //  Kept for the close, which sends the last again if it was refused
+    pthread_mutex_lock (&self->lock);
+    if (!e && list->cnt > 0) {
+        if (self->last)
+            rk->rd_kafka_topic_partition_list_destroy (self->last);
+        self->last = list;
+        list = NULL;
+    }
+    pthread_mutex_unlock (&self->lock);
+    if (list)
+        rk->rd_kafka_topic_partition_list_destroy (list);
     if (e)
         return weir__err_set (err, WEIR_EIO, "cannot commit the offsets to group '%s': %s", self->group,
                               rk->rd_kafka_err2str (e));

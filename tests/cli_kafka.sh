@@ -85,6 +85,15 @@ same "$T/a.want" "$T/g.got" "group=: commits refused, every message once all the
     || fail "group=: the resume"
 got=$(kafka_committed refused)
 [ "$got" = "0:5000 1:5000 2:5000 3:5000" ] && ok || fail "group=: commits accepted again, the group has '$got'"
+# Every commit of a job refused, the last one too: the close sends the
+# last again, and the group has the end all the same (refused once per
+# checkpoint: at most one more than the commits the job sends)
+kafka_refuse "$("$WEIR" checkpoints "$T/gck2" | awk 'NR > 1' | wc -l)"
+"$WEIR" run --checkpoint "$T/gck3" --epoch-records 3000 \
+    "kafka brokers=$BROKERS topic=events value=json group=last ! null" 2> "$T/err" \
+    || fail "group=: every commit refused failed the job: $(cat "$T/err")"
+got=$(kafka_committed last)
+[ "$got" = "0:5000 1:5000 2:5000 3:5000" ] && ok || fail "group=: the last commit refused, the group has '$got'"
 
 # --- What a user gets wrong, said clearly -----------------------------
 expect_exit 1 "kafka: topic 'nope' does not exist on the brokers $BROKERS" -- \
