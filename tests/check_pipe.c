@@ -867,8 +867,8 @@ START_TEST (test_elements_are_documented)
     ck_assert_int_eq (writers, 8);
     ck_assert_str_eq (weir_common_properties ()[0].name, "threads");
     //  What each kind takes: the common properties first, then its own
-    const char *reader[] = {"threads", "capacity", "batch",    "name",        "passes",
-                            "linger",  "on-error", "dead-letter", NULL};
+    const char *reader[] = {"threads", "capacity", "batch",       "name",  "passes",
+                            "linger",  "on-error", "dead-letter", "cache", NULL};
     const char *processor[] = {"threads",  "capacity", "batch",       "name", "key",
                                "linger",   "on-error", "dead-letter", NULL};
     const char *writer[] = {"threads", "capacity", "batch", "name", "key", NULL};
