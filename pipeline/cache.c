@@ -28,6 +28,7 @@ typedef struct {
     //  While a read keeps it: the offset being moved, the end of the
     //  batch's last record, the cache, and the sink's reject() it wraps
     const uint64_t *offset;
+    const char *path;  //  the shard's file, or NULL
     size_t mark;
     weir__cache *cache;
     int (*reject) (weir__sink *, const weir__bad *);
@@ -107,14 +108,28 @@ static int s_charge (weir__cache *self, s_tape *t, uint64_t n)
     return 0;
 }
 
+//  A new capacity for an array of CAP units (UNIT bytes each) that must
+//  hold WANT: twice CAP while that takes at most half the cache's room
+//  left, else an eighth more than WANT, so that near the limit one array
+//  does not take the room another will need
+static size_t s_grown (const weir__cache *self, size_t cap, size_t want, size_t first, size_t unit)
+{
+    size_t next = cap ? cap : first;
+    while (next < want)
+        next *= 2;
+    uint64_t used = weir__cache_bytes (self), left = used < self->limit ? self->limit - used : 0;
+    size_t small = want + cap / 8;
+    if ((next - cap) * unit > left / 2 && small < next)
+        next = small;
+    return next;
+}
+
 //  Grow T for a record of N bytes: 0, or -1 (no room in the cache, or no
 //  memory)
 static int s_room (weir__cache *self, s_tape *t, size_t n)
 {
     if (t->len + n > t->cap) {
-        size_t cap = t->cap ? t->cap : 65536;
-        while (cap < t->len + n)
-            cap *= 2;
+        size_t cap = s_grown (self, t->cap, t->len + n, 65536, 1);
         char *bytes;
         if (s_charge (self, t, cap - t->cap) || !(bytes = realloc (t->bytes, cap)))
             return -1;
@@ -122,7 +137,7 @@ static int s_room (weir__cache *self, s_tape *t, size_t n)
         t->cap = cap;
     }
     if (t->count == t->slots) {
-        size_t slots = t->slots ? t->slots * 2 : 1024;
+        size_t slots = s_grown (self, t->slots, t->count + 1, 1024, sizeof *t->ends + sizeof *t->at);
         uint64_t *ends;
         size_t *at;
         if (s_charge (self, t, (slots - t->slots) * (sizeof *ends + sizeof *at))
@@ -135,6 +150,30 @@ static int s_room (weir__cache *self, s_tape *t, size_t n)
         t->slots = slots;
     }
     return 0;
+}
+
+//  T whole: the room its arrays grew into and do not use given back to
+//  the cache, for the shards still to come
+static void s_fit (weir__cache *self, s_tape *t)
+{
+    size_t bytes = t->len ? t->len : 1, slots = t->count ? t->count : 1;
+    char *b = realloc (t->bytes, bytes);
+    uint64_t *ends = realloc (t->ends, slots * sizeof *ends);
+    size_t *at = realloc (t->at, slots * sizeof *at);
+    //  A failed shrink leaves the larger block, which is still good
+    if (b)
+        t->bytes = b;
+    if (ends)
+        t->ends = ends;
+    if (at)
+        t->at = at;
+    if (b && ends && at) {
+        uint64_t fitted = bytes + slots * (sizeof *ends + sizeof *at);
+        atomic_fetch_sub (&self->used, t->charged - fitted);
+        t->charged = fitted;
+        t->cap = bytes;
+        t->slots = slots;
+    }
 }
 
 //  Stop keeping T: the shard is read from its reader every pass
@@ -153,16 +192,21 @@ static void s_keep (weir__sink *sink)
     size_t n = sink->batch.len - from;
     t->mark = sink->batch.len;
     if (s_room (t->cache, t, n)) {
-        if (!atomic_exchange (&t->cache->warned, 1)) {
-            char message[256];
-            snprintf (message, sizeof message,
-                      "cache=%" PRIu64
-                      " is full: a shard that does not fit is read again every pass (%" PRIu64 " bytes kept)",
-                      t->cache->limit, weir__cache_bytes (t->cache));
-            sink->warn (sink, message);
-        }
         s_drop (t->cache, t);
         sink->keep = NULL;
+        if (!atomic_exchange (&t->cache->warned, 1)) {
+            //  Said once: the shards that do not fit are read as without
+            //  a cache, which is slower, never wrong
+            char message[512];
+            snprintf (
+                message, sizeof message,
+                "cache=%" PRIu64 " is full: %s%s%s does not fit and is read again every pass, as may be "
+                "others (%" PRIu64
+                " bytes kept now; each record takes its bytes and 16 more): a larger cache= would keep them",
+                t->cache->limit, t->path ? "'" : "a shard", t->path ? t->path : "", t->path ? "'" : "",
+                weir__cache_bytes (t->cache));
+            sink->warn (sink, message);
+        }
         return;
     }
     memcpy (t->bytes + t->len, sink->batch.data + from, n);
@@ -252,6 +296,7 @@ int weir__cache_read (weir__cache *self, size_t i, weir__shard *shard, uint64_t 
         return read (state, shard, offset, sink, err);
     }
     t->offset = offset;
+    t->path = shard->path;
     t->cache = self;
     t->reject = sink->reject;
     sink->keep = s_keep;
@@ -268,6 +313,7 @@ int weir__cache_read (weir__cache *self, size_t i, weir__shard *shard, uint64_t 
     if (t->state == S_KEEPING && rc == 0) {
         t->state = S_WHOLE;
         t->final = *offset;
+        s_fit (self, t);
     }
     else if (t->state == S_KEEPING && rc == WEIR__SINK_PAUSE)
         t->last = *offset;  //  past what the reader skipped, if anything

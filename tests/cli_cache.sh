@@ -33,10 +33,19 @@ sort "$T/four" | cmp -s - "$T/want4" && ok || fail "2 threads, 4 passes: not eve
     || fail "cache=100k: $(cat "$T/err")"
 sort "$T/small" | cmp -s - "$(sort "$T/plain" > "$T/plain.s"; echo "$T/plain.s")" && ok \
     || fail "cache=100k: not every line 3 times"
-[ "$(grep -c 'cache=100000 is full' "$T/err")" = 1 ] && ok || fail "cache=100k: not one warning: $(cat "$T/err")"
+[ "$(grep -c "cache=100000 is full: '$T/in' does not fit and is read again every pass" "$T/err")" = 1 ] && ok \
+    || fail "cache=100k: not one warning naming the file: $(cat "$T/err")"
 n=$(replayed "$T/st")
 [ "$n" -gt 0 ] && [ "$n" -lt 10000 ] && ok || fail "cache=100k: $n given from memory"
 [ "$(kept "$T/st")" -le 100000 ] && ok || fail "cache=100k holds $(kept "$T/st") bytes"
+
+# A shard of most of the cache still fits: the arrays do not double past
+# the room left, and a whole shard gives back what it does not use
+"$WEIR" run -q --stats "$T/st" "lines path=$T/in passes=2 cache=160k ! null" 2> "$T/err" || fail "cache=160k"
+[ "$(replayed "$T/st")" = 5000 ] && ok || fail "cache=160k: $(replayed "$T/st") given from memory: $(cat "$T/err")"
+# (a line's newline becomes its str header: the records are the file's bytes)
+[ "$(kept "$T/st")" = $(( $(wc -c < "$T/in") + 5000 * 16 )) ] && ok \
+    || fail "cache=160k holds $(kept "$T/st") bytes, not the records' and 16 each"
 
 # JSON with blank lines between records (skipped, the offsets past them)
 awk '{ print "{\"n\": " NR "}"; if (NR % 7 == 0) print "" }' "$T/in" > "$T/in.jsonl"
