@@ -99,18 +99,20 @@ uint64_t weir__cache_replayed (const weir__cache *self)
 //  Charge N more bytes to the cache: 0, or -1 when it has no room
 static int s_charge (weir__cache *self, s_tape *t, uint64_t n)
 {
-    uint64_t used = atomic_fetch_add (&self->used, n);
-    if (used + n > self->limit) {
-        atomic_fetch_sub (&self->used, n);
-        return -1;
-    }
+    //  Added only when it fits: a request refused never counts, not even
+    //  for the moment another thread's may look
+    uint64_t used = atomic_load (&self->used);
+    do
+        if (n > self->limit || used > self->limit - n)
+            return -1;
+    while (!atomic_compare_exchange_weak (&self->used, &used, used + n));
     t->charged += n;
     return 0;
 }
 
 //  A new capacity for an array of CAP units (UNIT bytes each) that must
 //  hold WANT: twice CAP while that takes at most half the cache's room
-//  left, else an eighth more than WANT, so that near the limit one array
+//  left, else WANT and an eighth of CAP, so that near the limit one array
 //  does not take the room another will need
 static size_t s_grown (const weir__cache *self, size_t cap, size_t want, size_t first, size_t unit)
 {
@@ -156,6 +158,11 @@ static int s_room (weir__cache *self, s_tape *t, size_t n)
 //  the cache, for the shards still to come
 static void s_fit (weir__cache *self, s_tape *t)
 {
+    if (t->count == 0) {
+        //  A shard of no records (blank lines only): nothing to hold
+        s_tape_free (self, t);
+        return;
+    }
     size_t bytes = t->len ? t->len : 1, slots = t->count ? t->count : 1;
     char *b = realloc (t->bytes, bytes);
     uint64_t *ends = realloc (t->ends, slots * sizeof *ends);
@@ -194,7 +201,7 @@ static void s_keep (weir__sink *sink)
     if (s_room (t->cache, t, n)) {
         s_drop (t->cache, t);
         sink->keep = NULL;
-        if (!atomic_exchange (&t->cache->warned, 1)) {
+        if (sink->warn && !atomic_exchange (&t->cache->warned, 1)) {
             //  Said once: the shards that do not fit are read as without
             //  a cache, which is slower, never wrong
             char message[512];
@@ -277,6 +284,13 @@ int weir__cache_read (weir__cache *self, size_t i, weir__shard *shard, uint64_t 
         return read (state, shard, offset, sink, err);
     s_tape *t = &self->tapes[i];
     if (t->state == S_WHOLE) {
+        //  At the end of its records (a pause after the last one): at its
+        //  end, without the reader, which might decompress a whole file
+        //  to find nothing more
+        if (t->count ? *offset == t->ends[t->count - 1] : *offset == shard->start) {
+            *offset = t->final;
+            return 0;
+        }
         size_t from = s_find (t, shard->start, *offset);
         if (from < t->count)
             return s_replay (self, t, from, offset, sink, err);
