@@ -54,6 +54,12 @@ awk '{ print "{\"n\": " NR "}"; if (NR % 7 == 0) print "" }' "$T/in" > "$T/in.js
     || fail "json cache=1M"
 same "$T/j-cached" "$T/j-plain" "json with blank lines: the same records"
 
+# A file of blank lines: no records, nothing held, every pass at its end
+printf '\n\n\n' > "$T/blank.jsonl"
+"$WEIR" run -q --stats "$T/st" "json path=$T/blank.jsonl passes=3 cache=1M ! json path=$T/blank.out" \
+    || fail "a file of blank lines with cache="
+[ ! -s "$T/blank.out" ] && [ "$(kept "$T/st")" = 0 ] && ok || fail "blank lines: $(kept "$T/st") bytes held"
+
 # A bad record: its shard is read again each pass, the dead letter has it
 # each pass, as without a cache
 { head -100 "$T/in.jsonl"; echo '{"broken'; tail -50 "$T/in.jsonl"; } > "$T/bad.jsonl"
