@@ -29,6 +29,15 @@ for n in 1 2 3 4; do
             || fail "$n ranks: rank 0 does not say the job's totals: $(grep '^weir:' "$T/err")"
     fi
 done
+# cache= on 2 ranks: each keeps and replays its own shards; every line
+# once per pass, and the passes after the first from memory
+mkdir "$T/cached"
+expect_exit 0 "records read" -- mpi 2 "$WEIR" run --stats "$T/cached/stats-{rank}.json" \
+    "lines path=$T/in.txt split=100k passes=3 cache=10M ! lines path=$T/cached/out-{rank}.txt"
+{ cat "$T/in.txt" "$T/in.txt" "$T/in.txt"; } | sort -n > "$T/thrice"
+sort -n "$T/cached"/out-*.txt | cmp -s - "$T/thrice" && ok || fail "cache= on 2 ranks: not every line 3 times"
+replayed=$(cat "$T/cached"/stats-*.json | sed -n 's/.*"records_replayed": \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n }')
+[ "$replayed" = 120000 ] && ok || fail "cache= on 2 ranks: $replayed records from memory, not 120000"
 # One msgpack file, cut into shards at record boundaries: both ranks read
 # part of it (it was one shard, and rank 1 of 2 read nothing)
 "$WEIR" run -q "range count=300000 ! msgpack path=$T/one.mp" || fail "one.mp made"
