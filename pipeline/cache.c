@@ -242,14 +242,26 @@ static int s_replay (weir__cache *self, s_tape *t, size_t from, uint64_t *offset
 {
     uint64_t given = 0;
     int rc = 0;
-    for (size_t i = from; i < t->count && !rc; i++) {
+    for (size_t i = from; i < t->count && !rc;) {
+        //  As many records as the batch and the quota take, in one copy;
+        //  the last of them goes through weir__sink_add, which sends the
+        //  batch or pauses exactly where adding them one by one would
+        size_t k = t->count - i;
+        size_t fit = sink->limit > sink->batch.count ? sink->limit - sink->batch.count : 1;
+        if (k > fit)
+            k = fit;
+        if (k > sink->quota)
+            k = (size_t) sink->quota;
         size_t start = i ? t->at[i - 1] : 0;
-        if (weir__batch_append (&sink->batch, t->bytes + start, t->at[i] - start)) {
+        if (weir__batch_append (&sink->batch, t->bytes + start, t->at[i + k - 1] - start)) {
             rc = weir__err_set (err, WEIR_ENOMEM, "out of memory for a batch");
             break;
         }
-        *offset = t->ends[i];
-        given++;
+        sink->batch.count += (uint32_t) (k - 1);
+        sink->quota -= k - 1;
+        i += k;
+        *offset = t->ends[i - 1];
+        given += k;
         rc = weir__sink_add (sink);
     }
     atomic_fetch_add_explicit (&self->replayed, given, memory_order_relaxed);
