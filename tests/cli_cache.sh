@@ -54,6 +54,20 @@ awk '{ print "{\"n\": " NR "}"; if (NR % 7 == 0) print "" }' "$T/in" > "$T/in.js
     || fail "json cache=1M"
 same "$T/j-cached" "$T/j-plain" "json with blank lines: the same records"
 
+# A gzip file (one shard, its offsets in decompressed bytes): the same
+# bytes as without a cache, and a kill in a pass from memory resumed
+if command -v gzip > /dev/null; then
+    gzip -c "$T/in" > "$T/in.gz"
+    "$WEIR" run -q --epoch-records 1500 "lines path=$T/in.gz passes=3 cache=1M ! lines path=$T/gz-cached" \
+        || fail "gzip with cache="
+    cat "$T/in" "$T/in" "$T/in" | cmp -s - "$T/gz-cached" && ok \
+        || fail "gzip with cache=: not the file three times in order"
+    rm -rf "$T/ck" "$T/k"
+    killed_at after-leveldb-write:9 "$T/ck" 1500 "lines path=$T/in.gz passes=3 cache=1M THREADS ! lines path=$T/k" \
+        "gzip, cache=1M" 1 1
+    same "$T/k" "$T/gz-cached" "gzip, cache=1M, killed in the third pass and resumed"
+fi
+
 # A file of blank lines: no records, nothing held, every pass at its end
 printf '\n\n\n' > "$T/blank.jsonl"
 "$WEIR" run -q --stats "$T/st" "json path=$T/blank.jsonl passes=3 cache=1M ! json path=$T/blank.out" \
