@@ -196,6 +196,18 @@ void weir__input_plan (weir__input *self, unsigned pass)
     atomic_store (&self->done, size * pass + done);
 }
 
+uint64_t weir__input_uncached_pass (const weir__input *self, uint64_t min)
+{
+    if (self->passes < 2 || self->cache_limit || !self->total || self->shards.follow)
+        return 0;
+    //  Files only: a range's size counts integers, not bytes
+    for (size_t i = 0; i < self->shards.count; i++)
+        if (!self->shards.items[i].path)
+            return 0;
+    uint64_t pass = self->total / self->passes;
+    return pass >= min ? pass : 0;
+}
+
 void weir__input_rewind (weir__input *self)
 {
     for (size_t i = 0; i < self->shards.count; i++)

@@ -71,6 +71,11 @@ uint64_t *weir__input_offsets (weir__input *self);
     is and how far it went, for the statistics.  */
 void weir__input_plan (weir__input *self, unsigned pass);
 
+/*  Once planned: the bytes one pass reads, when the input is files read
+    in several passes without cache= and a pass is MIN bytes or more,
+    which cache= would spare the passes after the first; else 0.  */
+uint64_t weir__input_uncached_pass (const weir__input *self, uint64_t min);
+
 /*  A new pass: every offset back to its shard's start.  Quiescent.  */
 void weir__input_rewind (weir__input *self);
 

@@ -451,6 +451,16 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
         threads += stages->items[i]->host ? 0 : stages->items[i]->threads;
         reading += stages->items[i]->kind == WEIR_ELEMENT_READER ? stages->items[i]->threads : 0;
     }
+    //  A large input read again every pass: say how not to
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__stage *st = stages->items[i];
+        uint64_t pass = st->input ? weir__input_uncached_pass (st->input, (uint64_t) 64 << 20) : 0;
+        if (pass)
+            weir__job_log (job, WEIR_LOG_INFO,
+                           "%s: passes=%u reads its %.0f MB again in every pass; cache=SIZE would keep its "
+                           "records in memory after the first (about their size, and 16 bytes each)",
+                           st->name, weir__input_passes (st->input), (double) pass / 1e6);
+    }
     //  Every reader takes the same passes (s_several)
     weir__controller_start (run->controller, weir__recovery_first_epoch (recovery),
                             weir__recovery_pass (recovery), weir__input_passes (input), threads, reading);

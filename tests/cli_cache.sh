@@ -96,6 +96,16 @@ rm -rf "$T/ck" "$T/k"
 kill_rounds "$T/ck" 800 "lines path=$T/in split=10k passes=4 cache=10M THREADS ! lines path=$T/k"
 sort "$T/k" | cmp -s - "$T/want4" && ok || fail "random kills: not every line 4 times"
 
+# A large input read in several passes without a cache: the log says how
+# to keep it (files of 64 MiB a pass or more); not with cache=, not -q
+yes 0123456789012345678901234567890 | head -c 70000000 > "$T/big"
+"$WEIR" run "lines path=$T/big passes=2 ! null" 2> "$T/err" || fail "a large input, 2 passes"
+grep -q "lines: passes=2 reads its 70 MB again in every pass; cache=SIZE would keep its records" "$T/err" && ok \
+    || fail "no word of cache= for a large input read twice: $(cat "$T/err")"
+"$WEIR" run "lines path=$T/big passes=2 cache=200M ! null" 2> "$T/err" || fail "a large input, cache=200M"
+grep -q "cache=SIZE would" "$T/err" && fail "the word of cache= with cache= given" || ok
+rm -f "$T/big"
+
 # Refused: no passes after the first, and not a size
 refused "cache= keeps the records of a pass for the passes after it, and with passes=1 there are none" \
     "lines path=$T/in cache=1M ! null"
