@@ -182,19 +182,21 @@ static void s_close (void *state)
     //  wait survived cli_kafka.sh); the wait does not lean on that
     for (int i = 0; self->client && i < 50 && atomic_load (&self->commits) > 0; i++)
         self->rk->rd_kafka_poll (self->client, 100);
-    //  Refused, or not answered in that time: sent again, waited for
-    //  (each try bounded by librdkafka's socket timeout), three times at
-    //  most.  Only a monitor reads the group; a failure here is no
-    //  failure of the job, whose checkpoint is written
-    for (int i = 0;
-         self->client && self->last && i < 3 && (self->last_failed || atomic_load (&self->commits) > 0);
+    //  Refused, or not answered in that time: sent again, and waited for
+    //  5 s at most each time, three times at most; not at all while
+    //  every broker is down (a synchronous commit would wait for
+    //  librdkafka's own timeouts, a minute each).  Only a monitor reads
+    //  the group; a failure here is no failure of the job, whose
+    //  checkpoint is written
+    for (int i = 0; self->client && self->last && i < 3 && !atomic_load (&self->down_since)
+                    && (self->last_failed || atomic_load (&self->commits) > 0);
          i++) {
-        atomic_store (&self->commits, 0);
-        self->last_failed =
-            self->rk->rd_kafka_commit (self->client, self->last, 0) != RD_KAFKA_RESP_ERR_NO_ERROR;
-        //  The answer's callback, which must not count it as pending
-        self->rk->rd_kafka_poll (self->client, 0);
-        atomic_store (&self->commits, 0);
+        atomic_store (&self->commits, 1);
+        self->last_failed = 0;
+        if (self->rk->rd_kafka_commit (self->client, self->last, 1) != RD_KAFKA_RESP_ERR_NO_ERROR)
+            break;
+        for (int j = 0; j < 50 && atomic_load (&self->commits) > 0; j++)
+            self->rk->rd_kafka_poll (self->client, 100);
     }
     if (self->last)
         self->rk->rd_kafka_topic_partition_list_destroy (self->last);
@@ -721,12 +723,15 @@ static int s_settle (void *state, const weir__shards *shards, const uint64_t *of
             atomic_fetch_sub (&self->commits, 1);
     }
     //  Kept for the close, which sends the last again if it was refused
+    //  (the newest offsets, even when librdkafka refused to queue them)
     pthread_mutex_lock (&self->lock);
-    if (!e && list->cnt > 0) {
+    if (list->cnt > 0) {
         if (self->last)
             rk->rd_kafka_topic_partition_list_destroy (self->last);
         self->last = list;
         list = NULL;
+        if (e)
+            self->last_failed = 1;
     }
     pthread_mutex_unlock (&self->lock);
     if (list)

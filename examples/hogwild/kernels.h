@@ -50,8 +50,9 @@ static inline void model__kernel_axpy_row (float *restrict y, float a, const flo
 }
 
 //  SCORE += the sum over N features of value * row.  With rows of 16,
-//  feature k goes into partial sum k mod 4 and the four are added in a
-//  fixed tree at the end: a chain of one sum would make every add wait for
+//  feature k goes into partial sum k mod 4 (the features past the last
+//  multiple of four into the first) and the four are added in a fixed
+//  tree at the end: a chain of one sum would make every add wait for
 //  the one before it (four cycles each), and four sums keep the adder
 //  busy.  Any other width sums in the features' order.  Always inline:
 //  out of line it would run the default instruction set in every clone.
