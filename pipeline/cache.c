@@ -25,12 +25,12 @@ typedef struct {
     uint64_t charged;  //  of the cache's room: the capacities above
     uint64_t last;     //  the offset the next record starts at
     uint64_t final;    //  S_WHOLE: where the read left the offset at the shard's end
+    weir__cache *cache;  //  it belongs to
     //  While a read keeps it: the offset being moved, the end of the
-    //  batch's last record, the cache, and the sink's reject() it wraps
+    //  batch's last record, and the sink's reject() it wraps
     const uint64_t *offset;
     const char *path;  //  the shard's file, or NULL
     size_t mark;
-    weir__cache *cache;
     int (*reject) (weir__sink *, const weir__bad *);
 } s_tape;
 
@@ -55,6 +55,8 @@ weir__cache *weir__cache_new (uint64_t limit, size_t shards)
     }
     self->limit = limit;
     self->count = shards;
+    for (size_t i = 0; i < shards; i++)
+        self->tapes[i].cache = self;
     atomic_init (&self->used, 0);
     atomic_init (&self->replayed, 0);
     atomic_init (&self->warned, 0);
@@ -323,7 +325,6 @@ int weir__cache_read (weir__cache *self, size_t i, weir__shard *shard, uint64_t 
     }
     t->offset = offset;
     t->path = shard->path;
-    t->cache = self;
     t->reject = sink->reject;
     sink->keep = s_keep;
     sink->keep_arg = t;

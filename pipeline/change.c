@@ -33,6 +33,13 @@ int weir__change_free (const char *key)
 static const char *const s_places[] = {"brokers", "conninfo"};
 #define S_NPLACES (sizeof s_places / sizeof s_places[0])
 
+//  A property whose values messages never show: a connection string may
+//  hold a password
+static int s_secret (const char *key)
+{
+    return !strcmp (key, "conninfo");
+}
+
 int weir__change_place (const char *key)
 {
     for (size_t k = 0; k < S_NPLACES; k++)
@@ -102,8 +109,7 @@ static int s_props (const s_element *a, const s_element *b, size_t i, int which,
     int found = 1;
     int order = k < nx && k < ny ? strcmp (x[k]->key, y[k]->key) : k < nx ? -1 : k < ny ? 1 : 0;
     if (k < nx && k < ny && order == 0) {
-        if (!strcmp (y[k]->key, "conninfo"))
-            //  A connection string may hold a password: its values are not said
+        if (s_secret (y[k]->key))
             snprintf (d->what, sizeof d->what, "%s (stage %zu): conninfo= changed (its values are not shown)",
                       b->name, i + 1);
         else
@@ -198,7 +204,7 @@ static void s_hide (char *text, size_t len, const weir__props *props)
 {
     for (size_t k = 0; text && k < props->count; k++) {
         const weir__prop *p = &props->items[k];
-        if (strcmp (p->key, "conninfo") || p->value_offset < 0)
+        if (!s_secret (p->key) || p->value_offset < 0)
             continue;
         size_t from = (size_t) p->value_offset + (p->quoted ? 1 : 0), n = strlen (p->value);
         for (size_t i = from; i < len && i < from + n; i++)
