@@ -151,6 +151,7 @@ START_TEST (test_one_step)
     model_config cfg;
     model_config_defaults (&cfg, 4, 3);
     cfg.minibatch = 1;
+    cfg.push = 1;  //  the shared model written after every mini-batch
     cfg.lr = 0.5f;
     cfg.schedule = MODEL_LR_CONSTANT;
     size_t size;
@@ -185,12 +186,13 @@ START_TEST (test_one_step)
 END_TEST
 
 //  Examples wait in the mini-batch; the model moves when it is full or
-//  flushed, and the step counts examples
+//  flushed (with push 1), and the step counts examples
 START_TEST (test_minibatch)
 {
     model_config cfg;
     model_config_defaults (&cfg, 3, 8);
     cfg.minibatch = 4;
+    cfg.push = 1;
     size_t size;
     model_blob *m = s_model (&cfg, &size);
     model_worker *w = model_worker_new (&cfg);
@@ -215,6 +217,107 @@ START_TEST (test_minibatch)
     model_worker_flush (w);
     ck_assert_uint_eq (atomic_load (&m->step), 5);
     model_worker_destroy (&w);
+    free (m);
+}
+END_TEST
+
+//  Train on the toy examples FROM .. TO-1 with a new worker of CFG, and
+//  flush
+static void s_train_toy (model_blob *m, const model_config *cfg, unsigned from, unsigned to)
+{
+    model_worker *w = model_worker_new (cfg);
+    ck_assert_ptr_nonnull (w);
+    uint8_t x[8];
+    unsigned label;
+    for (unsigned i = from; i < to; i++) {
+        s_toy (i, x, &label);
+        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    }
+    model_worker_flush (w);
+    model_worker_destroy (&w);
+}
+
+//  Dense mini-batches are learned on the worker's copy and written into
+//  the model every cfg.push of them: one worker alone ends with the very
+//  bits of push 1, and of two workers whose copies overlap in time,
+//  neither undoes what the other wrote
+START_TEST (test_push)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 3, 8);
+    cfg.minibatch = 2;
+    cfg.push = 3;
+    cfg.l2 = 0.01f;
+    size_t size;
+    model_blob *m = s_model (&cfg, &size);
+    model_worker *w = model_worker_new (&cfg);
+    uint8_t x[8];
+    unsigned label;
+    for (unsigned i = 0; i < 4; i++) {
+        s_toy (i, x, &label);
+        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    }
+    //  Two mini-batches learned, counted by the step, not yet written
+    ck_assert_uint_eq (atomic_load (&m->step), 4);
+    ck_assert_float_eq (s_bias (m, 0), 0);
+    ck_assert_float_eq (s_weight (m, 0, 0), 0);
+    for (unsigned i = 4; i < 6; i++) {
+        s_toy (i, x, &label);
+        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    }
+    ck_assert_float_ne (s_bias (m, 0), 0);
+    ck_assert_float_ne (s_weight (m, 0, 0), 0);
+    //  A flush writes what is pending, whole mini-batches or not
+    for (unsigned i = 6; i < 1003; i++) {
+        s_toy (i, x, &label);
+        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    }
+    model_worker_flush (w);
+    ck_assert_uint_eq (atomic_load (&m->step), 1003);
+    model_worker_destroy (&w);
+
+    //  The same examples with push 1 and with push 7: the same bits
+    for (unsigned push = 1; push <= 7; push += 6) {
+        model_config other = cfg;
+        other.push = push;
+        model_blob *m1 = s_model (&other, &size);
+        s_train_toy (m1, &other, 0, 1003);
+        ck_assert_mem_eq (m1, m, size);
+        free (m1);
+    }
+
+    //  Two workers on one model, interleaved: A learns a mini-batch, B
+    //  learns one on the model as it was, A writes, B writes.  The model
+    //  ends with both changes, which are those each makes alone
+    cfg.push = 2;
+    cfg.l2 = 0;
+    cfg.schedule = MODEL_LR_CONSTANT;
+    model_blob *alone_a = s_model (&cfg, &size), *alone_b = s_model (&cfg, &size);
+    s_train_toy (alone_a, &cfg, 0, 4);
+    s_train_toy (alone_b, &cfg, 10, 14);
+    model_worker *a = model_worker_new (&cfg), *b = model_worker_new (&cfg);
+    memset (m, 0, size);
+    ck_assert_int_eq (model_init (m, size, &cfg), 0);
+    for (unsigned i = 0; i < 4; i++) {
+        s_toy (i, x, &label);
+        ck_assert_int_eq (model_worker_add_dense_u8 (a, m, label, x, 8, 1.0f / 255), 0);
+        s_toy (10 + i, x, &label);
+        ck_assert_int_eq (model_worker_add_dense_u8 (b, m, label, x, 8, 1.0f / 255), 0);
+    }
+    unsigned shared = 0;  //  weights both changed
+    for (unsigned c = 0; c < 3; c++) {
+        for (size_t j = 0; j < 8; j++) {
+            float both = s_weight (alone_a, c, j) + s_weight (alone_b, c, j);
+            shared += s_weight (alone_a, c, j) != 0 && s_weight (alone_b, c, j) != 0;
+            ck_assert_float_eq_tol (s_weight (m, c, j), both, 1e-6f);
+        }
+        ck_assert_float_eq_tol (s_bias (m, c), s_bias (alone_a, c) + s_bias (alone_b, c), 1e-6f);
+    }
+    ck_assert_uint_ge (shared, 12);
+    model_worker_destroy (&a);
+    model_worker_destroy (&b);
+    free (alone_a);
+    free (alone_b);
     free (m);
 }
 END_TEST
@@ -653,6 +756,7 @@ Suite *check_suite (void)
     tc = tcase_create ("learning");
     tcase_add_test (tc, test_one_step);
     tcase_add_test (tc, test_minibatch);
+    tcase_add_test (tc, test_push);
     tcase_add_test (tc, test_errors);
     tcase_add_test (tc, test_sparse_columns);
     tcase_add_test (tc, test_dense_short);

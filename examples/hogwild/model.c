@@ -17,6 +17,7 @@ _Static_assert(offsetof (model_blob, step) == 64, "the step counter has a cache 
 //  Largest dim: rows are numbered with uint32_t
 #define S_MAX_DIM ((size_t) 1 << 31)
 #define S_MAX_MINIBATCH 65536
+#define S_MAX_PUSH 1024
 
 const char *model_strerror (int code)
 {
@@ -45,6 +46,7 @@ void model_config_defaults (model_config *cfg, unsigned classes, size_t dim)
         .schedule = MODEL_LR_INV,
         .decay = 5e-5f,
         .l2 = 0,
+        .push = 4,
     };
 }
 
@@ -59,6 +61,8 @@ int model_config_check (const model_config *cfg)
     if (model_bytes (cfg->classes, cfg->dim) == 0)
         return MODEL_ECONFIG;
     if (cfg->minibatch == 0 || cfg->minibatch > S_MAX_MINIBATCH)
+        return MODEL_ECONFIG;
+    if (cfg->push == 0 || cfg->push > S_MAX_PUSH)
         return MODEL_ECONFIG;
     if (!s_finite_nonneg (cfg->lr) || !s_finite_nonneg (cfg->decay) || !s_finite_nonneg (cfg->l2))
         return MODEL_ECONFIG;

@@ -143,16 +143,20 @@ static int s_count (weir_stage *st, const char *key, const char *fallback, uint6
 static int s_config (weir_stage *st, s_state *self)
 {
     model_config *cfg = &self->cfg;
-    uint64_t classes, dim, minibatch;
+    uint64_t classes, dim, minibatch, push;
     double lr, decay, l2;
     if (s_count (st, "classes", "0", 1u << 20, &classes) || s_count (st, "dim", "0", (uint64_t) 1 << 40, &dim)
-        || s_count (st, "minibatch", "16", 65536, &minibatch) || s_number (st, "lr", "0.2", &lr)
-        || s_number (st, "decay", "5e-5", &decay) || s_number (st, "l2", "0", &l2)
-        || s_count (st, "seed", "0", UINT64_MAX, &self->seed)
+        || s_count (st, "minibatch", "16", 65536, &minibatch) || s_count (st, "push", "4", 1024, &push)
+        || s_number (st, "lr", "0.2", &lr) || s_number (st, "decay", "5e-5", &decay)
+        || s_number (st, "l2", "0", &l2) || s_count (st, "seed", "0", UINT64_MAX, &self->seed)
         || s_count (st, "patience", "0", UINT32_MAX, &self->patience))
         return -1;
+    if (minibatch == 0 || push == 0)
+        return weir_fail (st, "property '%s': 0 is not a whole number from 1 to %u",
+                          minibatch ? "push" : "minibatch", minibatch ? 1024 : 65536);
     model_config_defaults (cfg, (unsigned) classes, (size_t) dim);
     cfg->minibatch = (unsigned) minibatch;
+    cfg->push = (unsigned) push;
     cfg->lr = (float) lr;
     cfg->decay = (float) decay;
     cfg->l2 = (float) l2;
@@ -612,6 +616,9 @@ static const weir_property_info s_props[] = {
     {"decay", "5e-5", "the schedule's decay, per example"},
     {"l2", "0", "L2 penalty on the weights"},
     {"minibatch", "16", "examples each thread gathers before it updates the shared model"},
+    {"push", "4",
+     "dense mini-batches each thread learns on its own copy of the model before it writes them "
+     "into the shared one (1: every one; sparse ones are written at once)"},
     {"seed", "0", "0 starts from zero weights; another value draws small random ones"},
     {"blob", "softmax", "the workspace blob that holds the model"},
     {"mode", "train", "train, or eval: emit each record's predicted label and report eval_accuracy"},

@@ -12,6 +12,18 @@
     load, add, relaxed store: an update racing with another thread's may
     be lost, never torn).
 
+    Why dense mini-batches are pushed in fours (cfg.push): the write of
+    the shared model is one scalar atomic load and store per weight, as
+    slow as scoring and differentiating a whole mini-batch of 16.  So a
+    dense mini-batch updates only the private copy, with vector loops,
+    and the copy goes on to the next one; every cfg.push mini-batches
+    each weight goes to the model: the copy's value where the model still
+    holds the value the copy read (no other thread wrote it: one thread
+    alone computes exactly what writing every mini-batch would), the
+    model's value plus the copy's change where another thread wrote it.
+    A thread then sees the others' work a push later, and two threads
+    write each line a quarter as often.
+
     Why one layout: the shared model keeps one row per feature (all
     classes side by side, at most a cache line), so a sparse example
     reads one line per feature it has and a mini-batch writes one line
@@ -60,17 +72,20 @@ struct model_worker {
     float *bsnap, *bgrad;  //  lanes each
     float *score;          //  lanes: one example's scores, then d loss / d score
 
-    //  Dense: the weights of features < hi, in the shared layout; their
-    //  summed gradient, the same way (zero outside features < hi).  The
-    //  tile: up to S_TILE examples waiting to be scored, scaled (example
-    //  e at [e * stride]), their labels and lengths, the longest; then
-    //  their scores and derivatives (lanes each).  carry: dsnap and bsnap
-    //  hold what the last mini-batch wrote
-    float *dsnap, *dgrad, *tile, *tscore;
+    //  Dense: the private copy of the weights of features < hi, in the
+    //  shared layout; their values when last read from the model (dbase,
+    //  bbase); their summed gradient, the same way (zero outside features
+    //  < hi).  The tile: up to S_TILE examples waiting to be scored,
+    //  scaled (example e at [e * stride]), their labels and lengths, the
+    //  longest; then their scores and derivatives (lanes each).  carry:
+    //  dsnap and bsnap hold what the last mini-batch learned; steps:
+    //  mini-batches learned on them since the last push
+    float *dsnap, *dbase, *bbase, *dgrad, *tile, *tscore;
     unsigned tiled, tlabel[S_TILE];
     size_t tlen[S_TILE], tneed;
     size_t hi;
     bool carry;
+    unsigned steps;
 
     //  Sparse: the rows the mini-batch touched, in order of first touch:
     //  slot[row] is 1 + the row's position in 'rows' (0: untouched);
@@ -106,9 +121,10 @@ model_worker *model_worker_new (const model_config *cfg)
     self->lanes = model_row_floats (cfg->classes);
     self->stride = (cfg->dim + MODEL__BLOCK - 1) / MODEL__BLOCK * MODEL__BLOCK;
     self->bsnap = s_alloc_floats (self->lanes);
+    self->bbase = s_alloc_floats (self->lanes);
     self->bgrad = s_alloc_floats (self->lanes);
     self->score = s_alloc_floats (self->lanes);
-    if (!self->bsnap || !self->bgrad || !self->score) {
+    if (!self->bsnap || !self->bbase || !self->bgrad || !self->score) {
         model_worker_destroy (&self);
         return NULL;
     }
@@ -123,9 +139,11 @@ void model_worker_destroy (model_worker **self_p)
     if (!self)
         return;
     free (self->bsnap);
+    free (self->bbase);
     free (self->bgrad);
     free (self->score);
     free (self->dsnap);
+    free (self->dbase);
     free (self->dgrad);
     free (self->tile);
     free (self->tscore);
@@ -176,42 +194,58 @@ static void s_apply_biases (model_worker *self, float coef)
     }
 }
 
-static void s_apply_dense (model_worker *self, float coef, float keep)
+//  One step of a dense mini-batch, on the private copy only: the update
+//  every weight gets, in plain float loops the compiler vectorizes.  With
+//  KEEP 1 it is the very arithmetic of an update of the shared model (1 *
+//  w is w), so one thread learns the same bits as if every mini-batch
+//  were written out at once
+static MODEL__CLONES void s_step_dense (model_worker *self, float coef, float keep)
+{
+    //  The rows of the longest example so far: dim at most
+    model__kernel_step (self->dsnap, self->dgrad, self->hi * self->lanes, keep, coef);
+    for (unsigned c = 0; c < self->cfg.classes; c++) {
+        self->bsnap[c] -= coef * self->bgrad[c];
+        self->bgrad[c] = 0;
+    }
+}
+
+//  Write what the private copy learned since the last push into the
+//  shared model, and take the model's values back as the copy.  A weight
+//  no other thread changed since (its value is still the one the copy
+//  started from, BASE) gets the copy's value, so that one thread alone
+//  computes exactly what it would computing on the shared model; one
+//  another thread changed gets this thread's change added to it
+static inline float s_merge (_Atomic float *shared, float *snap, float *base)
+{
+    float w = atomic_load_explicit (shared, memory_order_relaxed);
+    float v = w == *base ? *snap : w + (*snap - *base);
+    atomic_store_explicit (shared, v, memory_order_relaxed);
+    *snap = *base = v;
+    return v;
+}
+
+static void s_push_dense (model_worker *self)
 {
     unsigned classes = self->cfg.classes, lanes = self->lanes;
-    size_t end = self->hi;  //  the longest example's length: dim at most
+    size_t end = self->hi;
     _Atomic float *w = model_weights (self->m);
     //  The loop of scalar atomics costs as much as scoring and
-    //  differentiating the mini-batch: two loops, so that the common one
-    //  (no L2 penalty) does one multiply less per weight, and the gradient
-    //  is cleared in one sweep afterwards
+    //  differentiating a mini-batch: hence a push every cfg.push of them
     for (size_t j = 0; j < end; j++) {
         _Atomic float *row = w + j * lanes;
-        const float *g = self->dgrad + j * lanes;
-        float *snap = self->dsnap + j * lanes;
+        float *snap = self->dsnap + j * lanes, *base = self->dbase + j * lanes;
         //  Ask for a later row's line for writing now: with several
         //  threads it is often in another core's cache, and fetching it
         //  while this one is updated hides most of the wait
         if (j + S_PREFETCH < end)
             __builtin_prefetch ((const void *) (row + S_PREFETCH * lanes), 1);
-        if (keep == 1)
-            for (unsigned c = 0; c < classes; c++) {
-                float v = atomic_load_explicit (&row[c], memory_order_relaxed) - coef * g[c];
-                atomic_store_explicit (&row[c], v, memory_order_relaxed);
-                //  The value just written, which includes every update
-                //  other threads made before the load, is as fresh as a
-                //  new read: the next mini-batch starts from it (carry)
-                //  and saves a pass of atomic loads over the model
-                snap[c] = v;
-            }
-        else
-            for (unsigned c = 0; c < classes; c++) {
-                float v = keep * atomic_load_explicit (&row[c], memory_order_relaxed) - coef * g[c];
-                atomic_store_explicit (&row[c], v, memory_order_relaxed);
-                snap[c] = v;
-            }
+        for (unsigned c = 0; c < classes; c++)
+            s_merge (&row[c], &snap[c], &base[c]);
     }
-    memset (self->dgrad, 0, end * lanes * sizeof (float));
+    _Atomic float *b = model_biases (self->m);
+    for (unsigned c = 0; c < classes; c++)
+        s_merge (&b[c], &self->bsnap[c], &self->bbase[c]);
+    self->steps = 0;
 }
 
 static void s_apply_sparse (model_worker *self, float coef, float keep)
@@ -233,20 +267,24 @@ static void s_apply_sparse (model_worker *self, float coef, float keep)
     self->touched = 0;
 }
 
-//  Apply the pending mini-batch to its model; a dense one leaves its copy
-//  carried to the next
+//  Apply the pending mini-batch to its model: a sparse one at once, a
+//  dense one to the private copy, which goes on to the next mini-batch
+//  (carry) and is pushed to the model every cfg.push of them
 static void s_apply (model_worker *self)
 {
     uint64_t t = atomic_fetch_add_explicit (&self->m->step, self->pending, memory_order_relaxed);
     float lr = model_lr (&self->cfg, t);
     float coef = lr / (float) self->pending, keep = 1 - lr * self->cfg.l2;
     if (self->kind == S_DENSE) {
-        s_apply_dense (self, coef, keep);
+        s_step_dense (self, coef, keep);
         self->carry = true;
+        if (++self->steps == self->cfg.push)
+            s_push_dense (self);
     }
-    else
+    else {
         s_apply_sparse (self, coef, keep);
-    s_apply_biases (self, coef);
+        s_apply_biases (self, coef);
+    }
     self->pending = 0;
 }
 
@@ -257,6 +295,8 @@ void model_worker_flush (model_worker *self)
         s_dense_tile (self);
     if (self->pending)
         s_apply (self);
+    if (self->steps)
+        s_push_dense (self);
     //  The caller may now pause for long (an epoch end): the next
     //  mini-batch reads the model afresh
     self->kind = S_IDLE;
@@ -278,7 +318,8 @@ static void s_begin (model_worker *self, model_blob *m, int kind)
         self->hi = 0;
         const _Atomic float *b = model_biases (m);
         for (unsigned c = 0; c < self->lanes; c++)
-            self->bsnap[c] = c < self->cfg.classes ? atomic_load_explicit (&b[c], memory_order_relaxed) : 0;
+            self->bbase[c] = self->bsnap[c] =
+                c < self->cfg.classes ? atomic_load_explicit (&b[c], memory_order_relaxed) : 0;
     }
 }
 
@@ -303,18 +344,20 @@ static int s_dense_buffers (model_worker *self)
         return 0;
     size_t n = self->cfg.dim * self->lanes;
     self->dsnap = s_alloc_floats (n);
+    self->dbase = s_alloc_floats (n);
     self->dgrad = s_alloc_floats (n);
     self->tile = s_alloc_floats (S_TILE * self->stride);
     self->tscore = s_alloc_floats (S_TILE * self->lanes);
-    if (self->dsnap && self->dgrad && self->tile && self->tscore) {
+    if (self->dsnap && self->dbase && self->dgrad && self->tile && self->tscore) {
         memset (self->dgrad, 0, n * sizeof (float));
         return 0;
     }
     free (self->dsnap);
+    free (self->dbase);
     free (self->dgrad);
     free (self->tile);
     free (self->tscore);
-    self->dsnap = self->dgrad = self->tile = self->tscore = NULL;
+    self->dsnap = self->dbase = self->dgrad = self->tile = self->tscore = NULL;
     return MODEL_ENOMEM;
 }
 
@@ -331,7 +374,7 @@ static MODEL__CLONES void s_dense_tile (model_worker *self)
         const _Atomic float *w = model_weights (self->m);
         for (size_t j = self->hi; j < need; j++)
             for (unsigned c = 0; c < lanes; c++)
-                self->dsnap[j * lanes + c] =
+                self->dbase[j * lanes + c] = self->dsnap[j * lanes + c] =
                     c < classes ? atomic_load_explicit (&w[j * lanes + c], memory_order_relaxed) : 0;
         self->hi = need;
     }
