@@ -15,9 +15,15 @@
     AVX ones, four SSE ones.  worker.c compiles its caller once per
     instruction set (MODEL__CLONES) and the loader picks the one the CPU
     runs.  Each lane is multiplied and added on its own, in the same
-    order on every instruction set, and the library is built with
-    -ffp-contract=off so that no clone fuses a multiply and an add: every
-    clone computes the very same bits.
+    order on every instruction set.  The library is built with
+    -ffp-contract=fast: the AVX-512 and FMA clones fuse each multiply and
+    the add that follows it into one instruction (one rounding instead
+    of two), which halves the work of the dense loops, so these two
+    compute the very same bits; the default clone, for CPUs without FMA
+    (before 2013), multiplies and adds apart, and its results differ
+    from theirs in the last bits.  The functions not cloned are built for
+    baseline x86-64, which has no FMA: they compute the same bits on
+    every CPU.
 
     Conventions: shared-layout rows are LANES floats (4, 8 or a multiple
     of 16, model_row_floats); dense examples in a tile start every
@@ -94,12 +100,14 @@ model__kernel_sparse_scores (float *restrict score, const float *restrict snap, 
 
 //  One clone of a function per instruction set, chosen when the library
 //  is loaded (GCC's target_clones, through the dynamic loader's ifunc):
-//  no build that runs only on the build machine.  Not under
+//  no build that runs only on the build machine.  "fma" rather than
+//  "avx2": the loops are float vectors, which AVX has, and every CPU with
+//  AVX2 has FMA, while "avx2" alone would leave the multiply-adds apart.  Not under
 //  ThreadSanitizer: a program that links the clones itself runs their
 //  resolver before the sanitizer's runtime is up, and crashes
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__) \
     && !defined(__SANITIZE_THREAD__)
-#define MODEL__CLONES __attribute__ ((target_clones ("avx512f", "avx2", "default")))
+#define MODEL__CLONES __attribute__ ((target_clones ("avx512f", "fma", "default")))
 #else
 #define MODEL__CLONES
 #endif
