@@ -112,6 +112,14 @@ model__kernel_sparse_scores (float *restrict score, const float *restrict snap, 
 #define MODEL__CLONES
 #endif
 
+//  Where a loop the compiler vectorizes poorly has a version written with
+//  one instruction set's intrinsics, chosen by __builtin_cpu_supports
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MODEL__X86_DISPATCH 1
+#else
+#define MODEL__X86_DISPATCH 0
+#endif
+
 //  The kernels go into each clone of their caller, compiled for its
 //  instruction set: a kernel left out of line would run the default one
 #define MODEL__INLINE __attribute__ ((always_inline))

@@ -437,19 +437,48 @@ static void s_learn_dense (model_worker *self, unsigned label, size_t n)
 S_CONVERT (s_convert_f32, float)
 S_CONVERT (s_convert_f64, double)
 
-//  Bytes: every value is finite when 255 * SCALE is, which leaves the loop
-//  nothing but the conversion, sixteen bytes at a time in vectors as wide
-//  as the CPU has
-static MODEL__CLONES bool s_convert_u8 (float *restrict dst, const uint8_t *restrict src, size_t n,
-                                        float scale)
+//  Sixteen bytes at a time in vectors as wide as the CPU has: the
+//  compiler vectorizes this loop whole, with no remainder, but only four
+//  floats at a time, even for AVX-512
+static MODEL__CLONES void s_bytes (float *restrict dst, const uint8_t *restrict src, size_t n, float scale)
+{
+    for (size_t j = 0; j + 16 <= n; j += 16)
+#pragma GCC unroll 16
+        for (size_t k = 0; k < 16; k++)
+            dst[j + k] = (float) src[j + k] * scale;
+}
+
+#if MODEL__X86_DISPATCH
+#include <immintrin.h>
+
+//  The same for AVX-512, written with its instructions: sixteen bytes
+//  widened to sixteen integers, then floats, in one register each.
+//  Exact conversions and one rounding multiply: the same bits as s_bytes
+__attribute__ ((target ("avx512f"))) static void
+s_bytes_avx512 (float *restrict dst, const uint8_t *restrict src, size_t n, float scale)
+{
+    __m512 k = _mm512_set1_ps (scale);
+    for (size_t j = 0; j + 16 <= n; j += 16) {
+        __m128i b = _mm_loadu_si128 ((const __m128i *) (src + j));
+        _mm512_storeu_ps (dst + j, _mm512_mul_ps (_mm512_cvtepi32_ps (_mm512_cvtepu8_epi32 (b)), k));
+    }
+}
+#endif
+
+//  Bytes: every value is finite when 255 * SCALE is, which leaves the
+//  vector loop nothing but the conversion
+static bool s_convert_u8 (float *restrict dst, const uint8_t *restrict src, size_t n, float scale)
 {
     size_t j = 0;
-    if (fabsf (scale) * 255.0f <= FLT_MAX)
-        //  A loop of 16 the compiler vectorizes whole, with no remainder
-        for (; j + 16 <= n; j += 16)
-#pragma GCC unroll 16
-            for (size_t k = 0; k < 16; k++)
-                dst[j + k] = (float) src[j + k] * scale;
+    if (fabsf (scale) * 255.0f <= FLT_MAX) {
+        j = n / 16 * 16;
+#if MODEL__X86_DISPATCH
+        if (__builtin_cpu_supports ("avx512f"))
+            s_bytes_avx512 (dst, src, j, scale);
+        else
+#endif
+            s_bytes (dst, src, j, scale);
+    }
     bool ok = true;
     for (; j < n; j++) {
         float v = (float) src[j] * scale;
