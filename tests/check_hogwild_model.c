@@ -738,6 +738,7 @@ START_TEST (test_dense_reference)
     s_reference_check (3, 8, 1, 0, 40);         //  rows of 4 lanes, tiles of one
     s_reference_check (7, 33, 5, 0, 61);        //  8 lanes, odd lengths, a short last mini-batch
     s_reference_check (10, 50, 16, 0, 96);      //  16 lanes, one tile per mini-batch
+    s_reference_check (10, 50, 16, 0.1f, 96);   //  the same with L2: rows past a tile's examples shrink
     s_reference_check (10, 50, 37, 0.1f, 150);  //  mini-batches of three tiles, with L2
     s_reference_check (20, 19, 6, 0.05f, 70);   //  32 lanes: two vectors a row
 }

@@ -141,7 +141,11 @@ typedef float model__v16 __attribute__ ((vector_size (64)));
     Gradient: row j of GRAD += the sum over examples e, in order, of
     x[e][j] * D[e] (D: LANES floats per example).  Eight rows at a time
     share each load of D[e]; each row sums in the examples' order, as an
-    example-by-example update would.
+    example-by-example update would.  With SNAP, the examples are a whole
+    mini-batch: the sum starts from zero, as it would in a cleared GRAD,
+    and goes straight into SNAP's step (model__kernel_step's arithmetic;
+    where multiply-adds are fused, the compiler may fuse another of its
+    two products) instead of into GRAD, which is left as it was.
 
     Why eight: every sum is a chain in which each add waits for the one
     before it (4 cycles), and the CPU can start two adds a cycle, so it
@@ -154,6 +158,13 @@ typedef float model__v16 __attribute__ ((vector_size (64)));
 #define MODEL__LOAD(VT, v, p)                                                                                \
     VT v;                                                                                                    \
     memcpy (&v, (p), sizeof v)
+//  The step of model__kernel_step on one vector: *P = KEEP * *P - COEF * G
+#define MODEL__STEP(VT, p, g, keep, coef)                                                                    \
+    do {                                                                                                     \
+        MODEL__LOAD (VT, s_, p);                                                                             \
+        s_ = keep * s_ - coef * g;                                                                           \
+        memcpy ((p), &s_, sizeof s_);                                                                        \
+    } while (0)
 #define MODEL__DENSE_KERNELS(NAME, VT, V)                                                                    \
     static inline MODEL__INLINE void model__kernel_scores_##NAME (                                           \
         float *restrict score, const float *restrict snap, const float *restrict bias,                       \
@@ -199,21 +210,24 @@ typedef float model__v16 __attribute__ ((vector_size (64)));
     }                                                                                                        \
                                                                                                              \
     static inline MODEL__INLINE void model__kernel_grad_##NAME (                                             \
-        float *restrict grad, const float *restrict d, const float *restrict x, size_t xstride, unsigned n,  \
-        size_t need, unsigned lanes)                                                                         \
+        float *restrict grad, float *restrict snap, float keep, float coef, const float *restrict d,         \
+        const float *restrict x, size_t xstride, unsigned n, size_t need, unsigned lanes)                    \
     {                                                                                                        \
         for (unsigned q = 0; q < lanes; q += V) {                                                            \
             size_t j = 0;                                                                                    \
             for (; j + 8 <= need; j += 8) {                                                                  \
                 float *r = grad + j * lanes + q;                                                             \
-                MODEL__LOAD (VT, g0, r);                                                                     \
-                MODEL__LOAD (VT, g1, r + lanes);                                                             \
-                MODEL__LOAD (VT, g2, r + 2 * lanes);                                                         \
-                MODEL__LOAD (VT, g3, r + 3 * lanes);                                                         \
-                MODEL__LOAD (VT, g4, r + 4 * lanes);                                                         \
-                MODEL__LOAD (VT, g5, r + 5 * lanes);                                                         \
-                MODEL__LOAD (VT, g6, r + 6 * lanes);                                                         \
-                MODEL__LOAD (VT, g7, r + 7 * lanes);                                                         \
+                VT g0 = {0}, g1 = {0}, g2 = {0}, g3 = {0}, g4 = {0}, g5 = {0}, g6 = {0}, g7 = {0};           \
+                if (!snap) {                                                                                 \
+                    memcpy (&g0, r, sizeof g0);                                                              \
+                    memcpy (&g1, r + lanes, sizeof g1);                                                      \
+                    memcpy (&g2, r + 2 * lanes, sizeof g2);                                                  \
+                    memcpy (&g3, r + 3 * lanes, sizeof g3);                                                  \
+                    memcpy (&g4, r + 4 * lanes, sizeof g4);                                                  \
+                    memcpy (&g5, r + 5 * lanes, sizeof g5);                                                  \
+                    memcpy (&g6, r + 6 * lanes, sizeof g6);                                                  \
+                    memcpy (&g7, r + 7 * lanes, sizeof g7);                                                  \
+                }                                                                                            \
                 for (unsigned e = 0; e < n; e++) {                                                           \
                     const float *xe = x + e * xstride + j;                                                   \
                     MODEL__LOAD (VT, de, d + e * lanes + q);                                                 \
@@ -226,6 +240,18 @@ typedef float model__v16 __attribute__ ((vector_size (64)));
                     g6 += xe[6] * de;                                                                        \
                     g7 += xe[7] * de;                                                                        \
                 }                                                                                            \
+                if (snap) {                                                                                  \
+                    float *w = snap + j * lanes + q;                                                         \
+                    MODEL__STEP (VT, w, g0, keep, coef);                                                     \
+                    MODEL__STEP (VT, w + lanes, g1, keep, coef);                                             \
+                    MODEL__STEP (VT, w + 2 * lanes, g2, keep, coef);                                         \
+                    MODEL__STEP (VT, w + 3 * lanes, g3, keep, coef);                                         \
+                    MODEL__STEP (VT, w + 4 * lanes, g4, keep, coef);                                         \
+                    MODEL__STEP (VT, w + 5 * lanes, g5, keep, coef);                                         \
+                    MODEL__STEP (VT, w + 6 * lanes, g6, keep, coef);                                         \
+                    MODEL__STEP (VT, w + 7 * lanes, g7, keep, coef);                                         \
+                    continue;                                                                                \
+                }                                                                                            \
                 memcpy (r, &g0, sizeof g0);                                                                  \
                 memcpy (r + lanes, &g1, sizeof g1);                                                          \
                 memcpy (r + 2 * lanes, &g2, sizeof g2);                                                      \
@@ -237,12 +263,17 @@ typedef float model__v16 __attribute__ ((vector_size (64)));
             }                                                                                                \
             for (; j < need; j++) {                                                                          \
                 float *r = grad + j * lanes + q;                                                             \
-                MODEL__LOAD (VT, g0, r);                                                                     \
+                VT g0 = {0};                                                                                 \
+                if (!snap)                                                                                   \
+                    memcpy (&g0, r, sizeof g0);                                                              \
                 for (unsigned e = 0; e < n; e++) {                                                           \
                     MODEL__LOAD (VT, de, d + e * lanes + q);                                                 \
                     g0 += x[e * xstride + j] * de;                                                           \
                 }                                                                                            \
-                memcpy (r, &g0, sizeof g0);                                                                  \
+                if (snap)                                                                                    \
+                    MODEL__STEP (VT, snap + j * lanes + q, g0, keep, coef);                                  \
+                else                                                                                         \
+                    memcpy (r, &g0, sizeof g0);                                                              \
             }                                                                                                \
         }                                                                                                    \
     }

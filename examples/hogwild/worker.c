@@ -199,14 +199,12 @@ static void s_apply_biases (model_worker *self, float coef)
 //  KEEP 1 it is the very arithmetic of an update of the shared model (1 *
 //  w is w), so one thread learns the same bits as if every mini-batch
 //  were written out at once
-static MODEL__CLONES void s_step_dense (model_worker *self, float coef, float keep)
+static MODEL__CLONES void s_step_dense (model_worker *self, size_t from, float coef, float keep)
 {
-    //  The rows of the longest example so far: dim at most
-    model__kernel_step (self->dsnap, self->dgrad, self->hi * self->lanes, keep, coef);
-    for (unsigned c = 0; c < self->cfg.classes; c++) {
-        self->bsnap[c] -= coef * self->bgrad[c];
-        self->bgrad[c] = 0;
-    }
+    //  Up to the longest example so far: dim at most
+    size_t lanes = self->lanes;
+    model__kernel_step (self->dsnap + from * lanes, self->dgrad + from * lanes, (self->hi - from) * lanes,
+                        keep, coef);
 }
 
 //  Write what the private copy learned since the last push into the
@@ -270,21 +268,42 @@ static void s_apply_sparse (model_worker *self, float coef, float keep)
 //  Apply the pending mini-batch to its model: a sparse one at once, a
 //  dense one to the private copy, which goes on to the next mini-batch
 //  (carry) and is pushed to the model every cfg.push of them
-static void s_apply (model_worker *self)
+//  The pending mini-batch's step, counted in the model's step counter:
+//  *COEF multiplies its summed gradient, *KEEP the weights (L2)
+static void s_rate (model_worker *self, float *coef, float *keep)
 {
     uint64_t t = atomic_fetch_add_explicit (&self->m->step, self->pending, memory_order_relaxed);
     float lr = model_lr (&self->cfg, t);
-    float coef = lr / (float) self->pending, keep = 1 - lr * self->cfg.l2;
+    *coef = lr / (float) self->pending;
+    *keep = 1 - lr * self->cfg.l2;
+}
+
+//  A dense mini-batch whose weights took their step: the biases take
+//  theirs, and the copy goes on to the next mini-batch (carry), pushed to
+//  the model every cfg.push of them
+static void s_stepped_dense (model_worker *self, float coef)
+{
+    for (unsigned c = 0; c < self->cfg.classes; c++) {
+        self->bsnap[c] -= coef * self->bgrad[c];
+        self->bgrad[c] = 0;
+    }
+    self->carry = true;
+    self->pending = 0;
+    if (++self->steps == self->cfg.push)
+        s_push_dense (self);
+}
+
+static void s_apply (model_worker *self)
+{
+    float coef, keep;
+    s_rate (self, &coef, &keep);
     if (self->kind == S_DENSE) {
-        s_step_dense (self, coef, keep);
-        self->carry = true;
-        if (++self->steps == self->cfg.push)
-            s_push_dense (self);
+        s_step_dense (self, 0, coef, keep);
+        s_stepped_dense (self, coef);
+        return;
     }
-    else {
-        s_apply_sparse (self, coef, keep);
-        s_apply_biases (self, coef);
-    }
+    s_apply_sparse (self, coef, keep);
+    s_apply_biases (self, coef);
     self->pending = 0;
 }
 
@@ -397,15 +416,31 @@ static MODEL__CLONES void s_dense_tile (model_worker *self)
         for (unsigned c = classes; c < lanes; c++)
             s[c] = 0;
     }
+    //  A tile that is a whole mini-batch (the default: 16 and 16) takes
+    //  its step as its gradient is summed, with no pass over a gradient
+    //  written and read back
+    bool whole = self->pending == self->cfg.minibatch && self->pending == n;
+    float coef = 0, keep = 1, *snap = NULL;
+    if (whole) {
+        s_rate (self, &coef, &keep);
+        snap = self->dsnap;
+    }
     if (lanes == 4)
-        model__kernel_grad_v4 (self->dgrad, score, self->tile, stride, n, need, lanes);
+        model__kernel_grad_v4 (self->dgrad, snap, keep, coef, score, self->tile, stride, n, need, lanes);
     else if (lanes == 8)
-        model__kernel_grad_v8 (self->dgrad, score, self->tile, stride, n, need, lanes);
+        model__kernel_grad_v8 (self->dgrad, snap, keep, coef, score, self->tile, stride, n, need, lanes);
     else
-        model__kernel_grad_v16 (self->dgrad, score, self->tile, stride, n, need, lanes);
+        model__kernel_grad_v16 (self->dgrad, snap, keep, coef, score, self->tile, stride, n, need, lanes);
     self->tiled = 0;
     self->tneed = 0;
-    if (self->pending == self->cfg.minibatch)
+    if (whole) {
+        //  The rows past this tile's examples: a gradient of zero, which
+        //  leaves them as they are unless L2 shrinks them
+        if (keep != 1)
+            s_step_dense (self, need, coef, keep);
+        s_stepped_dense (self, coef);
+    }
+    else if (self->pending == self->cfg.minibatch)
         s_apply (self);
 }
 
