@@ -38,21 +38,35 @@
 
 #define MODEL__BLOCK 16  //  floats per cache line: 64 bytes
 
+typedef float model__v4 __attribute__ ((vector_size (16)));
+typedef float model__v8 __attribute__ ((vector_size (32)));
+typedef float model__v16 __attribute__ ((vector_size (64)));
+
+//  A vector V of type VT loaded from P, through memcpy: the compiler
+//  makes it one load, and it says nothing about aliasing between float
+//  and vector types
+#define MODEL__LOAD(VT, v, p)                                                                                \
+    VT v;                                                                                                    \
+    memcpy (&v, (p), sizeof v)
+
 //  Y += A * X over one shared-layout row of LANES floats (4, 8 or a
 //  multiple of 16)
 static inline void model__kernel_axpy_row (float *restrict y, float a, const float *restrict x,
                                            unsigned lanes)
 {
     if (lanes == 16) {
-#pragma GCC unroll 16
-        for (unsigned k = 0; k < 16; k++)
-            y[k] += a * x[k];
+        MODEL__LOAD (model__v16, yv, y);
+        MODEL__LOAD (model__v16, xv, x);
+        yv += a * xv;
+        memcpy (y, &yv, sizeof yv);
         return;
     }
-    for (unsigned i = 0; i < lanes; i += 4)
-#pragma GCC unroll 4
-        for (unsigned k = 0; k < 4; k++)
-            y[i + k] += a * x[i + k];
+    for (unsigned i = 0; i < lanes; i += 4) {
+        MODEL__LOAD (model__v4, yv, y + i);
+        MODEL__LOAD (model__v4, xv, x + i);
+        yv += a * xv;
+        memcpy (y + i, &yv, sizeof yv);
+    }
 }
 
 //  SCORE += the sum over N features of value * row.  With rows of 16,
@@ -67,31 +81,28 @@ model__kernel_sparse_scores (float *restrict score, const float *restrict snap, 
                              const float *evalue, size_t n, unsigned lanes)
 {
     if (lanes == 16) {
-        //  The sums stay in registers across the whole example
-        float a0[16] = {0}, a1[16] = {0}, a2[16] = {0}, a3[16] = {0};
+        //  The sums stay in registers across the whole example, written
+        //  as vectors: as arrays of floats, GCC 12 made one of the four
+        //  sums sixteen scalar multiply-adds
+        model__v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
         size_t k = 0;
         for (; k + 4 <= n; k += 4) {
-            const float *r0 = snap + (size_t) eslot[k] * 16, *r1 = snap + (size_t) eslot[k + 1] * 16;
-            const float *r2 = snap + (size_t) eslot[k + 2] * 16, *r3 = snap + (size_t) eslot[k + 3] * 16;
-            float v0 = evalue[k], v1 = evalue[k + 1], v2 = evalue[k + 2], v3 = evalue[k + 3];
-#pragma GCC unroll 16
-            for (unsigned c = 0; c < 16; c++) {
-                a0[c] += v0 * r0[c];
-                a1[c] += v1 * r1[c];
-                a2[c] += v2 * r2[c];
-                a3[c] += v3 * r3[c];
-            }
+            MODEL__LOAD (model__v16, r0, snap + (size_t) eslot[k] * 16);
+            MODEL__LOAD (model__v16, r1, snap + (size_t) eslot[k + 1] * 16);
+            MODEL__LOAD (model__v16, r2, snap + (size_t) eslot[k + 2] * 16);
+            MODEL__LOAD (model__v16, r3, snap + (size_t) eslot[k + 3] * 16);
+            a0 += evalue[k] * r0;
+            a1 += evalue[k + 1] * r1;
+            a2 += evalue[k + 2] * r2;
+            a3 += evalue[k + 3] * r3;
         }
         for (; k < n; k++) {
-            const float *row = snap + (size_t) eslot[k] * 16;
-            float v = evalue[k];
-#pragma GCC unroll 16
-            for (unsigned c = 0; c < 16; c++)
-                a0[c] += v * row[c];
+            MODEL__LOAD (model__v16, r, snap + (size_t) eslot[k] * 16);
+            a0 += evalue[k] * r;
         }
-#pragma GCC unroll 16
-        for (unsigned c = 0; c < 16; c++)
-            score[c] += (a0[c] + a1[c]) + (a2[c] + a3[c]);
+        MODEL__LOAD (model__v16, sum, score);
+        sum += (a0 + a1) + (a2 + a3);
+        memcpy (score, &sum, sizeof sum);
         return;
     }
     for (size_t k = 0; k < n; k++)
@@ -124,10 +135,6 @@ model__kernel_sparse_scores (float *restrict score, const float *restrict snap, 
 //  instruction set: a kernel left out of line would run the default one
 #define MODEL__INLINE __attribute__ ((always_inline))
 
-typedef float model__v4 __attribute__ ((vector_size (16)));
-typedef float model__v8 __attribute__ ((vector_size (32)));
-typedef float model__v16 __attribute__ ((vector_size (64)));
-
 /*  The dense kernels, model__kernel_scores_NAME and _grad_NAME, for a
     vector type VT of V floats (a row of LANES floats is LANES / V of
     them).  X holds N examples, one every XSTRIDE floats, each NEED
@@ -153,11 +160,7 @@ typedef float model__v16 __attribute__ ((vector_size (64)));
     the loops ran at half the speed the hardware allows.  The order of
     every sum is the same for any number of chains.
 
-    Vectors go through memcpy: the compiler makes it one load or store,
-    and it says nothing about aliasing between float and vector types.  */
-#define MODEL__LOAD(VT, v, p)                                                                                \
-    VT v;                                                                                                    \
-    memcpy (&v, (p), sizeof v)
+    Vectors go through memcpy (MODEL__LOAD).  */
 //  The step of model__kernel_step on one vector: *P = KEEP * *P - COEF * G
 #define MODEL__STEP(VT, p, g, keep, coef)                                                                    \
     do {                                                                                                     \
