@@ -221,18 +221,36 @@ START_TEST (test_minibatch)
 }
 END_TEST
 
+//  Toy example I into W on M, dense or as sparse pairs (index j + 1 for
+//  feature j, zeros left out)
+static void s_add_toy (model_worker *w, model_blob *m, unsigned i, int sparse)
+{
+    uint8_t x[8];
+    unsigned label;
+    s_toy (i, x, &label);
+    if (!sparse) {
+        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+        return;
+    }
+    uint64_t idx[8];
+    float val[8];
+    size_t n = 0;
+    for (size_t j = 0; j < 8; j++)
+        if (x[j]) {
+            idx[n] = j + 1;
+            val[n++] = x[j];
+        }
+    ck_assert_int_eq (model_worker_add_sparse (w, m, label, idx, val, n, 1.0f / 255), 0);
+}
+
 //  Train on the toy examples FROM .. TO-1 with a new worker of CFG, and
 //  flush
-static void s_train_toy (model_blob *m, const model_config *cfg, unsigned from, unsigned to)
+static void s_train_toy (model_blob *m, const model_config *cfg, unsigned from, unsigned to, int sparse)
 {
     model_worker *w = model_worker_new (cfg);
     ck_assert_ptr_nonnull (w);
-    uint8_t x[8];
-    unsigned label;
-    for (unsigned i = from; i < to; i++) {
-        s_toy (i, x, &label);
-        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
-    }
+    for (unsigned i = from; i < to; i++)
+        s_add_toy (w, m, i, sparse);
     model_worker_flush (w);
     model_worker_destroy (&w);
 }
@@ -281,44 +299,64 @@ START_TEST (test_push)
         model_config other = cfg;
         other.push = push;
         model_blob *m1 = s_model (&other, &size);
-        s_train_toy (m1, &other, 0, 1003);
+        s_train_toy (m1, &other, 0, 1003, 0);
         ck_assert_mem_eq (m1, m, size);
         free (m1);
     }
+    free (m);
+
+    //  And sparse examples, whose L2 shrinks only the rows each
+    //  mini-batch touched
+    cfg.indexing = MODEL_INDEX_DIRECT;
+    cfg.push = 1;
+    model_blob *sparse1 = s_model (&cfg, &size);
+    s_train_toy (sparse1, &cfg, 0, 1003, 1);
+    for (unsigned push = 2; push <= 7; push += 5) {
+        cfg.push = push;
+        model_blob *m1 = s_model (&cfg, &size);
+        s_train_toy (m1, &cfg, 0, 1003, 1);
+        ck_assert_mem_eq (m1, sparse1, size);
+        free (m1);
+    }
+    free (sparse1);
 
     //  Two workers on one model, interleaved: A learns a mini-batch, B
-    //  learns one on the model as it was, A writes, B writes.  The model
-    //  ends with both changes, which are those each makes alone
+    //  learns one on the model as it was, A learns another and writes, B
+    //  too.  The model ends with both changes, which are those each makes
+    //  alone.  Each learns the same two examples twice, so that its second
+    //  mini-batch touches no row its first did not: a sparse row read
+    //  after the other's write would start from it
     cfg.push = 2;
     cfg.l2 = 0;
     cfg.schedule = MODEL_LR_CONSTANT;
-    model_blob *alone_a = s_model (&cfg, &size), *alone_b = s_model (&cfg, &size);
-    s_train_toy (alone_a, &cfg, 0, 4);
-    s_train_toy (alone_b, &cfg, 10, 14);
-    model_worker *a = model_worker_new (&cfg), *b = model_worker_new (&cfg);
-    memset (m, 0, size);
-    ck_assert_int_eq (model_init (m, size, &cfg), 0);
-    for (unsigned i = 0; i < 4; i++) {
-        s_toy (i, x, &label);
-        ck_assert_int_eq (model_worker_add_dense_u8 (a, m, label, x, 8, 1.0f / 255), 0);
-        s_toy (10 + i, x, &label);
-        ck_assert_int_eq (model_worker_add_dense_u8 (b, m, label, x, 8, 1.0f / 255), 0);
-    }
-    unsigned shared = 0;  //  weights both changed
-    for (unsigned c = 0; c < 3; c++) {
-        for (size_t j = 0; j < 8; j++) {
-            float both = s_weight (alone_a, c, j) + s_weight (alone_b, c, j);
-            shared += s_weight (alone_a, c, j) != 0 && s_weight (alone_b, c, j) != 0;
-            ck_assert_float_eq_tol (s_weight (m, c, j), both, 1e-6f);
+    for (int sparse = 0; sparse <= 1; sparse++) {
+        model_blob *alone_a = s_model (&cfg, &size), *alone_b = s_model (&cfg, &size);
+        model_worker *a = model_worker_new (&cfg), *b = model_worker_new (&cfg);
+        for (unsigned i = 0; i < 4; i++) {
+            s_add_toy (a, alone_a, i % 2, sparse);
+            s_add_toy (b, alone_b, 10 + i % 2, sparse);
         }
-        ck_assert_float_eq_tol (s_bias (m, c), s_bias (alone_a, c) + s_bias (alone_b, c), 1e-6f);
+        m = s_model (&cfg, &size);
+        for (unsigned i = 0; i < 4; i++) {
+            s_add_toy (a, m, i % 2, sparse);
+            s_add_toy (b, m, 10 + i % 2, sparse);
+        }
+        unsigned shared = 0;  //  weights both changed
+        for (unsigned c = 0; c < 3; c++) {
+            for (size_t j = 0; j < 8; j++) {
+                float both = s_weight (alone_a, c, j) + s_weight (alone_b, c, j);
+                shared += s_weight (alone_a, c, j) != 0 && s_weight (alone_b, c, j) != 0;
+                ck_assert_float_eq_tol (s_weight (m, c, j), both, 1e-6f);
+            }
+            ck_assert_float_eq_tol (s_bias (m, c), s_bias (alone_a, c) + s_bias (alone_b, c), 1e-6f);
+        }
+        ck_assert_uint_ge (shared, 4);
+        model_worker_destroy (&a);
+        model_worker_destroy (&b);
+        free (alone_a);
+        free (alone_b);
+        free (m);
     }
-    ck_assert_uint_ge (shared, 12);
-    model_worker_destroy (&a);
-    model_worker_destroy (&b);
-    free (alone_a);
-    free (alone_b);
-    free (m);
 }
 END_TEST
 
@@ -382,6 +420,7 @@ START_TEST (test_sparse_columns)
 
     cfg.indexing = MODEL_INDEX_DIRECT;
     cfg.minibatch = 1;
+    cfg.push = 1;  //  the shared model written after every mini-batch
     m = s_model (&cfg, &size);
     ck_assert_uint_eq (model_column (m, 5), 5);
     ck_assert_uint_eq (model_column (m, 999), 999);
@@ -422,6 +461,7 @@ START_TEST (test_sparse_scores)
     model_config_defaults (&cfg, 10, 64);
     cfg.indexing = MODEL_INDEX_DIRECT;
     cfg.minibatch = 1;
+    cfg.push = 1;  //  the shared model written after every mini-batch
     size_t size;
     model_blob *m = s_model (&cfg, &size);
     ck_assert_uint_eq (m->row, 16);

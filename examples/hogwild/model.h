@@ -239,10 +239,10 @@ void model_worker_destroy (model_worker **self);
 /*  Learn from one example of class LABEL.  The example joins the pending
     mini-batch: it is scored with the model as it was when the mini-batch
     began (plus nothing of the mini-batch itself, as in mini-batch SGD),
-    and the mini-batch is applied when it holds cfg.minibatch examples:
-    a sparse one to M, a dense one to the worker's own copy of M's
-    weights, which the next mini-batch goes on from and which is written
-    into M every cfg.push mini-batches (and by model_worker_flush).  Each
+    and the mini-batch is applied when it holds cfg.minibatch examples,
+    to the worker's own copy of M's weights, which the next mini-batch
+    goes on from and which is written into M every cfg.push mini-batches
+    (and by model_worker_flush).  Each
     weight of M gets the copy's value when no other worker changed it
     since the copy read it, and the copy's change added to its value when
     one did: one worker alone computes exactly what it would with push 1.

@@ -617,8 +617,8 @@ static const weir_property_info s_props[] = {
     {"l2", "0", "L2 penalty on the weights"},
     {"minibatch", "16", "examples each thread gathers before it updates the shared model"},
     {"push", "4",
-     "dense mini-batches each thread learns on its own copy of the model before it writes them "
-     "into the shared one (1: every one; sparse ones are written at once)"},
+     "mini-batches each thread learns on its own copy of the model before it writes them into the "
+     "shared one (1: every one)"},
     {"seed", "0", "0 starts from zero weights; another value draws small random ones"},
     {"blob", "softmax", "the workspace blob that holds the model"},
     {"mode", "train", "train, or eval: emit each record's predicted label and report eval_accuracy"},

@@ -12,12 +12,13 @@
     load, add, relaxed store: an update racing with another thread's may
     be lost, never torn).
 
-    Why dense mini-batches are pushed in fours (cfg.push): the write of
-    the shared model is one scalar atomic load and store per weight, as
-    slow as scoring and differentiating a whole mini-batch of 16.  So a
-    dense mini-batch updates only the private copy, with vector loops,
-    and the copy goes on to the next one; every cfg.push mini-batches
-    each weight goes to the model: the copy's value where the model still
+    Why mini-batches are pushed in fours (cfg.push): the write of the
+    shared model is one scalar atomic load and store per weight, as slow
+    as scoring and differentiating a whole dense mini-batch of 16.  So a
+    mini-batch updates only the private copy, with vector loops, and the
+    copy goes on to the next one (a sparse copy keeps every row touched
+    since the last push); every cfg.push mini-batches each weight goes to
+    the model: the copy's value where the model still
     holds the value the copy read (no other thread wrote it: one thread
     alone computes exactly what writing every mini-batch would), the
     model's value plus the copy's change where another thread wrote it.
@@ -87,14 +88,17 @@ struct model_worker {
     bool carry;
     unsigned steps;
 
-    //  Sparse: the rows the mini-batch touched, in order of first touch:
-    //  slot[row] is 1 + the row's position in 'rows' (0: untouched);
-    //  ssnap holds each touched row as read, sgrad its summed gradient
-    //  (zero in unused slots).  The current example: its nonzero features
-    //  as (slot, value)
-    uint32_t *slot, *rows;
-    float *ssnap, *sgrad;
-    size_t touched, cap_touched;
+    //  Sparse: the rows touched since the last push, in order of first
+    //  touch: slot[row] is 1 + the row's position in 'rows' (0:
+    //  untouched); ssnap holds the private copy of each, sbase the values
+    //  it read from the model, sgrad the pending mini-batch's summed
+    //  gradient (zero in rows it did not touch).  The slots the pending
+    //  mini-batch touched, in order (mrows; stamp[slot] is the number of
+    //  the mini-batch that last touched it, counted from the last push)
+    uint32_t *slot, *rows, *mrows, *stamp;
+    float *ssnap, *sbase, *sgrad;
+    size_t touched, cap_touched, mtouched;
+    uint32_t batch;
     uint32_t *eslot;
     float *evalue;
     size_t cap_example;
@@ -150,7 +154,10 @@ void model_worker_destroy (model_worker **self_p)
     free (self->slot);
     free (self->rows);
     free (self->ssnap);
+    free (self->sbase);
     free (self->sgrad);
+    free (self->mrows);
+    free (self->stamp);
     free (self->eslot);
     free (self->evalue);
     free (self);
@@ -179,19 +186,6 @@ static void s_check_model (const model_worker *self, const model_blob *m)
     assert (m && m->magic == MODEL_MAGIC && m->classes == self->cfg.classes && m->dim == self->cfg.dim
             && m->row == self->lanes);
     assert (!self->pending || m == self->m);
-}
-
-//  Apply the pending mini-batch's biases, keeping what was written as the
-//  next mini-batch's copy
-static void s_apply_biases (model_worker *self, float coef)
-{
-    _Atomic float *b = model_biases (self->m);
-    for (unsigned c = 0; c < self->cfg.classes; c++) {
-        float v = atomic_load_explicit (&b[c], memory_order_relaxed) - coef * self->bgrad[c];
-        atomic_store_explicit (&b[c], v, memory_order_relaxed);
-        self->bsnap[c] = v;
-        self->bgrad[c] = 0;
-    }
 }
 
 //  One step of a dense mini-batch, on the private copy only: the update
@@ -240,34 +234,41 @@ static void s_push_dense (model_worker *self)
         for (unsigned c = 0; c < classes; c++)
             s_merge (&row[c], &snap[c], &base[c]);
     }
-    _Atomic float *b = model_biases (self->m);
-    for (unsigned c = 0; c < classes; c++)
-        s_merge (&b[c], &self->bsnap[c], &self->bbase[c]);
-    self->steps = 0;
 }
 
-static void s_apply_sparse (model_worker *self, float coef, float keep)
+//  One step of a sparse mini-batch, on the private copy only: the rows it
+//  touched, in the order it first touched them (the rows touched since
+//  the last push but not by it stay as they are: L2 is lazy)
+static void s_step_sparse (model_worker *self, float coef, float keep)
+{
+    unsigned classes = self->cfg.classes, lanes = self->lanes;
+    for (size_t i = 0; i < self->mtouched; i++) {
+        size_t at = (size_t) self->mrows[i] * lanes;
+        float *snap = self->ssnap + at, *g = self->sgrad + at;
+        for (unsigned c = 0; c < classes; c++) {
+            snap[c] = keep * snap[c] - coef * g[c];
+            g[c] = 0;
+        }
+    }
+    self->mtouched = 0;
+    self->batch++;
+}
+
+static void s_push_sparse (model_worker *self)
 {
     unsigned classes = self->cfg.classes, lanes = self->lanes;
     _Atomic float *w = model_weights (self->m);
-    //  Rows in the order the mini-batch first touched them: a fixed
-    //  order, so one thread is reproducible
     for (size_t s = 0; s < self->touched; s++) {
         _Atomic float *row = w + (size_t) self->rows[s] * lanes;
-        float *g = self->sgrad + s * lanes;
-        for (unsigned c = 0; c < classes; c++) {
-            float v = keep * atomic_load_explicit (&row[c], memory_order_relaxed) - coef * g[c];
-            atomic_store_explicit (&row[c], v, memory_order_relaxed);
-            g[c] = 0;
-        }
+        float *snap = self->ssnap + s * lanes, *base = self->sbase + s * lanes;
+        for (unsigned c = 0; c < classes; c++)
+            s_merge (&row[c], &snap[c], &base[c]);
         self->slot[self->rows[s]] = 0;
     }
     self->touched = 0;
+    self->batch = 1;
 }
 
-//  Apply the pending mini-batch to its model: a sparse one at once, a
-//  dense one to the private copy, which goes on to the next mini-batch
-//  (carry) and is pushed to the model every cfg.push of them
 //  The pending mini-batch's step, counted in the model's step counter:
 //  *COEF multiplies its summed gradient, *KEEP the weights (L2)
 static void s_rate (model_worker *self, float *coef, float *keep)
@@ -278,10 +279,23 @@ static void s_rate (model_worker *self, float *coef, float *keep)
     *keep = 1 - lr * self->cfg.l2;
 }
 
-//  A dense mini-batch whose weights took their step: the biases take
-//  theirs, and the copy goes on to the next mini-batch (carry), pushed to
-//  the model every cfg.push of them
-static void s_stepped_dense (model_worker *self, float coef)
+//  What the copy learned since the last push, into the model
+static void s_push (model_worker *self)
+{
+    if (self->kind == S_DENSE)
+        s_push_dense (self);
+    else
+        s_push_sparse (self);
+    _Atomic float *b = model_biases (self->m);
+    for (unsigned c = 0; c < self->cfg.classes; c++)
+        s_merge (&b[c], &self->bsnap[c], &self->bbase[c]);
+    self->steps = 0;
+}
+
+//  A mini-batch whose weights took their step: the biases take theirs,
+//  and the copy goes on to the next mini-batch (carry), pushed to the
+//  model every cfg.push of them
+static void s_stepped (model_worker *self, float coef)
 {
     for (unsigned c = 0; c < self->cfg.classes; c++) {
         self->bsnap[c] -= coef * self->bgrad[c];
@@ -290,21 +304,18 @@ static void s_stepped_dense (model_worker *self, float coef)
     self->carry = true;
     self->pending = 0;
     if (++self->steps == self->cfg.push)
-        s_push_dense (self);
+        s_push (self);
 }
 
 static void s_apply (model_worker *self)
 {
     float coef, keep;
     s_rate (self, &coef, &keep);
-    if (self->kind == S_DENSE) {
+    if (self->kind == S_DENSE)
         s_step_dense (self, 0, coef, keep);
-        s_stepped_dense (self, coef);
-        return;
-    }
-    s_apply_sparse (self, coef, keep);
-    s_apply_biases (self, coef);
-    self->pending = 0;
+    else
+        s_step_sparse (self, coef, keep);
+    s_stepped (self, coef);
 }
 
 void model_worker_flush (model_worker *self)
@@ -315,7 +326,7 @@ void model_worker_flush (model_worker *self)
     if (self->pending)
         s_apply (self);
     if (self->steps)
-        s_push_dense (self);
+        s_push (self);
     //  The caller may now pause for long (an epoch end): the next
     //  mini-batch reads the model afresh
     self->kind = S_IDLE;
@@ -438,7 +449,7 @@ static MODEL__CLONES void s_dense_tile (model_worker *self)
         //  leaves them as they are unless L2 shrinks them
         if (keep != 1)
             s_step_dense (self, need, coef, keep);
-        s_stepped_dense (self, coef);
+        s_stepped (self, coef);
     }
     else if (self->pending == self->cfg.minibatch)
         s_apply (self);
@@ -575,7 +586,7 @@ static int s_sparse_buffers (model_worker *self, size_t n)
         self->evalue = evalue;
         self->cap_example = cap;
     }
-    size_t touched = self->touched;  //  0 unless a sparse mini-batch is pending
+    size_t touched = self->touched;  //  0 unless a sparse copy is carried
     size_t want = touched + n < self->cfg.dim ? touched + n : self->cfg.dim;
     if (want <= self->cap_touched)
         return 0;
@@ -585,47 +596,70 @@ static int s_sparse_buffers (model_worker *self, size_t n)
     if (cap > self->cfg.dim)
         cap = self->cfg.dim;
     size_t lanes = self->lanes;
-    uint32_t *rows = malloc (cap * sizeof *rows);
-    float *ssnap = s_alloc_floats (cap * lanes), *sgrad = s_alloc_floats (cap * lanes);
-    if (!rows || !ssnap || !sgrad) {
+    uint32_t *rows = malloc (cap * sizeof *rows), *mrows = malloc (cap * sizeof *mrows);
+    uint32_t *stamp = malloc (cap * sizeof *stamp);
+    float *ssnap = s_alloc_floats (cap * lanes), *sbase = s_alloc_floats (cap * lanes);
+    float *sgrad = s_alloc_floats (cap * lanes);
+    if (!rows || !mrows || !stamp || !ssnap || !sbase || !sgrad) {
         free (rows);
+        free (mrows);
+        free (stamp);
         free (ssnap);
+        free (sbase);
         free (sgrad);
         return MODEL_ENOMEM;
     }
     if (touched) {
         memcpy (rows, self->rows, touched * sizeof *rows);
+        memcpy (mrows, self->mrows, self->mtouched * sizeof *mrows);
+        memcpy (stamp, self->stamp, touched * sizeof *stamp);
         memcpy (ssnap, self->ssnap, touched * lanes * sizeof *ssnap);
+        memcpy (sbase, self->sbase, touched * lanes * sizeof *sbase);
         memcpy (sgrad, self->sgrad, touched * lanes * sizeof *sgrad);
     }
     memset (sgrad + touched * lanes, 0, (cap - touched) * lanes * sizeof *sgrad);
     free (self->rows);
+    free (self->mrows);
+    free (self->stamp);
     free (self->ssnap);
+    free (self->sbase);
     free (self->sgrad);
     self->rows = rows;
+    self->mrows = mrows;
+    self->stamp = stamp;
     self->ssnap = ssnap;
+    self->sbase = sbase;
     self->sgrad = sgrad;
     self->cap_touched = cap;
     return 0;
 }
 
-//  The slot of ROW in the mini-batch; a row touched for the first time is
+//  The slot of ROW in the copy, noted as touched by the pending
+//  mini-batch; a row touched for the first time since the last push is
 //  copied from the shared model
 static inline uint32_t s_slot (model_worker *self, uint32_t row)
 {
     uint32_t s = self->slot[row];
-    if (s)
-        return s - 1;
+    if (s) {
+        s--;
+        if (self->stamp[s] != self->batch) {
+            self->stamp[s] = self->batch;
+            self->mrows[self->mtouched++] = s;
+        }
+        return s;
+    }
     s = (uint32_t) self->touched++;
     self->rows[s] = row;
     self->slot[row] = s + 1;
+    self->stamp[s] = self->batch;
+    self->mrows[self->mtouched++] = s;
     unsigned classes = self->cfg.classes, lanes = self->lanes;
     const _Atomic float *from = model_weights (self->m) + (size_t) row * lanes;
-    float *to = self->ssnap + (size_t) s * lanes;
+    float *to = self->ssnap + (size_t) s * lanes, *base = self->sbase + (size_t) s * lanes;
     for (unsigned c = 0; c < classes; c++)
-        to[c] = atomic_load_explicit (&from[c], memory_order_relaxed);
+        base[c] = to[c] = atomic_load_explicit (&from[c], memory_order_relaxed);
     for (unsigned c = classes; c < lanes; c++)
-        to[c] = 0;
+        base[c] = to[c] = 0;
     return s;
 }
 
