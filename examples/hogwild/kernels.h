@@ -16,12 +16,12 @@
     instruction set (MODEL__CLONES) and the loader picks the one the CPU
     runs.  Each lane is multiplied and added on its own, in the same
     order on every instruction set.  The library is built with
-    -ffp-contract=fast: the AVX-512 and FMA clones fuse each multiply and
-    the add that follows it into one instruction (one rounding instead
-    of two), which halves the work of the dense loops, so these two
-    compute the very same bits; the default clone, for CPUs without FMA
-    (before 2013), multiplies and adds apart, and its results differ
-    from theirs in the last bits.  The functions not cloned are built for
+    -ffp-contract=fast: the AVX-512 and AVX2 clones (x86-64-v4 and v3)
+    fuse each multiply and the add that follows it into one instruction
+    (one rounding instead of two), which halves the work of the dense
+    loops, so these two compute the very same bits (tests/hogwild_isa.sh
+    checks it); the default clone, for CPUs without AVX2 and FMA, multiplies and
+    adds apart, and its results differ from theirs in the last bits.  The functions not cloned are built for
     baseline x86-64, which has no FMA: they compute the same bits on
     every CPU.
 
@@ -111,16 +111,27 @@ model__kernel_sparse_scores (float *restrict score, const float *restrict snap, 
 
 //  One clone of a function per instruction set, chosen when the library
 //  is loaded (GCC's target_clones, through the dynamic loader's ifunc):
-//  no build that runs only on the build machine.  "fma" rather than
-//  "avx2": the loops are float vectors, which AVX has, and every CPU with
-//  AVX2 has FMA, while "avx2" alone would leave the multiply-adds apart.  Not under
+//  no build that runs only on the build machine.  The x86-64 levels
+//  rather than "avx512f" and "avx2": neither of those enables FMA (nor
+//  AVX-512 the fused forms of vectors narrower than 512 bits), and a
+//  clone that fuses the multiply-adds of some vector widths and not of
+//  others computes other bits than its neighbour.  x86-64-v4 is AVX-512
+//  (F, BW, CD, DQ, VL), v3 AVX2 with FMA (Haswell and Zen on).
+//  -DMODEL_LEVEL='"arch=x86-64-v3"' builds the one version a clone
+//  would be, the rest as in a build with clones: tests/hogwild_isa.sh
+//  compares two levels so.  Not under
 //  ThreadSanitizer: a program that links the clones itself runs their
 //  resolver before the sanitizer's runtime is up, and crashes
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__) \
+#if defined(MODEL_LEVEL)
+#define MODEL__CLONES __attribute__ ((target (MODEL_LEVEL)))
+#define MODEL__HAS_CLONES 0
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__)                    \
     && !defined(__SANITIZE_THREAD__)
-#define MODEL__CLONES __attribute__ ((target_clones ("avx512f", "fma", "default")))
+#define MODEL__CLONES __attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define MODEL__HAS_CLONES 1
 #else
 #define MODEL__CLONES
+#define MODEL__HAS_CLONES 0
 #endif
 
 //  Where a loop the compiler vectorizes poorly has a version written with
