@@ -670,7 +670,7 @@ START_TEST (test_two_threads)
 }
 END_TEST
 
-//  The dense loops (tiles of up to 16 examples, four examples and four
+//  The dense loops (tiles of up to 16 examples, eight examples and eight
 //  rows at a time, rows of 4, 8, 16 and 32 lanes, short examples) against
 //  mini-batch SGD written out plainly in doubles: a mini-batch's examples
 //  are scored with the weights as it began, their gradients summed, and
@@ -688,6 +688,13 @@ static void s_reference_check (unsigned classes, size_t dim, unsigned minibatch,
     model_blob *m = s_model (&cfg, &size);
     model_worker *w = model_worker_new (&cfg);
     ck_assert_ptr_nonnull (w);
+    //  The same examples learned with a push every mini-batch, on a model
+    //  of their own: the same bits as the default's pushes every four
+    model_config every = cfg;
+    every.push = 1;
+    model_blob *m1 = s_model (&every, &size);
+    model_worker *w1 = model_worker_new (&every);
+    ck_assert_ptr_nonnull (w1);
     double *W = calloc ((dim + 1) * classes, sizeof *W), *G = calloc ((dim + 1) * classes, sizeof *G);
     double *p = calloc (classes, sizeof *p);
     float *x = calloc (dim, sizeof *x);
@@ -710,13 +717,16 @@ static void s_reference_check (unsigned classes, size_t dim, unsigned minibatch,
         }
         unsigned label = (unsigned) (seed >> 20) % classes;
         ck_assert_int_eq (model_worker_add_dense_f32 (w, m, label, x, n, 1.0f), 0);
+        ck_assert_int_eq (model_worker_add_dense_f32 (w1, m1, label, x, n, 1.0f), 0);
         memcpy (xs + (size_t) pending * dim, x, n * sizeof *x);
         labels[pending] = label;
         lens[pending++] = n;
         if (pending < minibatch && i + 1 < examples)
             continue;
-        if (i + 1 == examples)
+        if (i + 1 == examples) {
             model_worker_flush (w);
+            model_worker_flush (w1);
+        }
         //  The reference: score every pending example on W, sum gradients
         memset (G, 0, (dim + 1) * classes * sizeof *G);
         for (unsigned e = 0; e < pending; e++) {
@@ -752,6 +762,9 @@ static void s_reference_check (unsigned classes, size_t dim, unsigned minibatch,
         pending = 0;
     }
     ck_assert_uint_eq (atomic_load (&m->step), examples);
+    ck_assert_mem_eq (m, m1, size);
+    model_worker_destroy (&w1);
+    free (m1);
     for (unsigned c = 0; c < classes; c++) {
         for (size_t j = 0; j < dim; j++)
             ck_assert_msg (fabs (s_weight (m, c, j) - W[j * classes + c])

@@ -93,13 +93,13 @@ typedef struct {
     /*  Training: only the workers read these; they may change between
         runs (a resumed run with other values simply trains differently
         from there on).  */
-    unsigned minibatch;      /*  examples per update of the shared model (1 .. 65536)  */
+    unsigned minibatch;      /*  examples per update of the worker's copy (1 .. 65536)  */
     float lr;                /*  learning rate of one mini-batch (mean gradient)  */
     model_schedule schedule;
     float decay;             /*  the schedule's decay, per example  */
     float l2;                /*  L2 penalty (l2/2 |w|^2) on the weights, not on biases  */
-    unsigned push;           /*  dense mini-batches learned on a worker's copy per write
-                                 of the shared model (1 .. 1024)  */
+    unsigned push;           /*  mini-batches learned on a worker's copy per write of
+                                 the shared model (1 .. 1024)  */
 } model_config;
 
 /*  Fill CFG with the defaults for CLASSES and DIM: minibatch 16, lr 0.2,
@@ -223,16 +223,17 @@ typedef struct {
 
 /*  A new worker for models of CFG's shape, trained with CFG's
     hyperparameters (copied: CFG may go away).  Its buffers come with the
-    first example of each kind: dense, two copies of classes x dim floats
-    (the weights and their gradient); sparse, an index of dim uint32_t
-    (1 MiB for 2^18 rows) and two rows of floats per row a mini-batch
-    touches.  NULL when out of memory or CFG fails model_config_check.  A
-    worker belongs to one thread at a time; different workers may train
-    the same model concurrently.  */
+    first example of each kind: dense, three copies of classes x dim
+    floats (the weights, the values they were read as, their gradient);
+    sparse, an index of dim uint32_t (1 MiB for 2^18 rows) and three rows
+    of floats and two uint32_t per row touched since the last push.  NULL when out of memory or CFG fails
+   model_config_check.  A worker belongs to one thread at a time; different workers may train the same model
+   concurrently.  */
 model_worker *model_worker_new (const model_config *cfg);
 
 /*  Destroy *SELF without flushing (call model_worker_flush first to keep
-    the pending mini-batch) and set *SELF to NULL.  NULL or *SELF == NULL
+    what it learned since its last push: up to cfg.push mini-batches and
+    the pending one) and set *SELF to NULL.  NULL or *SELF == NULL
     is a no-op.  */
 void model_worker_destroy (model_worker **self);
 
@@ -248,7 +249,9 @@ void model_worker_destroy (model_worker **self);
     one did: one worker alone computes exactly what it would with push 1.
     M must have passed model_check (or come from model_init) for this
     worker's configuration, and must be the same M for the whole
-    mini-batch.
+    mini-batch.  Until its next push the worker holds work bound to M: an
+    example on another model first pushes it into M, so flush the worker
+    before M is freed or replaced.
 
     Dense: feature j < N is X[j] * SCALE, row j; features N .. dim-1 are
     0.  N may be less than dim, not more (MODEL_EDIM).  The _u8 form is
@@ -271,12 +274,15 @@ int model_worker_add_dense_f64 (model_worker *self, model_blob *m, unsigned labe
 int model_worker_add_sparse (model_worker *self, model_blob *m, unsigned label, const uint64_t *index,
                              const float *value, size_t n, float scale);
 
-/*  Apply the pending mini-batch (if any) to the model it was read from.
-    Call it at every epoch end, before the model is checkpointed, and
-    before destroying the worker.  */
+/*  Apply the pending mini-batch (if any) and write everything learned
+    since the last push into the model it was read from.  Call it at
+    every epoch end, before the model is checkpointed, and before
+    destroying the worker or freeing the model.  */
 void model_worker_flush (model_worker *self);
 
-/*  Examples in the pending mini-batch (0 after a flush).  */
+/*  Examples in the pending mini-batch (0 after a flush).  0 does not mean
+    the model holds everything: mini-batches learned since the last push
+    wait on the worker's copy until the next push or flush.  */
 unsigned model_worker_pending (const model_worker *self);
 
 /*  Copy the statistics gathered since the last call into *OUT and reset

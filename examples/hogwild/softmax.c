@@ -126,15 +126,16 @@ static int s_number (weir_stage *st, const char *key, const char *fallback, doub
     return 0;
 }
 
-static int s_count (weir_stage *st, const char *key, const char *fallback, uint64_t max, uint64_t *out)
+static int s_count (weir_stage *st, const char *key, const char *fallback, uint64_t min, uint64_t max,
+                    uint64_t *out)
 {
     const char *text = weir_prop (st, key, fallback);
     char *end;
     errno = 0;
     unsigned long long v = strtoull (text, &end, 10);
-    if (end == text || *end || errno || v > max || *text == '-')
-        return weir_fail (st, "property '%s': '%s' is not a whole number from 0 to %llu", key, text,
-                          (unsigned long long) max);
+    if (end == text || *end || errno || v < min || v > max || *text == '-')
+        return weir_fail (st, "property '%s': '%s' is not a whole number from %llu to %llu", key, text,
+                          (unsigned long long) min, (unsigned long long) max);
     *out = v;
     return 0;
 }
@@ -145,15 +146,13 @@ static int s_config (weir_stage *st, s_state *self)
     model_config *cfg = &self->cfg;
     uint64_t classes, dim, minibatch, push;
     double lr, decay, l2;
-    if (s_count (st, "classes", "0", 1u << 20, &classes) || s_count (st, "dim", "0", (uint64_t) 1 << 40, &dim)
-        || s_count (st, "minibatch", "16", 65536, &minibatch) || s_count (st, "push", "4", 1024, &push)
+    if (s_count (st, "classes", "0", 0, 1u << 20, &classes)
+        || s_count (st, "dim", "0", 0, (uint64_t) 1 << 40, &dim)
+        || s_count (st, "minibatch", "16", 1, 65536, &minibatch) || s_count (st, "push", "4", 1, 1024, &push)
         || s_number (st, "lr", "0.2", &lr) || s_number (st, "decay", "5e-5", &decay)
-        || s_number (st, "l2", "0", &l2) || s_count (st, "seed", "0", UINT64_MAX, &self->seed)
-        || s_count (st, "patience", "0", UINT32_MAX, &self->patience))
+        || s_number (st, "l2", "0", &l2) || s_count (st, "seed", "0", 0, UINT64_MAX, &self->seed)
+        || s_count (st, "patience", "0", 0, UINT32_MAX, &self->patience))
         return -1;
-    if (minibatch == 0 || push == 0)
-        return weir_fail (st, "property '%s': 0 is not a whole number from 1 to %u",
-                          minibatch ? "push" : "minibatch", minibatch ? 1024 : 65536);
     model_config_defaults (cfg, (unsigned) classes, (size_t) dim);
     cfg->minibatch = (unsigned) minibatch;
     cfg->push = (unsigned) push;
@@ -615,7 +614,7 @@ static const weir_property_info s_props[] = {
     {"schedule", "inv", "inv, invsqrt or constant: how lr decays with the examples learned"},
     {"decay", "5e-5", "the schedule's decay, per example"},
     {"l2", "0", "L2 penalty on the weights"},
-    {"minibatch", "16", "examples each thread gathers before it updates the shared model"},
+    {"minibatch", "16", "examples each thread gathers before it updates its copy of the model"},
     {"push", "4",
      "mini-batches each thread learns on its own copy of the model before it writes them into the "
      "shared one (1: every one)"},

@@ -5,12 +5,12 @@
     ones, keep the compiler from vectorizing a loop, and a shared model
     that every thread writes after every example makes its cache lines
     bounce between cores (two threads then run at half the speed of one).
-    So a mini-batch copies the weights it needs from the shared model
+    So a worker copies the weights it needs from the shared model
     (relaxed atomic loads), scores and differentiates its examples on the
     copy with plain float loops the compiler vectorizes, sums the gradient
-    privately, and writes each weight it changed once at the end (relaxed
-    load, add, relaxed store: an update racing with another thread's may
-    be lost, never torn).
+    privately, steps the copy, and every cfg.push mini-batches merges the
+    copy into the model (relaxed load, merge, relaxed store: an update
+    racing with another thread's may be lost, never torn).
 
     Why mini-batches are pushed in fours (cfg.push): the write of the
     shared model is one scalar atomic load and store per weight, as slow
@@ -36,7 +36,7 @@
     Why dense examples wait in tiles: every example of a mini-batch is
     scored against the same copy, so nothing is lost by scoring up to 16
     of them together (a tile), and the tile's loops load each row once
-    for four examples and each example's derivatives once for four rows
+    for eight examples and each example's derivatives once for eight rows
     instead of once per multiply.  That, and registers as wide as the CPU
     has, is most of the speed of the dense loop.
 
@@ -270,8 +270,10 @@ static void s_push_sparse (model_worker *self)
 }
 
 //  The pending mini-batch's step, counted in the model's step counter:
-//  *COEF multiplies its summed gradient, *KEEP the weights (L2)
-static void s_rate (model_worker *self, float *coef, float *keep)
+//  *COEF multiplies its summed gradient, *KEEP the weights (L2).  Never
+//  inlined into a clone, whose multiply-adds are fused: the fused and
+//  unfused paths of a dense mini-batch then get the same KEEP
+static __attribute__ ((noinline)) void s_rate (model_worker *self, float *coef, float *keep)
 {
     uint64_t t = atomic_fetch_add_explicit (&self->m->step, self->pending, memory_order_relaxed);
     float lr = model_lr (&self->cfg, t);
