@@ -689,7 +689,7 @@ static void s_reference_check (unsigned classes, size_t dim, unsigned minibatch,
     model_worker *w = model_worker_new (&cfg);
     ck_assert_ptr_nonnull (w);
     //  The same examples learned with a push every mini-batch, on a model
-    //  of their own: the same bits as the default's pushes every four
+    //  of their own: the same bits as the default's pushes every eight
     model_config every = cfg;
     every.push = 1;
     model_blob *m1 = s_model (&every, &size);

@@ -46,7 +46,7 @@ void model_config_defaults (model_config *cfg, unsigned classes, size_t dim)
         .schedule = MODEL_LR_INV,
         .decay = 5e-5f,
         .l2 = 0,
-        .push = 4,
+        .push = 8,
     };
 }
 

@@ -103,7 +103,7 @@ typedef struct {
 } model_config;
 
 /*  Fill CFG with the defaults for CLASSES and DIM: minibatch 16, lr 0.2,
-    MODEL_LR_INV with decay 5e-5, l2 0, MODEL_INDEX_HASH, push 4.
+    MODEL_LR_INV with decay 5e-5, l2 0, MODEL_INDEX_HASH, push 8.
 
     DEFAULTS: they train Fashion-MNIST (pixels scaled by 1/255, dense, or
     sparse hashed into 2^18 rows) to 0.843 test accuracy in 10 passes
@@ -119,9 +119,11 @@ typedef struct {
     accurate (0.830), with 64 somewhat faster and less accurate (0.836)
     at this lr.  L2 gained nothing (ten passes are far from overfitting a
     linear model), so it is off.  PUSH: one thread learns the same bits
-    whatever it is; 4 made one thread 1.3x faster than 1 (the write of
-    the shared model is a loop of scalar atomics), with the same test
-    accuracy from two threads (0.842 .. 0.844).  */
+    whatever it is (the write of the shared model is a loop of scalar
+    atomics, one load and one store per weight); 8 takes 0.59x the time
+    of 1 with one thread and 0.55x with two, at the same test accuracy
+    (0.842 .. 0.844 from two threads; 4 gave the same, 16 was only a few
+    per cent faster than 8).  */
 void model_config_defaults (model_config *cfg, unsigned classes, size_t dim);
 
 /*  0, or MODEL_ECONFIG when a value of CFG is out of range (classes < 2,

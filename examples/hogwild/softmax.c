@@ -148,7 +148,7 @@ static int s_config (weir_stage *st, s_state *self)
     double lr, decay, l2;
     if (s_count (st, "classes", "0", 0, 1u << 20, &classes)
         || s_count (st, "dim", "0", 0, (uint64_t) 1 << 40, &dim)
-        || s_count (st, "minibatch", "16", 1, 65536, &minibatch) || s_count (st, "push", "4", 1, 1024, &push)
+        || s_count (st, "minibatch", "16", 1, 65536, &minibatch) || s_count (st, "push", "8", 1, 1024, &push)
         || s_number (st, "lr", "0.2", &lr) || s_number (st, "decay", "5e-5", &decay)
         || s_number (st, "l2", "0", &l2) || s_count (st, "seed", "0", 0, UINT64_MAX, &self->seed)
         || s_count (st, "patience", "0", 0, UINT32_MAX, &self->patience))
@@ -615,7 +615,7 @@ static const weir_property_info s_props[] = {
     {"decay", "5e-5", "the schedule's decay, per example"},
     {"l2", "0", "L2 penalty on the weights"},
     {"minibatch", "16", "examples each thread gathers before it updates its copy of the model"},
-    {"push", "4",
+    {"push", "8",
      "mini-batches each thread learns on its own copy of the model before it writes them into the "
      "shared one (1: every one)"},
     {"seed", "0", "0 starts from zero weights; another value draws small random ones"},

@@ -12,7 +12,7 @@
     copy into the model (relaxed load, merge, relaxed store: an update
     racing with another thread's may be lost, never torn).
 
-    Why mini-batches are pushed in fours (cfg.push): the write of the
+    Why mini-batches are pushed in eights (cfg.push): the write of the
     shared model is one scalar atomic load and store per weight, as slow
     as scoring and differentiating a whole dense mini-batch of 16.  So a
     mini-batch updates only the private copy, with vector loops, and the
@@ -23,7 +23,7 @@
     alone computes exactly what writing every mini-batch would), the
     model's value plus the copy's change where another thread wrote it.
     A thread then sees the others' work a push later, and two threads
-    write each line a quarter as often.
+    write each line an eighth as often.
 
     Why one layout: the shared model keeps one row per feature (all
     classes side by side, at most a cache line), so a sparse example
