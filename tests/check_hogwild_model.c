@@ -39,6 +39,28 @@ static void s_toy (unsigned i, uint8_t x[8], unsigned *label)
     x[3 + i % 5] = (uint8_t) (i * 37);
 }
 
+//  Toy example I into W on M, dense or as sparse pairs (index j + 1 for
+//  feature j, zeros left out)
+static void s_add_toy (model_worker *w, model_blob *m, unsigned i, int sparse)
+{
+    uint8_t x[8];
+    unsigned label;
+    s_toy (i, x, &label);
+    if (!sparse) {
+        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+        return;
+    }
+    uint64_t idx[8];
+    float val[8];
+    size_t n = 0;
+    for (size_t j = 0; j < 8; j++)
+        if (x[j]) {
+            idx[n] = j + 1;
+            val[n++] = x[j];
+        }
+    ck_assert_int_eq (model_worker_add_sparse (w, m, label, idx, val, n, 1.0f / 255), 0);
+}
+
 START_TEST (test_layout)
 {
     ck_assert_uint_eq (model_row_floats (2), 4);
@@ -196,22 +218,16 @@ START_TEST (test_minibatch)
     size_t size;
     model_blob *m = s_model (&cfg, &size);
     model_worker *w = model_worker_new (&cfg);
-    uint8_t x[8];
-    unsigned label;
-    for (unsigned i = 0; i < 3; i++) {
-        s_toy (i, x, &label);
-        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
-    }
+    for (unsigned i = 0; i < 3; i++)
+        s_add_toy (w, m, i, 0);
     ck_assert_uint_eq (model_worker_pending (w), 3);
     ck_assert_uint_eq (atomic_load (&m->step), 0);
     ck_assert_float_eq (s_bias (m, 0), 0);
-    s_toy (3, x, &label);
-    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    s_add_toy (w, m, 3, 0);
     ck_assert_uint_eq (model_worker_pending (w), 0);
     ck_assert_uint_eq (atomic_load (&m->step), 4);
     ck_assert_float_ne (s_bias (m, 0), 0);
-    s_toy (4, x, &label);
-    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
+    s_add_toy (w, m, 4, 0);
     model_worker_flush (w);
     ck_assert_uint_eq (atomic_load (&m->step), 5);
     model_worker_flush (w);
@@ -220,28 +236,6 @@ START_TEST (test_minibatch)
     free (m);
 }
 END_TEST
-
-//  Toy example I into W on M, dense or as sparse pairs (index j + 1 for
-//  feature j, zeros left out)
-static void s_add_toy (model_worker *w, model_blob *m, unsigned i, int sparse)
-{
-    uint8_t x[8];
-    unsigned label;
-    s_toy (i, x, &label);
-    if (!sparse) {
-        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
-        return;
-    }
-    uint64_t idx[8];
-    float val[8];
-    size_t n = 0;
-    for (size_t j = 0; j < 8; j++)
-        if (x[j]) {
-            idx[n] = j + 1;
-            val[n++] = x[j];
-        }
-    ck_assert_int_eq (model_worker_add_sparse (w, m, label, idx, val, n, 1.0f / 255), 0);
-}
 
 //  Train on the toy examples FROM .. TO-1 with a new worker of CFG, and
 //  flush
@@ -255,8 +249,8 @@ static void s_train_toy (model_blob *m, const model_config *cfg, unsigned from, 
     model_worker_destroy (&w);
 }
 
-//  Dense mini-batches are learned on the worker's copy and written into
-//  the model every cfg.push of them: one worker alone ends with the very
+//  Mini-batches are learned on the worker's copy and written into the
+//  model every cfg.push of them: one worker alone ends with the very
 //  bits of push 1, and of two workers whose copies overlap in time,
 //  neither undoes what the other wrote
 START_TEST (test_push)
@@ -269,27 +263,19 @@ START_TEST (test_push)
     size_t size;
     model_blob *m = s_model (&cfg, &size);
     model_worker *w = model_worker_new (&cfg);
-    uint8_t x[8];
-    unsigned label;
-    for (unsigned i = 0; i < 4; i++) {
-        s_toy (i, x, &label);
-        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
-    }
+    for (unsigned i = 0; i < 4; i++)
+        s_add_toy (w, m, i, 0);
     //  Two mini-batches learned, counted by the step, not yet written
     ck_assert_uint_eq (atomic_load (&m->step), 4);
     ck_assert_float_eq (s_bias (m, 0), 0);
     ck_assert_float_eq (s_weight (m, 0, 0), 0);
-    for (unsigned i = 4; i < 6; i++) {
-        s_toy (i, x, &label);
-        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
-    }
+    for (unsigned i = 4; i < 6; i++)
+        s_add_toy (w, m, i, 0);
     ck_assert_float_ne (s_bias (m, 0), 0);
     ck_assert_float_ne (s_weight (m, 0, 0), 0);
     //  A flush writes what is pending, whole mini-batches or not
-    for (unsigned i = 6; i < 1003; i++) {
-        s_toy (i, x, &label);
-        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
-    }
+    for (unsigned i = 6; i < 1003; i++)
+        s_add_toy (w, m, i, 0);
     model_worker_flush (w);
     ck_assert_uint_eq (atomic_load (&m->step), 1003);
     model_worker_destroy (&w);
@@ -558,24 +544,8 @@ static void s_train (model_blob *m, const model_config *cfg, int sparse, unsigne
     model_worker *w = model_worker_new (cfg);
     ck_assert_ptr_nonnull (w);
     for (unsigned e = from; e < from + epochs; e++) {
-        for (unsigned i = 0; i < 101; i++) {
-            uint8_t x[8];
-            unsigned label;
-            s_toy (i + e, x, &label);
-            if (sparse) {
-                uint64_t idx[8];
-                float val[8];
-                size_t n = 0;
-                for (size_t j = 0; j < 8; j++)
-                    if (x[j]) {
-                        idx[n] = j + 1;
-                        val[n++] = x[j];
-                    }
-                ck_assert_int_eq (model_worker_add_sparse (w, m, label, idx, val, n, 1.0f / 255), 0);
-            }
-            else
-                ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
-        }
+        for (unsigned i = 0; i < 101; i++)
+            s_add_toy (w, m, i + e, sparse);
         model_worker_flush (w);
     }
     model_worker_destroy (&w);

@@ -146,6 +146,16 @@ model__kernel_sparse_scores (float *restrict score, const float *restrict snap, 
 //  instruction set: a kernel left out of line would run the default one
 #define MODEL__INLINE __attribute__ ((always_inline))
 
+//  A mini-batch's step on one vector of a private copy: *P = KEEP * *P -
+//  COEF * G (KEEP shrinks the weights, L2; COEF scales the summed
+//  gradient G)
+#define MODEL__STEP(VT, p, g, keep, coef)                                                                    \
+    do {                                                                                                     \
+        MODEL__LOAD (VT, s_, p);                                                                             \
+        s_ = keep * s_ - coef * g;                                                                           \
+        memcpy ((p), &s_, sizeof s_);                                                                        \
+    } while (0)
+
 /*  The dense kernels, model__kernel_scores_NAME and _grad_NAME, for a
     vector type VT of V floats (a row of LANES floats is LANES / V of
     them).  X holds N examples, one every XSTRIDE floats, each NEED
@@ -161,7 +171,7 @@ model__kernel_sparse_scores (float *restrict score, const float *restrict snap, 
     share each load of D[e]; each row sums in the examples' order, as an
     example-by-example update would.  With SNAP, the examples are a whole
     mini-batch: the sum starts from zero, as it would in a cleared GRAD,
-    and goes straight into SNAP's step (model__kernel_step's arithmetic;
+    and goes straight into SNAP's step (MODEL__STEP, as model__kernel_step;
     where multiply-adds are fused, the compiler may fuse another of its
     two products) instead of into GRAD, which is left as it was.
 
@@ -172,13 +182,6 @@ model__kernel_sparse_scores (float *restrict score, const float *restrict snap, 
     every sum is the same for any number of chains.
 
     Vectors go through memcpy (MODEL__LOAD).  */
-//  The step of model__kernel_step on one vector: *P = KEEP * *P - COEF * G
-#define MODEL__STEP(VT, p, g, keep, coef)                                                                    \
-    do {                                                                                                     \
-        MODEL__LOAD (VT, s_, p);                                                                             \
-        s_ = keep * s_ - coef * g;                                                                           \
-        memcpy ((p), &s_, sizeof s_);                                                                        \
-    } while (0)
 #define MODEL__DENSE_KERNELS(NAME, VT, V)                                                                    \
     static inline MODEL__INLINE void model__kernel_scores_##NAME (                                           \
         float *restrict score, const float *restrict snap, const float *restrict bias,                       \
@@ -295,28 +298,21 @@ MODEL__DENSE_KERNELS (v4, model__v4, 4)
 MODEL__DENSE_KERNELS (v8, model__v8, 8)
 MODEL__DENSE_KERNELS (v16, model__v16, 16)
 
-//  SNAP = KEEP * SNAP - COEF * GRAD, then GRAD = 0, over N floats (a
-//  multiple of 4): a mini-batch's step on a private copy, in vectors of 16
-//  and then of 4.  Each float is computed on its own, the same way in
-//  every clone
+//  MODEL__STEP over N floats (a multiple of 4), then GRAD = 0: a
+//  mini-batch's step on a private copy, in vectors of 16 and then of 4.
+//  Each float is computed on its own, the same way in every clone
 static inline MODEL__INLINE void model__kernel_step (float *restrict snap, float *restrict grad, size_t n,
                                                      float keep, float coef)
 {
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        model__v16 s, g;
-        memcpy (&s, snap + i, sizeof s);
-        memcpy (&g, grad + i, sizeof g);
-        s = keep * s - coef * g;
-        memcpy (snap + i, &s, sizeof s);
+        MODEL__LOAD (model__v16, g, grad + i);
+        MODEL__STEP (model__v16, snap + i, g, keep, coef);
         memset (grad + i, 0, sizeof g);
     }
     for (; i < n; i += 4) {
-        model__v4 s, g;
-        memcpy (&s, snap + i, sizeof s);
-        memcpy (&g, grad + i, sizeof g);
-        s = keep * s - coef * g;
-        memcpy (snap + i, &s, sizeof s);
+        MODEL__LOAD (model__v4, g, grad + i);
+        MODEL__STEP (model__v4, snap + i, g, keep, coef);
         memset (grad + i, 0, sizeof g);
     }
 }

@@ -207,13 +207,14 @@ static MODEL__CLONES void s_step_dense (model_worker *self, size_t from, float c
 //  started from, BASE) gets the copy's value, so that one thread alone
 //  computes exactly what it would computing on the shared model; one
 //  another thread changed gets this thread's change added to it
-static inline float s_merge (_Atomic float *shared, float *snap, float *base)
+static void s_merge (_Atomic float *shared, float *snap, float *base, unsigned n)
 {
-    float w = atomic_load_explicit (shared, memory_order_relaxed);
-    float v = w == *base ? *snap : w + (*snap - *base);
-    atomic_store_explicit (shared, v, memory_order_relaxed);
-    *snap = *base = v;
-    return v;
+    for (unsigned c = 0; c < n; c++) {
+        float w = atomic_load_explicit (&shared[c], memory_order_relaxed);
+        float v = w == base[c] ? snap[c] : w + (snap[c] - base[c]);
+        atomic_store_explicit (&shared[c], v, memory_order_relaxed);
+        snap[c] = base[c] = v;
+    }
 }
 
 static void s_push_dense (model_worker *self)
@@ -225,30 +226,25 @@ static void s_push_dense (model_worker *self)
     //  differentiating a mini-batch: hence a push every cfg.push of them
     for (size_t j = 0; j < end; j++) {
         _Atomic float *row = w + j * lanes;
-        float *snap = self->dsnap + j * lanes, *base = self->dbase + j * lanes;
         //  Ask for a later row's line for writing now: with several
         //  threads it is often in another core's cache, and fetching it
         //  while this one is updated hides most of the wait
         if (j + S_PREFETCH < end)
             __builtin_prefetch ((const void *) (row + S_PREFETCH * lanes), 1);
-        for (unsigned c = 0; c < classes; c++)
-            s_merge (&row[c], &snap[c], &base[c]);
+        s_merge (row, self->dsnap + j * lanes, self->dbase + j * lanes, classes);
     }
 }
 
 //  One step of a sparse mini-batch, on the private copy only: the rows it
 //  touched, in the order it first touched them (the rows touched since
-//  the last push but not by it stay as they are: L2 is lazy)
+//  the last push but not by it stay as they are: L2 is lazy).  Not
+//  cloned: the same bits on every CPU, as the sparse step always was
 static void s_step_sparse (model_worker *self, float coef, float keep)
 {
-    unsigned classes = self->cfg.classes, lanes = self->lanes;
+    unsigned lanes = self->lanes;
     for (size_t i = 0; i < self->mtouched; i++) {
         size_t at = (size_t) self->mrows[i] * lanes;
-        float *snap = self->ssnap + at, *g = self->sgrad + at;
-        for (unsigned c = 0; c < classes; c++) {
-            snap[c] = keep * snap[c] - coef * g[c];
-            g[c] = 0;
-        }
+        model__kernel_step (self->ssnap + at, self->sgrad + at, lanes, keep, coef);
     }
     self->mtouched = 0;
     self->batch++;
@@ -259,10 +255,8 @@ static void s_push_sparse (model_worker *self)
     unsigned classes = self->cfg.classes, lanes = self->lanes;
     _Atomic float *w = model_weights (self->m);
     for (size_t s = 0; s < self->touched; s++) {
-        _Atomic float *row = w + (size_t) self->rows[s] * lanes;
-        float *snap = self->ssnap + s * lanes, *base = self->sbase + s * lanes;
-        for (unsigned c = 0; c < classes; c++)
-            s_merge (&row[c], &snap[c], &base[c]);
+        s_merge (w + (size_t) self->rows[s] * lanes, self->ssnap + s * lanes, self->sbase + s * lanes,
+                 classes);
         self->slot[self->rows[s]] = 0;
     }
     self->touched = 0;
@@ -288,9 +282,7 @@ static void s_push (model_worker *self)
         s_push_dense (self);
     else
         s_push_sparse (self);
-    _Atomic float *b = model_biases (self->m);
-    for (unsigned c = 0; c < self->cfg.classes; c++)
-        s_merge (&b[c], &self->bsnap[c], &self->bbase[c]);
+    s_merge (model_biases (self->m), self->bsnap, self->bbase, self->cfg.classes);
     self->steps = 0;
 }
 
@@ -337,9 +329,9 @@ void model_worker_flush (model_worker *self)
     self->hi = 0;
 }
 
-//  Make the pending mini-batch one of KIND on M, applying one of the other
-//  kind first.  A mini-batch that begins reads the biases, unless it goes
-//  on from a dense one just applied on the same model (carry)
+//  Make the pending mini-batch one of KIND on M, flushing one of the other
+//  kind or model first.  A mini-batch that begins reads the biases,
+//  unless it goes on from the copy of one just applied (carry)
 static void s_begin (model_worker *self, model_blob *m, int kind)
 {
     if (self->kind != kind || (self->m != m && self->pending == 0))
