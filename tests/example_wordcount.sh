@@ -100,6 +100,39 @@ WEIR_PLUGIN_PATH="$WORDCOUNT_DIR" "$WEIR" run -q \
 sort "$T/builtin.txt" > "$T/c"
 same "$T/a" "$T/c" "the builtin count and the plugin"
 
+# The vector scan against the byte-by-byte one (the same file built with
+# -DTOKENIZE_BYTEWISE) on text of every byte class next to the ranges a
+# word's bytes fall in, lines of every length across the 16- and 64-byte
+# blocks the scan takes, and words running to a line's end
+BYTEWISE_DIR="${PLUGINS_DIR%/.libs}/bytewise/.libs"
+if [ -f "$BYTEWISE_DIR/tokenize.so" ]; then
+    LC_ALL=C awk 'BEGIN {
+        srand(7); n = split("97 122 65 90 113 77 48 57 39 32 32 46 44 64 91 96 123 47 58 38 127 128 195 169 255 9 120 67", c, " ")
+        for (l = 0; l < 4000; l++) {
+            len = (l % 50 == 0) ? 3000 + l : int(rand() * 200); s = ""
+            for (i = 0; i < len; i++) s = s sprintf("%c", c[1 + int(rand() * n)])
+            print s
+        }
+    }' > "$T/mixed.txt"
+    for props in "lowercase=1" "min-length=3"; do
+        for dir in "$WORDCOUNT_DIR" "$BYTEWISE_DIR"; do
+            WEIR_PLUGIN_PATH="$dir" "$WEIR" run -q \
+                "lines path=$T/mixed.txt split=50000 threads=2 ! tokenize $props threads=2 ! count key=. threads=2 ! lines path=$T/words.txt" \
+                || fail "tokenize $props from $dir"
+            sort "$T/words.txt" > "$T/words-$(basename "$(dirname "$dir")")"
+        done
+        same "$T/words-bytewise" "$T/words-wordcount" "tokenize $props: the vector scan and the bytes"
+    done
+    # And both against tr: as many words, as many distinct ones
+    LC_ALL=C tr -c "A-Za-z0-9'\200-\377" '\n' < "$T/mixed.txt" | awk 'length >= 3' | sort | uniq -c > "$T/tr"
+    total=$(awk '{ s += $1 } END { print s }' "$T/tr")
+    [ "$(sed 's/.*,\([0-9]*\)\]$/\1/' "$T/words-wordcount" | awk '{ s += $1 } END { print s }')" = "$total" ] \
+        && [ "$(wc -l < "$T/words-wordcount")" = "$(wc -l < "$T/tr")" ] && [ "$total" -gt 50000 ] && ok \
+        || fail "tokenize min-length=3: $(wc -l < "$T/words-wordcount") words, tr finds $(wc -l < "$T/tr") ($total in all)"
+else
+    fail "the byte-by-byte tokenize is not built in $BYTEWISE_DIR"
+fi
+
 # A plugin may not take a builtin's name: refused, naming both, and its
 # path still loads it
 cp "$WORDCOUNT_DIR/wordcount.so" "$T/count.so"
