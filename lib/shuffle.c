@@ -8,7 +8,7 @@
 
 #include "lib/batch.h"
 #include "lib/buf.h"
-#include "lib/keytable.h"
+#include "lib/partials.h"
 #include "lib/killpoint.h"
 
 //  What goes to one consumer thread
@@ -24,7 +24,7 @@ struct weir__shuffle {
     unsigned nparts;
     //  With a combiner: the partial aggregate of each key, for every
     //  consumer (one table, not one per consumer: half the cache)
-    weir__keytable *keys;
+    weir__partials *keys;
     unsigned plain;   //  batches to send without the combiner before it is tried again
     unsigned rest;    //  how many the next rest lasts
     uint64_t folded;  //  records folded into KEYS since the last flush
@@ -46,8 +46,8 @@ struct weir__shuffle {
 #define S_REST_MAX 4096
 
 //  Partial aggregates are held across batches, until the producer sends a
-//  marker (weir__shuffle_flush) or its table holds this many keys (about
-//  250 kB, kept for the next: a wide stage has a table per producer
+//  marker (weir__shuffle_flush) or its table holds this many keys (512
+//  kB of lib/partials.c's lines, kept for the next: a wide stage has a table per producer
 //  thread and keyed link).  Folded batch by batch, a word count saved
 //  nothing (a batch of 256 words held about 220 distinct ones, and the
 //  combiner rested); held for an epoch, 22 million words become a few
@@ -77,7 +77,7 @@ void weir__shuffle_destroy (weir__shuffle **self_p)
         weir__batch_release (&self->parts[c].raw);
         weir__batch_release (&self->parts[c].combined);
     }
-    weir__keytable_destroy (&self->keys);
+    weir__partials_destroy (&self->keys);
     free (self->parts);
     free (self->owner);
     weir__buf_release (&self->key);
@@ -107,7 +107,7 @@ static int s_parts (weir__shuffle *self, unsigned n, const weir__combiner *combi
             p->combined.kind = WEIR__BATCH_COMBINED;
         }
     }
-    if (combiner && !self->keys && !(self->keys = weir__keytable_new (combiner->value_size)))
+    if (combiner && !self->keys && !(self->keys = weir__partials_new (combiner->value_size)))
         return WEIR_ENOMEM;
     return 0;
 }
@@ -133,7 +133,7 @@ static int s_send_part (const weir__shuffle_to *to, unsigned c, weir__batch *b, 
 int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
                          uint64_t *wait_ns)
 {
-    size_t keys = self && self->keys ? weir__keytable_count (self->keys) : 0;
+    size_t keys = self && self->keys ? weir__partials_count (self->keys) : 0;
     if (!keys)
         return 0;
     //  Each key's partial aggregate into its consumer's batch, then each
@@ -145,8 +145,8 @@ int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, co
     for (size_t i = 0; i < keys && !rc; i++) {
         const char *key;
         size_t len;
-        const void *value = weir__keytable_entry (self->keys, i, &key, &len);
-        uint64_t hash = weir__keytable_hash (self->keys, i);
+        uint64_t hash;
+        const void *value = weir__partials_entry (self->keys, i, &key, &len, &hash);
         weir__batch *b = &self->parts[self->owner[weir__key_group (hash, groups)]].combined;
         int r = combiner->pack (combiner, key, len, hash, value, b);
         if (r < 0)
@@ -160,7 +160,7 @@ int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, co
         if (!rc)
             rc = r;
     }
-    weir__keytable_clear (self->keys);
+    weir__partials_clear (self->keys);
     //  Too little folded: rest.  A flush of a few records (an epoch's end
     //  in a trickle) says nothing either way.
     if (self->folded < S_SAMPLE)
@@ -245,7 +245,7 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
         s_part *p = &self->parts[c];
         if (fold) {
             int fresh;
-            void *value = weir__keytable_upsert (self->keys, k, klen, hash, &fresh);
+            void *value = weir__partials_upsert (self->keys, k, klen, hash, &fresh);
             if (!value) {
                 rc = WEIR_ENOMEM;
                 break;
@@ -278,7 +278,7 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
         if (!rc)
             rc = r;
     }
-    size_t keys = fold ? weir__keytable_count (self->keys) : 0;
+    size_t keys = fold ? weir__partials_count (self->keys) : 0;
     if (!rc && (keys >= S_HOLD || (self->folded >= S_SAMPLE && keys * 2 > self->folded)))
         rc = weir__shuffle_flush (self, combiner, to, wait_ns);
     return rc;
@@ -293,15 +293,14 @@ int weir__shuffle_ready (weir__shuffle *self, unsigned groups, const weir__combi
 }
 
 int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
-                        const char *key, size_t len, uint64_t hash, const msgpack_object *rec,
-                        uint64_t *wait_ns)
+                        const msgpack_object *rec, uint64_t hash, uint64_t *wait_ns)
 {
     //  Resting, the records go as they are, and the sends count the rest
     //  down batch by batch
     if (self->plain)
         return 0;
     int fresh;
-    void *value = weir__keytable_upsert (self->keys, key, len, hash, &fresh);
+    void *value = weir__partials_upsert_str (self->keys, rec->via.str.ptr, rec->via.str.size, hash, &fresh);
     if (!value)
         return WEIR_ENOMEM;
     if (combiner->fold (combiner, rec, value))
@@ -310,7 +309,7 @@ int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, con
     //  only come to hold enough keys, or too many for what was folded,
     //  when a key is new, or when the sample is complete
     if (++self->folded == S_SAMPLE || fresh) {
-        size_t keys = weir__keytable_count (self->keys);
+        size_t keys = weir__partials_count (self->keys);
         if (keys >= S_HOLD || (self->folded >= S_SAMPLE && keys * 2 > self->folded)) {
             int rc = weir__shuffle_flush (self, combiner, to, wait_ns);
             if (rc)

@@ -672,6 +672,12 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
 static int s_combine_fold (const weir__combiner *c, const msgpack_object *rec, void *value)
 {
     const s_agg *agg = (const s_agg *) c;
+    //  A count of records (no value=): one more, with no call (a word
+    //  count comes here for every word)
+    if (agg->op == S_COUNT && !agg->value) {
+        ((s_value *) value)->n++;
+        return 0;
+    }
     int64_t i = 0;
     double f = 0;
     int is_float = 0;

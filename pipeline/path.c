@@ -158,20 +158,17 @@ static int s_fold_ready (weir__worker *w)
     return 0;
 }
 
-int weir__path_fold (weir__worker *w, size_t head, size_t len)
+int weir__path_fold (weir__worker *w, const char *p, size_t n, uint64_t hash)
 {
     if (w->fold_port0 == 0 && s_fold_ready (w))
         return -1;
-    //  A key too long goes the usual way, to be refused there
-    if (w->fold_port0 < 0 || len > WEIR__KEY_MAX_BYTES)
+    if (w->fold_port0 < 0)
         return 0;
-    const char *p = w->sink.batch.data + w->packed_from;
     msgpack_object rec = {.type = MSGPACK_OBJECT_STR};
-    rec.via.str.ptr = p + head;
-    rec.via.str.size = (uint32_t) (len - head);
+    rec.via.str.ptr = p;
+    rec.via.str.size = (uint32_t) n;
     uint64_t wait = 0;
-    int rc = weir__shuffle_fold (w->shuffles[0], w->fold_combiner, &w->fold_to, p, len,
-                                 weir__key_hash (p, len), &rec, &wait);
+    int rc = weir__shuffle_fold (w->shuffles[0], w->fold_combiner, &w->fold_to, &rec, hash, &wait);
     s_wait (w, wait);
     //  Counted in batches' worth, so that the progress line moves
     if (rc == 1 && ++w->folded >= w->sink.limit)

@@ -28,14 +28,15 @@ int weir__path_send (weir__worker *w);
     port (port 0 and the sink's batch for a stage without ports).  */
 int weir__path_send_port (weir__worker *w, unsigned port);
 
-/*  The record just packed into the sink's batch from w->packed_from, a
-    str of LEN bytes with the shortest header of HEAD bytes, folded into
-    the partial aggregates of port 0's link now rather than read back when
-    the batch goes, when that link leads to a stage that aggregates keyed
-    by the whole record (a word into 'count key=.'): the record is its own
-    canonical key.  1 when folded (the caller takes it out of the batch),
-    0 when it stays there, -1 when the job failed.  */
-int weir__path_fold (weir__worker *w, size_t head, size_t len);
+/*  The str record of the N bytes at P (a word), whose canonical key's
+    hash is HASH, folded into the partial aggregates of port 0's link as
+    it is emitted rather than packed and read back when the batch goes,
+    when that link leads to a stage that aggregates keyed by the whole
+    record (a word into 'count key=.'): the record is its own key.  N is
+    at most WEIR__KEY_MAX_BYTES less the header.  1 when folded, 0 when
+    the record must go into the batch as it is, -1 when the job
+    failed.  */
+int weir__path_fold (weir__worker *w, const char *p, size_t n, uint64_t hash);
 
 /*  A marker of KIND (WEIR__BATCH_EOS, WEIR__BATCH_BARRIER) carrying FLAG
     to every consumer thread downstream, behind everything this worker sent

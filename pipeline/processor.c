@@ -12,6 +12,7 @@
 
 #include "cluster/cluster.h"
 #include "lib/clock.h"
+#include "lib/key.h"
 #include "lib/pack.h"
 #include "lib/scan.h"
 #include "pipeline/controller.h"
@@ -100,7 +101,9 @@ int weir_emit_packed (weir_stage *st)
     //  length says so: no scan
     const unsigned char *first = (const unsigned char *) b->data + st->packed_from;
     if (have && (*first & 0xe0) == 0xa0 && have == 1 + (size_t) (*first & 0x1f)) {
-        int folded = weir__path_fold (st, 1, have);
+        int folded = st->fold_port0 < 0 ? 0
+                                        : weir__path_fold (st, (const char *) first + 1, have - 1,
+                                                           weir__key_hash (first, have));
         if (folded == 0)
             return s_added (st);
         b->len = st->packed_from;
@@ -123,14 +126,24 @@ int weir_emit_str (weir_stage *st, const char *p, size_t n)
     assert (st && (p || !n));
     if (n > UINT32_MAX)
         return weir_fail (st, "weir_emit_str: %zu bytes, more than a msgpack str holds", n);
+    //  A short str (a word) is folded from the caller's bytes, as they
+    //  are, when it may be: it is never packed
+    int folded = 0;
+    if (n <= WEIR__KEY_STR_SHORT && st->fold_port0 >= 0
+        && (folded = weir__path_fold (st, p, n, weir__key_hash_str (p, n))) != 0)
+        return folded > 0 ? 0 : WEIR_EABORTED;
     weir__batch *b = &st->sink.batch;
     st->packed_from = b->len;
     if (weir__pack_str (b, p, n))
         return s_added (st);  //  out of memory: the batch says so
     //  Packed by the engine: a str with the shortest header, which a
-    //  keyed link's combiner can fold as it is
-    size_t len = b->len - st->packed_from, head = len - n;
-    int folded = weir__path_fold (st, head, len);
+    //  keyed link's combiner can fold as it is; a key too long goes the
+    //  usual way, to be refused there
+    size_t len = b->len - st->packed_from;
+    if (n <= WEIR__KEY_STR_SHORT || st->fold_port0 < 0 || len > WEIR__KEY_MAX_BYTES)
+        return s_added (st);
+    const char *key = b->data + st->packed_from;
+    folded = weir__path_fold (st, key + len - n, n, weir__key_hash (key, len));
     if (folded == 0)
         return s_added (st);
     b->len = st->packed_from;

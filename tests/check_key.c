@@ -2,12 +2,16 @@
     was packed, and values of other kinds are other keys; every group has
     one owner and the owners' runs of groups meet end to end; a key
     group's table finds, grows, saves and loads back what it holds, and
-    refuses a malformed save.  */
+    refuses a malformed save; a str's key hashed from its bytes alone is
+    the key's hash; a producer's table of partial aggregates finds what
+    it holds, short keys and long, in the order they came.  */
 #include <stdint.h>
 #include <string.h>
 
 #include "lib/key.h"
 #include "lib/keytable.h"
+#include "lib/pack.h"
+#include "lib/partials.h"
 #include "tests/testutil.h"
 
 //  The canonical bytes of the key PATH of the record in the N bytes at P
@@ -298,8 +302,121 @@ START_TEST (test_table_of_bytes)
 }
 END_TEST
 
+//  The canonical key of the str S of N bytes, packed by the engine's
+//  packer (the shortest header), into B
+static void s_str_key (const char *s, size_t n, weir__batch *b)
+{
+    weir__batch_clear (b);
+    b->len = 0;
+    ck_assert_int_eq (weir__pack_str (b, s, n), 0);
+}
+
+START_TEST (test_str_hash_is_the_key_hash)
+{
+    //  Every length a short str may have, bytes of every value, and the
+    //  header read with them as weir__key_hash reads the whole key
+    weir__batch b;
+    ck_assert_int_eq (weir__batch_init (&b, 64), 0);
+    char s[WEIR__KEY_STR_SHORT + 1];
+    uint64_t seed = 7;
+    for (size_t n = 0; n <= WEIR__KEY_STR_SHORT; n++)
+        for (int round = 0; round < 200; round++) {
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                s[i] = (char) (seed >> 56);
+            }
+            s_str_key (s, n, &b);
+            ck_assert_uint_eq (b.len, n + 1);
+            ck_assert_msg (weir__key_hash_str (s, n) == weir__key_hash (b.data, b.len),
+                           "a str of %zu bytes hashes otherwise from its bytes", n);
+        }
+    //  Every header length
+    static char big[70000];
+    memset (big, 'x', sizeof big);
+    size_t lens[] = {0, 31, 32, 255, 256, 65535, 65536, 69999};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        unsigned char head[5];
+        size_t hlen = weir__key_str_head (lens[k], head);
+        s_str_key (big, lens[k], &b);
+        ck_assert_uint_eq (b.len, hlen + lens[k]);
+        ck_assert_int_eq (memcmp (b.data, head, hlen), 0);
+    }
+    weir__batch_release (&b);
+}
+END_TEST
+
+START_TEST (test_partials)
+{
+    ck_assert_ptr_null (weir__partials_new (WEIR__PARTIALS_VALUE_MAX + 1));
+    weir__partials *t = weir__partials_new (16);
+    ck_assert_ptr_nonnull (t);
+    weir__batch b;
+    ck_assert_int_eq (weir__batch_init (&b, 64), 0);
+    //  Short keys kept in their slot and long ones in the arena, one
+    //  table grown many times over, then emptied and used again
+    for (int pass = 0; pass < 2; pass++) {
+        char word[64];
+        for (uint64_t i = 0; i < 30000; i++) {
+            uint64_t k = i % 10000;
+            //  Keys 0-4999 short, the rest past the room in a slot
+            int n = k < 5000 ? snprintf (word, sizeof word, "w%llu", (unsigned long long) k)
+                             : snprintf (word, sizeof word, "a long key, longer than a slot holds: %llu",
+                                         (unsigned long long) k);
+            int fresh;
+            uint64_t *v;
+            //  Each key in both forms: a str's bytes, and canonical bytes
+            if (i % 2 == 0 && n <= WEIR__KEY_STR_SHORT)
+                v = weir__partials_upsert_str (t, word, (size_t) n, weir__key_hash_str (word, (size_t) n),
+                                               &fresh);
+            else {
+                s_str_key (word, (size_t) n, &b);
+                v = i % 3 ? weir__partials_upsert (t, b.data, b.len, weir__key_hash (b.data, b.len), &fresh)
+                          : weir__partials_upsert_str (t, word, (size_t) n, weir__key_hash (b.data, b.len),
+                                                       &fresh);
+            }
+            ck_assert_ptr_nonnull (v);
+            ck_assert_int_eq (fresh, i < 10000);
+            v[0] += 1;
+            v[1] += k;
+        }
+        ck_assert_uint_eq (weir__partials_count (t), 10000);
+        for (size_t i = 0; i < 10000; i++) {
+            const char *key;
+            size_t len;
+            uint64_t hash;
+            uint64_t *v = weir__partials_entry (t, i, &key, &len, &hash);
+            int n = i < 5000 ? snprintf (word, sizeof word, "w%zu", i)
+                             : snprintf (word, sizeof word, "a long key, longer than a slot holds: %zu", i);
+            s_str_key (word, (size_t) n, &b);
+            ck_assert_uint_eq (len, b.len);
+            ck_assert_int_eq (memcmp (key, b.data, len), 0);
+            ck_assert_uint_eq (hash, weir__key_hash (b.data, b.len));
+            ck_assert_uint_eq (v[0], 3);
+            ck_assert_uint_eq (v[1], 3 * i);
+        }
+        weir__partials_clear (t);
+        ck_assert_uint_eq (weir__partials_count (t), 0);
+    }
+    //  A few keys after many: the clear slot by slot leaves none behind
+    int fresh;
+    for (int round = 0; round < 3; round++) {
+        ck_assert_ptr_nonnull (weir__partials_upsert (t, "\xa1x", 2, weir__key_hash ("\xa1x", 2), &fresh));
+        ck_assert_int_eq (fresh, 1);
+        ck_assert_ptr_nonnull (weir__partials_upsert_str (t, "x", 1, weir__key_hash_str ("x", 1), &fresh));
+        ck_assert_int_eq (fresh, 0);
+        ck_assert_uint_eq (weir__partials_count (t), 1);
+        weir__partials_clear (t);
+    }
+    weir__batch_release (&b);
+    weir__partials_destroy (&t);
+    ck_assert_ptr_null (t);
+    weir__partials_destroy (&t);
+}
+END_TEST
+
 Suite *check_suite (void)
 {
+
     Suite *s = suite_create ("key");
     TCase *tc = tcase_create ("core");
     tcase_add_test (tc, test_one_value_one_key);
@@ -308,6 +425,8 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_table_grows_saves_and_loads);
     tcase_add_test (tc, test_table_deletes);
     tcase_add_test (tc, test_table_of_bytes);
+    tcase_add_test (tc, test_str_hash_is_the_key_hash);
+    tcase_add_test (tc, test_partials);
     suite_add_tcase (s, tc);
     return s;
 }

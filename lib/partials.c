@@ -1,0 +1,197 @@
+/*  lib/partials.c - a producer's partial aggregates, one cache line a
+    key.  */
+#include "config.h"
+#include "lib/partials.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/buf.h"
+#include "lib/fieldpath.h"
+#include "lib/key.h"
+
+//  A slot: the key's hash, its length (0: the slot is empty; a canonical
+//  key has a byte at least), and its bytes when they fit, else where they
+//  are in the arena; the value follows, in the same 64 bytes when it is
+//  no larger than WEIR__PARTIALS_VALUE_MAX
+typedef struct {
+    uint64_t hash;
+    uint32_t len;
+    uint32_t off;
+    char key[WEIR__PARTIALS_KEY_INLINE];
+} s_slot;
+
+_Static_assert(sizeof (s_slot) + WEIR__PARTIALS_VALUE_MAX == 64, "a slot and its value are a cache line");
+
+struct weir__partials {
+    size_t value_size;
+    size_t stride;    //  of SLOTS: 64, a slot and its value
+    char *slots;      //  [nslots * stride], aligned to a cache line
+    size_t nslots;    //  a power of two, or 0
+    uint32_t *order;  //  [count]: the slot of each key, in the order they came
+    size_t count, room;
+    weir__buf arena;  //  the bytes of keys too long for their slot
+};
+
+weir__partials *weir__partials_new (size_t value_size)
+{
+    if (value_size > WEIR__PARTIALS_VALUE_MAX)
+        return NULL;
+    weir__partials *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->value_size = value_size;
+    self->stride = sizeof (s_slot) + WEIR__PARTIALS_VALUE_MAX;
+    weir__buf_init (&self->arena);
+    return self;
+}
+
+void weir__partials_destroy (weir__partials **self_p)
+{
+    weir__partials *self = *self_p;
+    if (!self)
+        return;
+    free (self->slots);
+    free (self->order);
+    weir__buf_release (&self->arena);
+    free (self);
+    *self_p = NULL;
+}
+
+static inline s_slot *s_slot_at (const weir__partials *self, size_t i)
+{
+    return (s_slot *) (self->slots + i * self->stride);
+}
+
+static inline void *s_value (s_slot *slot)
+{
+    return slot + 1;
+}
+
+static inline const char *s_key (const weir__partials *self, const s_slot *slot)
+{
+    return slot->len <= WEIR__PARTIALS_KEY_INLINE ? slot->key : self->arena.data + slot->off;
+}
+
+//  The slot of the key whose bytes are the HLEN at HEAD and then the BLEN
+//  at BODY, or the empty slot where it would go.  Inline, as in
+//  lib/keytable.c: each caller's parts have lengths it knows
+static inline s_slot *s_find (const weir__partials *self, const char *head, size_t hlen, const char *body,
+                              size_t blen, uint64_t hash)
+{
+    size_t mask = self->nslots - 1, len = hlen + blen;
+    for (size_t i = (size_t) hash & mask;; i = (i + 1) & mask) {
+        s_slot *slot = s_slot_at (self, i);
+        if (!slot->len)
+            return slot;
+        if (slot->hash != hash || slot->len != len)
+            continue;
+        const char *k = s_key (self, slot);
+        if (weir__same_bytes (k, head, hlen) && weir__same_bytes (k + hlen, body, blen))
+            return slot;
+    }
+}
+
+//  Twice the slots (at least 64), every key placed again.  0 or -1.
+static int s_grow (weir__partials *self)
+{
+    size_t n = self->nslots ? self->nslots * 2 : 64;
+    char *slots = aligned_alloc (64, n * self->stride);
+    if (!slots)
+        return -1;
+    memset (slots, 0, n * self->stride);
+    for (size_t k = 0; k < self->count; k++) {
+        const s_slot *old = s_slot_at (self, self->order[k]);
+        size_t i = (size_t) old->hash & (n - 1);
+        while (((s_slot *) (slots + i * self->stride))->len)
+            i = (i + 1) & (n - 1);
+        memcpy (slots + i * self->stride, old, self->stride);
+        self->order[k] = (uint32_t) i;
+    }
+    free (self->slots);
+    self->slots = slots;
+    self->nslots = n;
+    return 0;
+}
+
+//  Inline in both callers: a look-up is what the table is for
+static inline __attribute__ ((always_inline)) void *s_upsert (weir__partials *self, const char *head,
+                                                              size_t hlen, const char *body, size_t blen,
+                                                              uint64_t hash, int *fresh)
+{
+    *fresh = 0;
+    //  At most 3/4 full: a probe rarely reads a second line, and a table
+    //  of a shuffle's 4,096 keys is 512 kB
+    if ((self->count + 1) * 4 > self->nslots * 3 && s_grow (self))
+        return NULL;
+    s_slot *slot = s_find (self, head, hlen, body, blen, hash);
+    if (slot->len)
+        return s_value (slot);
+    size_t len = hlen + blen;
+    if (len > UINT32_MAX || self->arena.len + len > UINT32_MAX)
+        return NULL;
+    if (self->count == self->room) {
+        size_t room = self->room ? self->room * 2 : 64;
+        uint32_t *order = realloc (self->order, room * sizeof *order);
+        if (!order)
+            return NULL;
+        self->order = order;
+        self->room = room;
+    }
+    char *k = slot->key;
+    if (len > WEIR__PARTIALS_KEY_INLINE) {
+        if (weir__buf_reserve (&self->arena, len))
+            return NULL;
+        slot->off = (uint32_t) self->arena.len;
+        k = self->arena.data + self->arena.len;
+        self->arena.len += len;
+    }
+    memcpy (k, head, hlen);
+    if (blen)
+        memcpy (k + hlen, body, blen);
+    slot->hash = hash;
+    slot->len = (uint32_t) len;
+    memset (s_value (slot), 0, self->value_size);
+    self->order[self->count++] = (uint32_t) (((char *) slot - self->slots) / self->stride);
+    *fresh = 1;
+    return s_value (slot);
+}
+
+void *weir__partials_upsert (weir__partials *self, const void *key, size_t len, uint64_t hash, int *fresh)
+{
+    return s_upsert (self, key, len, NULL, 0, hash, fresh);
+}
+
+void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, uint64_t hash, int *fresh)
+{
+    unsigned char head[5];
+    size_t hlen = weir__key_str_head (n, head);
+    return s_upsert (self, (const char *) head, hlen, s, n, hash, fresh);
+}
+
+size_t weir__partials_count (const weir__partials *self)
+{
+    return self->count;
+}
+
+void *weir__partials_entry (const weir__partials *self, size_t i, const char **key, size_t *len,
+                            uint64_t *hash)
+{
+    s_slot *slot = s_slot_at (self, self->order[i]);
+    *key = s_key (self, slot);
+    *len = slot->len;
+    *hash = slot->hash;
+    return s_value (slot);
+}
+
+void weir__partials_clear (weir__partials *self)
+{
+    //  Slot by slot when few were used, which is the usual flush
+    if (self->count * 8 < self->nslots)
+        for (size_t k = 0; k < self->count; k++)
+            s_slot_at (self, self->order[k])->len = 0;
+    else if (self->nslots)
+        memset (self->slots, 0, self->nslots * self->stride);
+    self->count = 0;
+    self->arena.len = 0;
+}
