@@ -139,6 +139,8 @@ static inline __attribute__ ((always_inline)) void *s_upsert (weir__partials *se
         self->room = room;
     }
     char *k = slot->key;
+    //  Zero past a short key: weir__partials_upsert_str compares 16 bytes
+    memset (slot->key, 0, sizeof slot->key);
     if (len > WEIR__PARTIALS_KEY_INLINE) {
         if (weir__buf_reserve (&self->arena, len))
             return NULL;
@@ -164,6 +166,26 @@ void *weir__partials_upsert (weir__partials *self, const void *key, size_t len, 
 
 void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, uint64_t hash, int *fresh)
 {
+    //  A word already there, found with no branch on its length: its
+    //  hash, length and 16 bytes (zero past its end, as in its slot)
+    //  compared at once
+    uint64_t lo, hi;
+    if (n <= WEIR__KEY_STR_SHORT && self->nslots && weir__key_str16 (s, n, &lo, &hi)) {
+        size_t mask = self->nslots - 1;
+        uint64_t len = n + 1;
+        for (size_t i = (size_t) hash & mask;; i = (i + 1) & mask) {
+            s_slot *slot = s_slot_at (self, i);
+            if (!slot->len)
+                break;
+            uint64_t k0, k1;
+            memcpy (&k0, slot->key, 8);
+            memcpy (&k1, slot->key + 8, 8);
+            if (((slot->hash ^ hash) | (slot->len ^ len) | (k0 ^ lo) | (k1 ^ hi)) == 0) {
+                *fresh = 0;
+                return s_value (slot);
+            }
+        }
+    }
     unsigned char head[5];
     size_t hlen = weir__key_str_head (n, head);
     return s_upsert (self, (const char *) head, hlen, s, n, hash, fresh);

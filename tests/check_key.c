@@ -330,6 +330,32 @@ START_TEST (test_str_hash_is_the_key_hash)
             ck_assert_msg (weir__key_hash_str (s, n) == weir__key_hash (b.data, b.len),
                            "a str of %zu bytes hashes otherwise from its bytes", n);
         }
+    //  Words at every place near a page's end, where their bytes are not
+    //  read 16 at a time, and just after, where they are: the same hash,
+    //  and the same key for a table
+    char *page = aligned_alloc (4096, 8192);
+    ck_assert_ptr_nonnull (page);
+    memset (page, 'q', 8192);
+    weir__partials *t = weir__partials_new (8);
+    ck_assert_ptr_nonnull (t);
+    for (size_t n = 0; n <= WEIR__KEY_STR_SHORT; n++)
+        for (size_t at = 4096 - 20; at <= 4096 + 4; at++) {
+            char *w = page + at;
+            uint64_t lo, hi;
+            ck_assert_int_eq (weir__key_str16 (w, n, &lo, &hi), at <= 4096 - 16 || at >= 4096);
+            s_str_key (w, n, &b);
+            uint64_t hash = weir__key_hash (b.data, b.len);
+            ck_assert_msg (weir__key_hash_str (w, n) == hash, "a str of %zu bytes at %zu from a page's end",
+                           n, 4096 - at);
+            int fresh;
+            uint64_t *v = weir__partials_upsert_str (t, w, n, hash, &fresh);
+            ck_assert_ptr_nonnull (v);
+            ck_assert_int_eq (fresh, at == 4096 - 20);
+            ++*v;
+        }
+    ck_assert_uint_eq (weir__partials_count (t), WEIR__KEY_STR_SHORT + 1);
+    weir__partials_destroy (&t);
+    free (page);
     //  Every header length
     static char big[70000];
     memset (big, 'x', sizeof big);
