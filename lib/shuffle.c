@@ -86,6 +86,16 @@ void weir__shuffle_destroy (weir__shuffle **self_p)
     *self_p = NULL;
 }
 
+//  REC folded by COMBINER into VALUE: 0, or 1 when it is to go on as it
+//  is.  A count adds its one here, with no call.
+static inline int s_fold (const weir__combiner *combiner, const msgpack_object *rec, void *value)
+{
+    if (!combiner->counts)
+        return combiner->fold (combiner, rec, value);
+    ++*(uint64_t *) ((char *) value + combiner->count_at);
+    return 0;
+}
+
 //  A part for each of N consumers, and a table for COMBINER's values when
 //  there is one (a shuffle serves one link: the same combiner's, or
 //  none).  0 or WEIR_ENOMEM.
@@ -250,7 +260,7 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
                 rc = WEIR_ENOMEM;
                 break;
             }
-            if (fold->fold (fold, &rec, value) == 0) {
+            if (s_fold (fold, &rec, value) == 0) {
                 folded++;
                 continue;
             }
@@ -303,7 +313,7 @@ int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, con
     void *value = weir__partials_upsert_str (self->keys, rec->via.str.ptr, rec->via.str.size, hash, &fresh);
     if (!value)
         return WEIR_ENOMEM;
-    if (combiner->fold (combiner, rec, value))
+    if (s_fold (combiner, rec, value))
         return 0;
     //  The table is judged as a send judges it after each batch; it can
     //  only come to hold enough keys, or too many for what was folded,

@@ -52,6 +52,12 @@ typedef struct weir__combiner {
     //  Fold REC into VALUE (zeroed for a key new in the batch): 0, or 1
     //  when REC is to go on as it is (a bad value, for its stage to judge)
     int (*fold) (const struct weir__combiner *self, const msgpack_object *rec, void *value);
+    //  Whether folding a record is only adding one to the uint64_t at
+    //  COUNT_AT in its value (a count of records), which is done where
+    //  the record is folded rather than through FOLD: a word count folds
+    //  every word
+    int counts;
+    size_t count_at;
     //  Append the partial aggregate VALUE of the key of LEN canonical
     //  bytes at KEY, of hash HASH, to B as one record: 0, -1 (out of
     //  memory), or 1 when VALUE holds nothing (every record of the key

@@ -246,6 +246,7 @@ static int s_open (weir_stage *st, void **state)
     agg->changelog = strcmp (weir_prop (st, "emit", "end"), "epoch") == 0;
     agg->combine.combiner.value_size = sizeof (s_value);
     agg->combine.combiner.fold = s_combine_fold;
+    agg->combine.combiner.count_at = offsetof (s_value, n);
     agg->combine.combiner.pack = s_combine_pack;
     agg->combine.merge = s_merge;
     weir_prop (st, "key", NULL);
@@ -258,6 +259,7 @@ static int s_open (weir_stage *st, void **state)
         return weir_fail (st, "value=%s: %s", value, err.msg);
     }
     //  The properties were checked when the job was built
+    agg->combine.combiner.counts = op == S_COUNT && !agg->value;
     if (*window) {
         char blob[64];
         weir__keyed_blob_name (st->stage->index, "watermark", blob, sizeof blob);
@@ -672,12 +674,6 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
 static int s_combine_fold (const weir__combiner *c, const msgpack_object *rec, void *value)
 {
     const s_agg *agg = (const s_agg *) c;
-    //  A count of records (no value=): one more, with no call (a word
-    //  count comes here for every word)
-    if (agg->op == S_COUNT && !agg->value) {
-        ((s_value *) value)->n++;
-        return 0;
-    }
     int64_t i = 0;
     double f = 0;
     int is_float = 0;
