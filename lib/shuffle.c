@@ -303,17 +303,20 @@ int weir__shuffle_ready (weir__shuffle *self, unsigned groups, const weir__combi
 }
 
 int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
-                        const msgpack_object *rec, uint64_t hash, uint64_t *wait_ns)
+                        const char *s, size_t n, uint64_t hash, uint64_t *wait_ns)
 {
     //  Resting, the records go as they are, and the sends count the rest
     //  down batch by batch
     if (self->plain)
         return 0;
     int fresh;
-    void *value = weir__partials_upsert_str (self->keys, rec->via.str.ptr, rec->via.str.size, hash, &fresh);
+    void *value = weir__partials_upsert_str (self->keys, s, n, hash, &fresh);
     if (!value)
         return WEIR_ENOMEM;
-    if (s_fold (combiner, rec, value))
+    msgpack_object rec = {.type = MSGPACK_OBJECT_STR};
+    rec.via.str.ptr = s;
+    rec.via.str.size = (uint32_t) n;
+    if (s_fold (combiner, &rec, value))
         return 0;
     //  The table is judged as a send judges it after each batch; it can
     //  only come to hold enough keys, or too many for what was folded,
@@ -323,7 +326,7 @@ int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, con
         if (keys >= S_HOLD || (self->folded >= S_SAMPLE && keys * 2 > self->folded)) {
             int rc = weir__shuffle_flush (self, combiner, to, wait_ns);
             if (rc)
-                return rc;
+                return rc < 0 ? rc : WEIR_EABORTED;  //  a queue closed: the job ends
         }
     }
     return 1;

@@ -89,17 +89,18 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
 int weir__shuffle_ready (weir__shuffle *self, unsigned groups, const weir__combiner *combiner,
                          const weir__shuffle_to *to);
 
-/*  The str record REC, keyed by its whole self (its canonical key is
-    its header and its bytes, whose hash is HASH), folded by COMBINER
-    into the partial aggregates, as a send would fold it, by a producer
-    that emits it: a word emitted into 'count key=.' needs neither to be
-    packed into a batch nor read back, and its bytes need not follow a
-    header (weir__key_hash_str).  TO as for a send, which may flush when
-    the tables hold enough keys.  1 when folded (the record counts as
-    sent), 0 when it must go in a batch as it is (the combiner rests, or
-    leaves the record to its stage), or what a flush returns.  */
+/*  The str record of the N bytes at S, keyed by its whole self (its
+    canonical key is its header and its bytes, whose hash is HASH),
+    folded by COMBINER into the partial aggregates, as a send would fold
+    it, by a producer that emits it: a word emitted into 'count key=.'
+    needs neither to be packed into a batch nor read back, and its bytes
+    need not follow a header (weir__key_hash_str).  TO as for a send,
+    which may flush when the tables hold enough keys.  1 when folded (the
+    record counts as sent), 0 when it must go in a batch as it is (the
+    combiner rests, or leaves the record to its stage), or what a flush
+    returns, negative (WEIR_EABORTED for a queue closed).  */
 int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
-                        const msgpack_object *rec, uint64_t hash, uint64_t *wait_ns);
+                        const char *s, size_t n, uint64_t hash, uint64_t *wait_ns);
 
 /*  Send the partial aggregates held for COMBINER (the one every send
     was given) to their consumer threads, as TO says: before the producer

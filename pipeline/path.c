@@ -164,11 +164,8 @@ int weir__path_fold (weir__worker *w, const char *p, size_t n, uint64_t hash)
         return -1;
     if (w->fold_port0 < 0)
         return 0;
-    msgpack_object rec = {.type = MSGPACK_OBJECT_STR};
-    rec.via.str.ptr = p;
-    rec.via.str.size = (uint32_t) n;
     uint64_t wait = 0;
-    int rc = weir__shuffle_fold (w->shuffles[0], w->fold_combiner, &w->fold_to, &rec, hash, &wait);
+    int rc = weir__shuffle_fold (w->shuffles[0], w->fold_combiner, &w->fold_to, p, n, hash, &wait);
     s_wait (w, wait);
     //  Counted in batches' worth, so that the progress line moves
     if (rc == 1 && ++w->folded >= w->sink.limit)
