@@ -120,36 +120,51 @@ static inline size_t weir__key_str_head (size_t n, unsigned char head[5])
     header of one byte, is read by weir__key_hash in two loads.  */
 #define WEIR__KEY_STR_SHORT 15
 
-/*  The canonical key of the str S of N bytes (N at most
-    WEIR__KEY_STR_SHORT) as 16 bytes in *LO and *HI (little-endian, zero
-    past its N + 1 bytes), with no branch on N: 1, or 0 when S lies too
-    near the end of a page to be read so.  Words are of every length, and
-    a branch per length is mispredicted about once a word, which cost a
-    word count more than hashing itself did.  The 16 bytes from S are
-    read whatever N is, then cut to N: a read that stays in S's page
-    cannot fault, and the bytes past S are never used; the sanitizers,
-    which would call the read out of bounds, are told so.  */
-__attribute__ ((no_sanitize ("address", "thread"))) static inline int
-weir__key_str16 (const char *s, size_t n, uint64_t *lo, uint64_t *hi)
+/*  The 8 bytes at P, which may run past the object P points into, in a
+    read the caller knows stays in P's page: it cannot fault, and the
+    bytes past the object are never used.  A load, not memcpy (which a
+    sanitizer would check), of a pointer the compiler cannot follow to
+    its object, so that it neither warns of the read nor reasons from it;
+    the sanitizers are told the read is meant.  */
+__attribute__ ((no_sanitize ("address", "thread"))) static inline uint64_t weir__key_load8 (const char *p)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__SIZEOF_INT128__)
-    if (((uintptr_t) s & 4095) > 4096 - 16)
-        return 0;
-    //  Loads, not memcpy, which a sanitizer would check; of a pointer
-    //  the compiler cannot follow to its object, so that it neither warns
-    //  of the read past it nor reasons from it
     typedef uint64_t __attribute__ ((may_alias, aligned (1))) s_u64;
-    __asm__("" : "+r"(s));
-    unsigned __int128 w = (unsigned __int128) ((const s_u64 *) s)[1] << 64 | ((const s_u64 *) s)[0];
-    w &= ((unsigned __int128) 1 << (8 * n)) - 1;
-    w = w << 8 | (0xa0 | n);
-    *lo = (uint64_t) w;
-    *hi = (uint64_t) (w >> 64);
-    return 1;
+    __asm__("" : "+r"(p));
+    return *(const s_u64 *) p;
+}
+
+/*  Whether the 16 bytes from S stay in S's page, so that the str of up
+    to WEIR__KEY_STR_SHORT bytes at S may be read 16 bytes at a time, with
+    no branch on its length.  Words are of every length, and a branch per
+    length is mispredicted about once a word, which cost a word count
+    more than hashing itself did.  */
+static inline int weir__key_str_readable (const char *s)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return ((uintptr_t) s & 4095) <= 4096 - 16;
 #else
-    (void) s, (void) n, (void) lo, (void) hi;
+    (void) s;
     return 0;
 #endif
+}
+
+/*  The mask of the first N & 7 bytes of 8, and whether N is 8 or more
+    (all ones, else zero): what a str of N bytes keeps of its two 8s.  */
+static inline uint64_t weir__key_str_mask (size_t n, uint64_t *ge8)
+{
+    *ge8 = -(uint64_t) (n >= 8);
+    return ((uint64_t) 1 << (8 * (n & 7))) - 1;
+}
+
+/*  The canonical key of the str S of N bytes (N at most
+    WEIR__KEY_STR_SHORT, S weir__key_str_readable) as 16 bytes in *LO
+    and *HI (little-endian, zero past its N + 1 bytes).  */
+static inline void weir__key_str16 (const char *s, size_t n, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t ge8, m = weir__key_str_mask (n, &ge8);
+    uint64_t w0 = weir__key_load8 (s) & (m | ge8), w1 = weir__key_load8 (s + 8) & (m & ge8);
+    *lo = w0 << 8 | (0xa0 | n);
+    *hi = w1 << 8 | w0 >> 56;
 }
 
 /*  weir__key_hash of the canonical key of the str S of N bytes (N at
@@ -162,22 +177,23 @@ weir__key_str16 (const char *s, size_t n, uint64_t *lo, uint64_t *hi)
 static inline uint64_t weir__key_hash_str (const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *) s;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t lo, hi;
-    if (weir__key_str16 (s, n, &lo, &hi)) {
+    if (weir__key_str_readable (s)) {
         //  What weir__key_hash reads of a key of LEN bytes, chosen by
         //  masks: its first and last 8 (from 8 bytes), first and last 4
-        //  (from 4), or three single bytes
-        uint64_t len = n + 1;
-        unsigned __int128 c = (unsigned __int128) hi << 64 | lo;
-        uint64_t ge8 = -(uint64_t) (len >= 8), ge4 = -(uint64_t) (len >= 4) & ~ge8, lt4 = ~(ge8 | ge4);
-        unsigned s8 = (unsigned) ((8 * (len - 8)) & ge8), s4 = (unsigned) ((8 * (len - 4)) & ge4);
-        unsigned mid = (unsigned) (8 * (len / 2)) & 63, last = (unsigned) (8 * (len - 1)) & 63;
+        //  (from 4), or three single bytes.  The key's first 8 are the
+        //  header and S's first 7; its last 8, S's last 8
+        uint64_t ge8, m = weir__key_str_mask (n, &ge8), len = n + 1;
+        uint64_t lo = (weir__key_load8 (s) & (m | ge8)) << 8 | (0xa0 | n);
+        uint64_t tail = weir__key_load8 (s + ((n - 8) & ge8));
+        uint64_t l8 = -(uint64_t) (len >= 8), l4 = -(uint64_t) (len >= 4) & ~l8, l1 = ~(l8 | l4);
+        unsigned mid = (unsigned) (8 * (len / 2)) & 63, last = (unsigned) (8 * (len - 1)) & 63,
+                 four = (unsigned) (8 * (len - 4)) & 63;
         uint64_t a1 = (lo & 0xff) << 16 | ((lo >> mid) & 0xff) << 8 | ((lo >> last) & 0xff);
-        uint64_t a = (lo & ge8) | ((uint32_t) lo & ge4) | (a1 & lt4);
-        uint64_t b = ((uint64_t) (c >> s8) & ge8) | ((uint32_t) (lo >> s4) & ge4);
+        uint64_t a = (lo & l8) | ((uint32_t) lo & l4) | (a1 & l1);
+        uint64_t b = (((tail & ge8) | (lo & ~ge8)) & l8) | ((uint32_t) (lo >> four) & l4);
         return weir__key_mix (a ^ len, b);
     }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t head = 0xa0 | n, len = n + 1, a, b;
     if (n >= 8) {
         memcpy (&a, p, 8);

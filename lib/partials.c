@@ -169,8 +169,9 @@ void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, 
     //  A word already there, found with no branch on its length: its
     //  hash, length and 16 bytes (zero past its end, as in its slot)
     //  compared at once
-    uint64_t lo, hi;
-    if (n <= WEIR__KEY_STR_SHORT && self->nslots && weir__key_str16 (s, n, &lo, &hi)) {
+    if (n <= WEIR__KEY_STR_SHORT && self->nslots && weir__key_str_readable (s)) {
+        uint64_t lo, hi;
+        weir__key_str16 (s, n, &lo, &hi);
         size_t mask = self->nslots - 1;
         uint64_t len = n + 1;
         for (size_t i = (size_t) hash & mask;; i = (i + 1) & mask) {
