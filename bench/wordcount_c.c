@@ -98,6 +98,7 @@ static void s_add (const char *w, size_t n)
 //  found by the edges of a 64-bit mask of word bytes.  Which bytes are a
 //  word's: letters, digits, apostrophes and bytes of multi-byte UTF-8
 //  characters (0x80 and up, negative under signed compares).
+#if defined(__SSE2__)
 #include <emmintrin.h>
 
 static inline unsigned s_scan16 (const unsigned char *p, unsigned char *out)
@@ -133,6 +134,23 @@ static uint64_t s_scan64 (const unsigned char *p, size_t n, unsigned char *out)
     }
     return m;
 }
+#else
+
+//  Without SSE2, byte by byte: the same classes, the same folding
+static uint64_t s_scan64 (const unsigned char *p, size_t n, unsigned char *out)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < 64 && i < n; i++) {
+        unsigned char c = p[i];
+        int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '\''
+                   || c >= 0x80;
+        out[i] = (unsigned char) (c >= 'A' && c <= 'Z' ? c | 0x20 : c);
+        m |= (uint64_t) word << i;
+    }
+    return m;
+}
+
+#endif
 
 //  N more bytes at P of the word in hand, *WORD of *LEN bytes
 static void s_hold (char **word, size_t *len, size_t *cap, const char *p, size_t n)

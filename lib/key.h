@@ -121,8 +121,8 @@ static inline size_t weir__key_str_head (size_t n, unsigned char head[5])
 #define WEIR__KEY_STR_SHORT 15
 
 /*  The 8 bytes at P, which may run past the object P points into, in a
-    read the caller knows stays in P's page: it cannot fault, and the
-    bytes past the object are never used.  A load, not memcpy (which a
+    read the caller knows stays in P's page (weir__key_str_readable): it
+    cannot fault, and the bytes past the object are never used.  A load, not memcpy (which a
     sanitizer would check), of a pointer the compiler cannot follow to
     its object, so that it neither warns of the read nor reasons from it;
     the sanitizers are told the read is meant.  */
@@ -133,17 +133,20 @@ __attribute__ ((no_sanitize ("address", "thread"))) static inline uint64_t weir_
     return *(const s_u64 *) p;
 }
 
-/*  Whether the 16 bytes from S stay in S's page, so that the str of up
-    to WEIR__KEY_STR_SHORT bytes at S may be read 16 bytes at a time, with
-    no branch on its length.  Words are of every length, and a branch per
-    length is mispredicted about once a word, which cost a word count
-    more than hashing itself did.  */
-static inline int weir__key_str_readable (const char *s)
+/*  Whether the str of N bytes at S (N at most WEIR__KEY_STR_SHORT) may be
+    read 16 bytes at a time, with no branch on its length: S has a byte
+    (N is not 0: an empty str's pointer may be NULL, or just past its
+    buffer), and the 16 bytes from S stay in its page, on x86-64, where
+    a read of a mapped page cannot fault (a CPU that tags memory, as ARM's
+    MTE does, would fault on the bytes past S).  Words are of every length,
+    and a branch per length is mispredicted about once a word, which cost
+    a word count more than hashing itself did.  */
+static inline int weir__key_str_readable (const char *s, size_t n)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return ((uintptr_t) s & 4095) <= 4096 - 16;
+#if defined(__x86_64__)
+    return n && ((uintptr_t) s & 4095) <= 4096 - 16;
 #else
-    (void) s;
+    (void) s, (void) n;
     return 0;
 #endif
 }
@@ -157,7 +160,7 @@ static inline uint64_t weir__key_str_mask (size_t n, uint64_t *ge8)
 }
 
 /*  The canonical key of the str S of N bytes (N at most
-    WEIR__KEY_STR_SHORT, S weir__key_str_readable) as 16 bytes in *LO
+    WEIR__KEY_STR_SHORT, weir__key_str_readable) as 16 bytes in *LO
     and *HI (little-endian, zero past its N + 1 bytes).  */
 static inline void weir__key_str16 (const char *s, size_t n, uint64_t *lo, uint64_t *hi)
 {
@@ -177,7 +180,7 @@ static inline void weir__key_str16 (const char *s, size_t n, uint64_t *lo, uint6
 static inline uint64_t weir__key_hash_str (const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *) s;
-    if (weir__key_str_readable (s)) {
+    if (weir__key_str_readable (s, n)) {
         //  What weir__key_hash reads of a key of LEN bytes, chosen by
         //  masks: its first and last 8 (from 8 bytes), first and last 4
         //  (from 4), or three single bytes.  The key's first 8 are the

@@ -120,13 +120,16 @@ static inline __attribute__ ((always_inline)) void *s_upsert (weir__partials *se
                                                               uint64_t hash, int *fresh)
 {
     *fresh = 0;
-    //  At most 3/4 full: a probe rarely reads a second line, and a table
-    //  of a shuffle's 4,096 keys is 512 kB
-    if ((self->count + 1) * 4 > self->nslots * 3 && s_grow (self))
-        return NULL;
-    s_slot *slot = s_find (self, head, hlen, body, blen, hash);
-    if (slot->len)
+    s_slot *slot = self->nslots ? s_find (self, head, hlen, body, blen, hash) : NULL;
+    if (slot && slot->len)
         return s_value (slot);
+    //  A new key.  At most 3/4 full: a probe rarely reads a second line,
+    //  and a table of a shuffle's 4,096 keys is 512 kB
+    if ((self->count + 1) * 4 > self->nslots * 3) {
+        if (s_grow (self))
+            return NULL;
+        slot = s_find (self, head, hlen, body, blen, hash);
+    }
     size_t len = hlen + blen;
     if (len > UINT32_MAX || self->arena.len + len > UINT32_MAX)
         return NULL;
@@ -169,7 +172,7 @@ void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, 
     //  A word already there, found with no branch on its length: its
     //  hash, length and 16 bytes (zero past its end, as in its slot)
     //  compared at once
-    if (n <= WEIR__KEY_STR_SHORT && self->nslots && weir__key_str_readable (s)) {
+    if (n <= WEIR__KEY_STR_SHORT && self->nslots && weir__key_str_readable (s, n)) {
         uint64_t lo, hi;
         weir__key_str16 (s, n, &lo, &hi);
         size_t mask = self->nslots - 1;

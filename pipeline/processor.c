@@ -127,7 +127,8 @@ int weir_emit_str (weir_stage *st, const char *p, size_t n)
     if (n > UINT32_MAX)
         return weir_fail (st, "weir_emit_str: %zu bytes, more than a msgpack str holds", n);
     //  A short str (a word) is folded from the caller's bytes, as they
-    //  are, when it may be: it is never packed
+    //  are, when it may be: it is packed only when the combiner does not
+    //  take it (it rests)
     int folded = 0;
     if (n <= WEIR__KEY_STR_SHORT && st->fold_port0 >= 0
         && (folded = weir__path_fold (st, p, n, weir__key_hash_str (p, n))) != 0)

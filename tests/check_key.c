@@ -333,15 +333,27 @@ START_TEST (test_str_hash_is_the_key_hash)
     //  Words at every place near a page's end, where their bytes are not
     //  read 16 at a time, and just after, where they are: the same hash,
     //  and the same key for a table
+    static char big[70000];
+    for (size_t i = 0; i < WEIR__KEY_STR_SHORT; i++)
+        big[i] = (char) ("Words' bytes\xc3\xa9"[i]);
     char *page = aligned_alloc (4096, 8192);
     ck_assert_ptr_nonnull (page);
-    memset (page, 'q', 8192);
+    for (size_t i = 0; i < 8192; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        page[i] = (char) (seed >> 56);
+    }
     weir__partials *t = weir__partials_new (8);
     ck_assert_ptr_nonnull (t);
     for (size_t n = 0; n <= WEIR__KEY_STR_SHORT; n++)
         for (size_t at = 4096 - 20; at <= 4096 + 4; at++) {
+            //  The same word at every place, random bytes after it
             char *w = page + at;
-            ck_assert_int_eq (weir__key_str_readable (w), at <= 4096 - 16 || at >= 4096);
+            memcpy (w, big, n);
+#if defined(__x86_64__)
+            ck_assert_int_eq (weir__key_str_readable (w, n), n && (at <= 4096 - 16 || at >= 4096));
+#else
+            ck_assert_int_eq (weir__key_str_readable (w, n), 0);
+#endif
             s_str_key (w, n, &b);
             uint64_t hash = weir__key_hash (b.data, b.len);
             ck_assert_msg (weir__key_hash_str (w, n) == hash, "a str of %zu bytes at %zu from a page's end",
@@ -355,8 +367,9 @@ START_TEST (test_str_hash_is_the_key_hash)
     ck_assert_uint_eq (weir__partials_count (t), WEIR__KEY_STR_SHORT + 1);
     weir__partials_destroy (&t);
     free (page);
+    //  An empty str may come with no bytes at all
+    ck_assert_uint_eq (weir__key_hash_str (NULL, 0), weir__key_hash ("\xa0", 1));
     //  Every header length
-    static char big[70000];
     memset (big, 'x', sizeof big);
     size_t lens[] = {0, 31, 32, 255, 256, 65535, 65536, 69999};
     for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
@@ -422,6 +435,41 @@ START_TEST (test_partials)
         weir__partials_clear (t);
         ck_assert_uint_eq (weir__partials_count (t), 0);
     }
+    //  Keys that share their hash, of every length from 1 to 40 bytes
+    //  (kept in their slot, past the 16 bytes a word's look-up compares,
+    //  and in the arena), each a prefix of the next, and keys that differ
+    //  only by zeros past their end: each its own
+    weir__partials_clear (t);
+    char pattern[40];
+    memset (pattern, 0, sizeof pattern);
+    memcpy (pattern,
+            "\xae"
+            "zeros after me",
+            15);
+    for (int round = 0; round < 2; round++)
+        for (size_t k = 0; k < sizeof pattern; k++) {
+            //  Longest first: a key and the same with zeros after it are
+            //  met in that order along the probe
+            size_t len = round == 0 ? sizeof pattern - k : k + 1;
+            int fresh;
+            uint64_t *v = weir__partials_upsert (t, pattern, len, 42, &fresh);
+            ck_assert_ptr_nonnull (v);
+            ck_assert_int_eq (fresh, round == 0);
+            if (round == 0)
+                *v = len;
+            ck_assert_uint_eq (*v, len);
+        }
+    ck_assert_uint_eq (weir__partials_count (t), sizeof pattern);
+    //  The word of the first 15 bytes' key, looked up as a str, is the
+    //  key of 15 bytes and no other
+    {
+        int fresh;
+        uint64_t *v = weir__partials_upsert_str (t, "zeros after me", 14, 42, &fresh);
+        ck_assert_ptr_nonnull (v);
+        ck_assert_int_eq (fresh, 0);
+        ck_assert_uint_eq (*v, 15);
+    }
+    weir__partials_clear (t);
     //  A few keys after many: the clear slot by slot leaves none behind
     int fresh;
     for (int round = 0; round < 3; round++) {
