@@ -95,27 +95,6 @@ static inline uint64_t weir__key_hash (const void *key, size_t len)
     return weir__key_mix (a ^ len, b);
 }
 
-/*  The header of the canonical key of a str of N bytes (its shortest
-    msgpack form) into HEAD, and how many bytes it has: 1, 2, 3 or 5.  */
-static inline size_t weir__key_str_head (size_t n, unsigned char head[5])
-{
-    if (n < 32) {
-        head[0] = (unsigned char) (0xa0 | n);
-        return 1;
-    }
-    if (n < 256) {
-        head[0] = 0xd9, head[1] = (unsigned char) n;
-        return 2;
-    }
-    if (n < 65536) {
-        head[0] = 0xda, head[1] = (unsigned char) (n >> 8), head[2] = (unsigned char) n;
-        return 3;
-    }
-    head[0] = 0xdb, head[1] = (unsigned char) (n >> 24), head[2] = (unsigned char) (n >> 16);
-    head[3] = (unsigned char) (n >> 8), head[4] = (unsigned char) n;
-    return 5;
-}
-
 /*  The longest str whose key weir__key_hash_str hashes: its key, with a
     header of one byte, is read by weir__key_hash in two loads.  */
 #define WEIR__KEY_STR_SHORT 15
@@ -179,7 +158,6 @@ static inline void weir__key_str16 (const char *s, size_t n, uint64_t *lo, uint6
     are made of S, and the header shifted in.  */
 static inline uint64_t weir__key_hash_str (const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *) s;
     if (weir__key_str_readable (s, n)) {
         //  What weir__key_hash reads of a key of LEN bytes, chosen by
         //  masks: its first and last 8 (from 8 bytes), first and last 4
@@ -196,36 +174,12 @@ static inline uint64_t weir__key_hash_str (const char *s, size_t n)
         uint64_t b = (((tail & ge8) | (lo & ~ge8)) & l8) | ((uint32_t) (lo >> four) & l4);
         return weir__key_mix (a ^ len, b);
     }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t head = 0xa0 | n, len = n + 1, a, b;
-    if (n >= 8) {
-        memcpy (&a, p, 8);
-        memcpy (&b, p + n - 8, 8);
-        a = head | a << 8;
-    }
-    else if (n == 7) {
-        uint32_t x, y;
-        memcpy (&x, p, 4);
-        memcpy (&y, p + 3, 4);
-        a = b = head | ((uint64_t) x | (uint64_t) (y >> 8) << 32) << 8;
-    }
-    else if (n >= 4) {
-        uint32_t x, y;
-        memcpy (&x, p, 4);
-        memcpy (&y, p + n - 4, 4);
-        a = (uint32_t) (head | (uint64_t) x << 8), b = y;
-    }
-    else if (n == 3)
-        a = b = head | (uint64_t) p[0] << 8 | (uint64_t) p[1] << 16 | (uint64_t) p[2] << 24;
-    else
-        a = head << 16 | (uint64_t) (n ? p[0] : head) << 8 | (n ? p[n - 1] : head), b = 0;
-    return weir__key_mix (a ^ len, b);
-#else
+    //  Near a page's end, empty, or on another CPU: the key side by side
+    //  in a buffer of our own, and the loads waited for
     unsigned char key[WEIR__KEY_STR_SHORT + 1];
     key[0] = (unsigned char) (0xa0 | n);
-    memcpy (key + 1, p, n);
+    memcpy (key + 1, s, n);
     return weir__key_hash (key, n + 1);
-#endif
 }
 
 /*  The group of a key of hash HASH among GROUPS.  */

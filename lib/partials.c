@@ -9,6 +9,7 @@
 #include "lib/buf.h"
 #include "lib/fieldpath.h"
 #include "lib/key.h"
+#include "lib/pack.h"
 
 //  A slot: the key's hash, its length (0: the slot is empty; a canonical
 //  key has a byte at least), and its bytes when they fit, else where they
@@ -190,9 +191,9 @@ void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, 
             }
         }
     }
-    unsigned char head[5];
-    size_t hlen = weir__key_str_head (n, head);
-    return s_upsert (self, (const char *) head, hlen, s, n, hash, fresh);
+    char head[5];
+    size_t hlen = weir__pack_bytes_header (head, (uint32_t) n, 0);
+    return s_upsert (self, head, hlen, s, n, hash, fresh);
 }
 
 size_t weir__partials_count (const weir__partials *self)

@@ -36,7 +36,7 @@ void weir__partials_destroy (weir__partials **self_p);
 void *weir__partials_upsert (weir__partials *self, const void *key, size_t len, uint64_t hash, int *fresh);
 
 /*  The same for the key that is the msgpack str S of N bytes, whose
-    canonical bytes (weir__key_str_head, then S) are never side by side
+    canonical bytes (its shortest header, then S) are never side by side
     in the caller's memory.  */
 void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, uint64_t hash, int *fresh);
 

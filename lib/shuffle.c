@@ -46,9 +46,9 @@ struct weir__shuffle {
 #define S_REST_MAX 4096
 
 //  Partial aggregates are held across batches, until the producer sends a
-//  marker (weir__shuffle_flush) or its table holds this many keys (512
-//  kB of lib/partials.c's lines, kept for the next: a wide stage has a table per producer
-//  thread and keyed link).  Folded batch by batch, a word count saved
+//  marker (weir__shuffle_flush) or its table holds this many keys (512 kB
+//  of lib/partials.c's lines, kept for the next: a wide stage has a table
+//  per producer thread and keyed link).  Folded batch by batch, a word count saved
 //  nothing (a batch of 256 words held about 220 distinct ones, and the
 //  combiner rested); held for an epoch, 22 million words become a few
 //  thousand partials.
