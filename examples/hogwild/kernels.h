@@ -134,6 +134,11 @@ model__kernel_sparse_scores (float *restrict score, const float *restrict snap, 
 #define MODEL__HAS_CLONES 0
 #endif
 
+//  Scalar arithmetic a clone calls that must give the same bits whichever
+//  clone calls it (a learning rate, a bias's step): never inlined into
+//  one, whose multiply-adds are fused and its own would be too
+#define MODEL__UNCLONED __attribute__ ((noinline))
+
 //  Where a loop the compiler vectorizes poorly has a version written with
 //  one instruction set's intrinsics, chosen by __builtin_cpu_supports
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -93,12 +93,11 @@ struct model_worker {
     //  untouched); ssnap holds the private copy of each, sbase the values
     //  it read from the model, sgrad the pending mini-batch's summed
     //  gradient (zero in rows it did not touch).  The slots the pending
-    //  mini-batch touched, in order (mrows; stamp[slot] is the number of
-    //  the mini-batch that last touched it, counted from the last push)
+    //  mini-batch touched, in order (mrows; stamp[slot] is the mini-batch
+    //  that last touched it, as 'steps' counts them from the last push)
     uint32_t *slot, *rows, *mrows, *stamp;
     float *ssnap, *sbase, *sgrad;
     size_t touched, cap_touched, mtouched;
-    uint32_t batch;
     uint32_t *eslot;
     float *evalue;
     size_t cap_example;
@@ -217,6 +216,14 @@ static void s_merge (_Atomic float *shared, float *snap, float *base, unsigned n
     }
 }
 
+//  N values of the shared model's row at FROM into the copy SNAP and its
+//  BASE, zero past them up to LANES: s_merge's way back
+static inline void s_read (const _Atomic float *from, float *snap, float *base, unsigned n, unsigned lanes)
+{
+    for (unsigned c = 0; c < lanes; c++)
+        base[c] = snap[c] = c < n ? atomic_load_explicit (&from[c], memory_order_relaxed) : 0;
+}
+
 static void s_push_dense (model_worker *self)
 {
     unsigned classes = self->cfg.classes, lanes = self->lanes;
@@ -247,7 +254,6 @@ static void s_step_sparse (model_worker *self, float coef, float keep)
         model__kernel_step (self->ssnap + at, self->sgrad + at, lanes, keep, coef);
     }
     self->mtouched = 0;
-    self->batch++;
 }
 
 static void s_push_sparse (model_worker *self)
@@ -260,14 +266,13 @@ static void s_push_sparse (model_worker *self)
         self->slot[self->rows[s]] = 0;
     }
     self->touched = 0;
-    self->batch = 1;
 }
 
 //  The pending mini-batch's step, counted in the model's step counter:
 //  *COEF multiplies its summed gradient, *KEEP the weights (L2).  Never
 //  inlined into a clone, whose multiply-adds are fused: the fused and
 //  unfused paths of a dense mini-batch then get the same KEEP
-static __attribute__ ((noinline)) void s_rate (model_worker *self, float *coef, float *keep)
+static MODEL__UNCLONED void s_rate (model_worker *self, float *coef, float *keep)
 {
     uint64_t t = atomic_fetch_add_explicit (&self->m->step, self->pending, memory_order_relaxed);
     float lr = model_lr (&self->cfg, t);
@@ -288,8 +293,9 @@ static void s_push (model_worker *self)
 
 //  A mini-batch whose weights took their step: the biases take theirs,
 //  and the copy goes on to the next mini-batch (carry), pushed to the
-//  model every cfg.push of them
-static void s_stepped (model_worker *self, float coef)
+//  model every cfg.push of them.  Called from a clone: never inlined
+//  there, as s_rate
+static MODEL__UNCLONED void s_stepped (model_worker *self, float coef)
 {
     for (unsigned c = 0; c < self->cfg.classes; c++) {
         self->bsnap[c] -= coef * self->bgrad[c];
@@ -340,10 +346,7 @@ static void s_begin (model_worker *self, model_blob *m, int kind)
         self->kind = kind;
         self->m = m;
         self->hi = 0;
-        const _Atomic float *b = model_biases (m);
-        for (unsigned c = 0; c < self->lanes; c++)
-            self->bbase[c] = self->bsnap[c] =
-                c < self->cfg.classes ? atomic_load_explicit (&b[c], memory_order_relaxed) : 0;
+        s_read (model_biases (m), self->bsnap, self->bbase, self->cfg.classes, self->lanes);
     }
 }
 
@@ -397,9 +400,7 @@ static MODEL__CLONES void s_dense_tile (model_worker *self)
         //  short examples on a wide model do not copy all of it
         const _Atomic float *w = model_weights (self->m);
         for (size_t j = self->hi; j < need; j++)
-            for (unsigned c = 0; c < lanes; c++)
-                self->dbase[j * lanes + c] = self->dsnap[j * lanes + c] =
-                    c < classes ? atomic_load_explicit (&w[j * lanes + c], memory_order_relaxed) : 0;
+            s_read (w + j * lanes, self->dsnap + j * lanes, self->dbase + j * lanes, classes, lanes);
         self->hi = need;
     }
     //  Shorter examples are zero up to the longest
@@ -636,8 +637,8 @@ static inline uint32_t s_slot (model_worker *self, uint32_t row)
     uint32_t s = self->slot[row];
     if (s) {
         s--;
-        if (self->stamp[s] != self->batch) {
-            self->stamp[s] = self->batch;
+        if (self->stamp[s] != self->steps) {
+            self->stamp[s] = self->steps;
             self->mrows[self->mtouched++] = s;
         }
         return s;
@@ -645,15 +646,11 @@ static inline uint32_t s_slot (model_worker *self, uint32_t row)
     s = (uint32_t) self->touched++;
     self->rows[s] = row;
     self->slot[row] = s + 1;
-    self->stamp[s] = self->batch;
+    self->stamp[s] = self->steps;
     self->mrows[self->mtouched++] = s;
-    unsigned classes = self->cfg.classes, lanes = self->lanes;
-    const _Atomic float *from = model_weights (self->m) + (size_t) row * lanes;
-    float *to = self->ssnap + (size_t) s * lanes, *base = self->sbase + (size_t) s * lanes;
-    for (unsigned c = 0; c < classes; c++)
-        base[c] = to[c] = atomic_load_explicit (&from[c], memory_order_relaxed);
-    for (unsigned c = classes; c < lanes; c++)
-        base[c] = to[c] = 0;
+    unsigned lanes = self->lanes;
+    s_read (model_weights (self->m) + (size_t) row * lanes, self->ssnap + (size_t) s * lanes,
+            self->sbase + (size_t) s * lanes, self->cfg.classes, lanes);
     return s;
 }
 
