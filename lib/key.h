@@ -178,7 +178,8 @@ static inline uint64_t weir__key_hash_str (const char *s, size_t n)
     //  in a buffer of our own, and the loads waited for
     unsigned char key[WEIR__KEY_STR_SHORT + 1];
     key[0] = (unsigned char) (0xa0 | n);
-    memcpy (key + 1, s, n);
+    if (n > 0)  //  an empty str may come as NULL, which memcpy may not be given
+        memcpy (key + 1, s, n);
     return weir__key_hash (key, n + 1);
 }
 
