@@ -95,8 +95,9 @@ static inline uint64_t weir__key_hash (const void *key, size_t len)
     return weir__key_mix (a ^ len, b);
 }
 
-/*  The longest str whose key weir__key_hash_str hashes: its key, with a
-    header of one byte, is read by weir__key_hash in two loads.  */
+/*  The longest str whose canonical key (a header of one byte, then its
+    bytes) is 16 bytes at most: a word, read 16 bytes at a time by a
+    producer's table (lib/partials.h).  */
 #define WEIR__KEY_STR_SHORT 15
 
 /*  The 8 bytes at P, which may run past the object P points into, in a
@@ -147,40 +148,6 @@ static inline void weir__key_str16 (const char *s, size_t n, uint64_t *lo, uint6
     uint64_t w0 = weir__key_load8 (s) & (m | ge8), w1 = weir__key_load8 (s + 8) & (m & ge8);
     *lo = w0 << 8 | (0xa0 | n);
     *hi = w1 << 8 | w0 >> 56;
-}
-
-/*  weir__key_hash of the canonical key of the str S of N bytes (N at
-    most WEIR__KEY_STR_SHORT), without the header and S side by side in
-    memory.  A word copied behind its header and read back at once is
-    read with loads that straddle the stores that wrote it, which the CPU
-    cannot forward: they wait for the stores to land (a fifth of a word
-    count's time went there).  The loads weir__key_hash makes of the key
-    are made of S, and the header shifted in.  */
-static inline uint64_t weir__key_hash_str (const char *s, size_t n)
-{
-    if (weir__key_str_readable (s, n)) {
-        //  What weir__key_hash reads of a key of LEN bytes, chosen by
-        //  masks: its first and last 8 (from 8 bytes), first and last 4
-        //  (from 4), or three single bytes.  The key's first 8 are the
-        //  header and S's first 7; its last 8, S's last 8
-        uint64_t ge8, m = weir__key_str_mask (n, &ge8), len = n + 1;
-        uint64_t lo = (weir__key_load8 (s) & (m | ge8)) << 8 | (0xa0 | n);
-        uint64_t tail = weir__key_load8 (s + ((n - 8) & ge8));
-        uint64_t l8 = -(uint64_t) (len >= 8), l4 = -(uint64_t) (len >= 4) & ~l8, l1 = ~(l8 | l4);
-        unsigned mid = (unsigned) (8 * (len / 2)) & 63, last = (unsigned) (8 * (len - 1)) & 63,
-                 four = (unsigned) (8 * (len - 4)) & 63;
-        uint64_t a1 = (lo & 0xff) << 16 | ((lo >> mid) & 0xff) << 8 | ((lo >> last) & 0xff);
-        uint64_t a = (lo & l8) | ((uint32_t) lo & l4) | (a1 & l1);
-        uint64_t b = (((tail & ge8) | (lo & ~ge8)) & l8) | ((uint32_t) (lo >> four) & l4);
-        return weir__key_mix (a ^ len, b);
-    }
-    //  Near a page's end, empty, or on another CPU: the key side by side
-    //  in a buffer of our own, and the loads waited for
-    unsigned char key[WEIR__KEY_STR_SHORT + 1];
-    key[0] = (unsigned char) (0xa0 | n);
-    if (n > 0)  //  an empty str may come as NULL, which memcpy may not be given
-        memcpy (key + 1, s, n);
-    return weir__key_hash (key, n + 1);
 }
 
 /*  The group of a key of hash HASH among GROUPS.  */

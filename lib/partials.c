@@ -1,5 +1,5 @@
-/*  lib/partials.c - a producer's partial aggregates, one cache line a
-    key.  */
+/*  lib/partials.c - a producer's partial aggregates, a key and its value
+    in half a cache line or one.  */
 #include "config.h"
 #include "lib/partials.h"
 
@@ -8,25 +8,31 @@
 
 #include "lib/buf.h"
 #include "lib/fieldpath.h"
+#include "lib/hash.h"
 #include "lib/key.h"
 #include "lib/pack.h"
 
-//  A slot: the key's hash, its length (0: the slot is empty; a canonical
-//  key has a byte at least), and its bytes when they fit, else where they
-//  are in the arena; the value follows, in the same 64 bytes when it is
-//  no larger than WEIR__PARTIALS_VALUE_MAX
+//  A slot: the low half of the key's hash (the table's own, s_hash), its
+//  length (0: the slot is empty; a canonical key has a byte at least),
+//  and its bytes when they fit, else where they are in the arena; the
+//  value follows, in 32 bytes in all when it is no larger than 8 (a
+//  count: two keys a line, so that a word count's hot keys stay in the
+//  first-level cache), else in 64
 typedef struct {
-    uint64_t hash;
+    uint32_t hash;
     uint32_t len;
-    uint32_t off;
-    char key[WEIR__PARTIALS_KEY_INLINE];
+    union {
+        char key[WEIR__PARTIALS_KEY_INLINE];
+        uint32_t off;
+    };
 } s_slot;
 
 _Static_assert(sizeof (s_slot) + WEIR__PARTIALS_VALUE_MAX == 64, "a slot and its value are a cache line");
+_Static_assert(sizeof (s_slot) + 8 == 32, "a slot and a count are half a cache line");
 
 struct weir__partials {
     size_t value_size;
-    size_t stride;    //  of SLOTS: 64, a slot and its value
+    size_t stride;    //  of SLOTS: 32 or 64, a slot and its value
     char *slots;      //  [nslots * stride], aligned to a cache line
     size_t nslots;    //  a power of two, or 0
     uint32_t *order;  //  [count]: the slot of each key, in the order they came
@@ -42,7 +48,7 @@ weir__partials *weir__partials_new (size_t value_size)
     if (!self)
         return NULL;
     self->value_size = value_size;
-    self->stride = sizeof (s_slot) + WEIR__PARTIALS_VALUE_MAX;
+    self->stride = value_size <= 8 ? 32 : 64;
     weir__buf_init (&self->arena);
     return self;
 }
@@ -74,14 +80,45 @@ static inline const char *s_key (const weir__partials *self, const s_slot *slot)
     return slot->len <= WEIR__PARTIALS_KEY_INLINE ? slot->key : self->arena.data + slot->off;
 }
 
+//  The table's hash of a key of canonical bytes C of LEN: its first 16
+//  bytes (zero past its end) as LO and HI, and REST, a checksum of the
+//  bytes past them (0 when there are none).  Not weir__key_hash, which
+//  routes a key to its group for good and reads a short key in loads
+//  that depend on its length: a word's bytes are at hand 16 at a time
+//  (weir__key_str16), and this hash takes them as they are, so that a
+//  word costs a multiply; weir__key_hash is worked out once per key and
+//  flush (lib/shuffle.c), not once per record
+static inline uint64_t s_hash16 (uint64_t lo, uint64_t hi, uint64_t rest, size_t len)
+{
+    return weir__key_mix (lo ^ len, hi ^ rest);
+}
+
+//  The same of the key whose bytes are the HLEN at HEAD (fewer than 16)
+//  and then the BLEN at BODY
+static uint64_t s_hash (const char *head, size_t hlen, const char *body, size_t blen)
+{
+    char first[16] = {0};
+    size_t len = hlen + blen, fromb = blen < 16 - hlen ? blen : 16 - hlen;
+    uint64_t lo, hi, rest = 0;
+    if (hlen)
+        memcpy (first, head, hlen);
+    if (fromb)
+        memcpy (first + hlen, body, fromb);
+    memcpy (&lo, first, 8);
+    memcpy (&hi, first + 8, 8);
+    if (len > 16)
+        rest = weir__hash64 (0x70617274, body + fromb, blen - fromb);
+    return s_hash16 (lo, hi, rest, len);
+}
+
 //  The slot of the key whose bytes are the HLEN at HEAD and then the BLEN
 //  at BODY, or the empty slot where it would go.  Inline, as in
 //  lib/keytable.c: each caller's parts have lengths it knows
 static inline s_slot *s_find (const weir__partials *self, const char *head, size_t hlen, const char *body,
-                              size_t blen, uint64_t hash)
+                              size_t blen, uint32_t hash)
 {
     size_t mask = self->nslots - 1, len = hlen + blen;
-    for (size_t i = (size_t) hash & mask;; i = (i + 1) & mask) {
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
         s_slot *slot = s_slot_at (self, i);
         if (!slot->len)
             return slot;
@@ -103,7 +140,7 @@ static int s_grow (weir__partials *self)
     memset (slots, 0, n * self->stride);
     for (size_t k = 0; k < self->count; k++) {
         const s_slot *old = s_slot_at (self, self->order[k]);
-        size_t i = (size_t) old->hash & (n - 1);
+        size_t i = old->hash & (n - 1);
         while (((s_slot *) (slots + i * self->stride))->len)
             i = (i + 1) & (n - 1);
         memcpy (slots + i * self->stride, old, self->stride);
@@ -118,14 +155,14 @@ static int s_grow (weir__partials *self)
 //  Inline in both callers: a look-up is what the table is for
 static inline __attribute__ ((always_inline)) void *s_upsert (weir__partials *self, const char *head,
                                                               size_t hlen, const char *body, size_t blen,
-                                                              uint64_t hash, int *fresh)
+                                                              uint32_t hash, int *fresh)
 {
     *fresh = 0;
     s_slot *slot = self->nslots ? s_find (self, head, hlen, body, blen, hash) : NULL;
     if (slot && slot->len)
         return s_value (slot);
     //  A new key.  At most 3/4 full: a probe rarely reads a second line,
-    //  and a table of a shuffle's 4,096 keys is 512 kB
+    //  and a table of a shuffle's 4,096 keys is 256 kB of counts
     if ((self->count + 1) * 4 > self->nslots * 3) {
         if (s_grow (self))
             return NULL;
@@ -152,7 +189,8 @@ static inline __attribute__ ((always_inline)) void *s_upsert (weir__partials *se
         k = self->arena.data + self->arena.len;
         self->arena.len += len;
     }
-    memcpy (k, head, hlen);
+    if (hlen)
+        memcpy (k, head, hlen);
     if (blen)
         memcpy (k + hlen, body, blen);
     slot->hash = hash;
@@ -163,37 +201,57 @@ static inline __attribute__ ((always_inline)) void *s_upsert (weir__partials *se
     return s_value (slot);
 }
 
-void *weir__partials_upsert (weir__partials *self, const void *key, size_t len, uint64_t hash, int *fresh)
+void *weir__partials_upsert (weir__partials *self, const void *key, size_t len, int *fresh)
 {
-    return s_upsert (self, key, len, NULL, 0, hash, fresh);
+    //  Its first byte apart, as a str's header is: fewer than 16
+    const char *k = key;
+    size_t hlen = len ? 1 : 0;
+    return s_upsert (self, k, hlen, k + hlen, len - hlen, (uint32_t) s_hash (k, hlen, k + hlen, len - hlen),
+                     fresh);
 }
 
-void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, uint64_t hash, int *fresh)
+//  A str the look-up of words did not find: a new key, of hash *HASH, or
+//  one it could not read 16 bytes at a time (HASH NULL).  Apart, so that
+//  the look-up saves no registers it does not use
+static __attribute__ ((noinline)) void *s_upsert_str (weir__partials *self, const char *s, size_t n,
+                                                      const uint32_t *hash, int *fresh)
 {
-    //  A word already there, found with no branch on its length: its
-    //  hash, length and 16 bytes (zero past its end, as in its slot)
-    //  compared at once
+    char head[5];
+    size_t hlen = weir__pack_bytes_header (head, (uint32_t) n, 0);
+    //  A new word is added with the hash the look-up worked out, so that
+    //  the look-up of the same key from its canonical bytes (s_hash) finds
+    //  it only when the two agree, as they must
+    return s_upsert (self, head, hlen, s, n, hash ? *hash : (uint32_t) s_hash (head, hlen, s, n), fresh);
+}
+
+void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, int *fresh)
+{
+    //  A word already there, found with no branch on its length: hashed
+    //  from its 16 bytes (zero past its end, as in its slot), and its
+    //  hash, length and those bytes compared at once
     if (n <= WEIR__KEY_STR_SHORT && self->nslots && weir__key_str_readable (s, n)) {
         uint64_t lo, hi;
         weir__key_str16 (s, n, &lo, &hi);
         size_t mask = self->nslots - 1;
         uint64_t len = n + 1;
-        for (size_t i = (size_t) hash & mask;; i = (i + 1) & mask) {
+        uint32_t hash = (uint32_t) s_hash16 (lo, hi, 0, len);
+        uint64_t head = hash | len << 32;
+        for (size_t i = hash & mask;; i = (i + 1) & mask) {
             s_slot *slot = s_slot_at (self, i);
             if (!slot->len)
                 break;
-            uint64_t k0, k1;
+            uint64_t h, k0, k1;
+            memcpy (&h, slot, 8);  //  its hash, and its length above
             memcpy (&k0, slot->key, 8);
             memcpy (&k1, slot->key + 8, 8);
-            if (((slot->hash ^ hash) | (slot->len ^ len) | (k0 ^ lo) | (k1 ^ hi)) == 0) {
+            if (((h ^ head) | (k0 ^ lo) | (k1 ^ hi)) == 0) {
                 *fresh = 0;
                 return s_value (slot);
             }
         }
+        return s_upsert_str (self, s, n, &hash, fresh);
     }
-    char head[5];
-    size_t hlen = weir__pack_bytes_header (head, (uint32_t) n, 0);
-    return s_upsert (self, head, hlen, s, n, hash, fresh);
+    return s_upsert_str (self, s, n, NULL, fresh);
 }
 
 size_t weir__partials_count (const weir__partials *self)
@@ -201,13 +259,11 @@ size_t weir__partials_count (const weir__partials *self)
     return self->count;
 }
 
-void *weir__partials_entry (const weir__partials *self, size_t i, const char **key, size_t *len,
-                            uint64_t *hash)
+void *weir__partials_entry (const weir__partials *self, size_t i, const char **key, size_t *len)
 {
     s_slot *slot = s_slot_at (self, self->order[i]);
     *key = s_key (self, slot);
     *len = slot->len;
-    *hash = slot->hash;
     return s_value (slot);
 }
 

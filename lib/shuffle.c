@@ -92,7 +92,7 @@ static inline int s_fold (const weir__combiner *combiner, const msgpack_object *
 {
     if (!combiner->counts)
         return combiner->fold (combiner, rec, value);
-    ++*(uint64_t *) ((char *) value + combiner->count_at);
+    ++*(uint64_t *) value;
     return 0;
 }
 
@@ -155,8 +155,10 @@ int weir__shuffle_flush (weir__shuffle *self, const weir__combiner *combiner, co
     for (size_t i = 0; i < keys && !rc; i++) {
         const char *key;
         size_t len;
-        uint64_t hash;
-        const void *value = weir__partials_entry (self->keys, i, &key, &len, &hash);
+        const void *value = weir__partials_entry (self->keys, i, &key, &len);
+        //  The key's hash for good, once per key and flush: the table
+        //  hashed it its own, cheaper way for every record
+        uint64_t hash = weir__key_hash (key, len);
         weir__batch *b = &self->parts[self->owner[weir__key_group (hash, groups)]].combined;
         int r = combiner->pack (combiner, key, len, hash, value, b);
         if (r < 0)
@@ -255,7 +257,7 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
         s_part *p = &self->parts[c];
         if (fold) {
             int fresh;
-            void *value = weir__partials_upsert (self->keys, k, klen, hash, &fresh);
+            void *value = weir__partials_upsert (self->keys, k, klen, &fresh);
             if (!value) {
                 rc = WEIR_ENOMEM;
                 break;
@@ -303,14 +305,14 @@ int weir__shuffle_ready (weir__shuffle *self, unsigned groups, const weir__combi
 }
 
 int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
-                        const char *s, size_t n, uint64_t hash, uint64_t *wait_ns)
+                        const char *s, size_t n, uint64_t *wait_ns)
 {
     //  Resting, the records go as they are, and the sends count the rest
     //  down batch by batch
     if (self->plain)
         return 0;
     int fresh;
-    void *value = weir__partials_upsert_str (self->keys, s, n, hash, &fresh);
+    void *value = weir__partials_upsert_str (self->keys, s, n, &fresh);
     if (!value)
         return WEIR_ENOMEM;
     msgpack_object rec = {.type = MSGPACK_OBJECT_STR};

@@ -52,12 +52,11 @@ typedef struct weir__combiner {
     //  Fold REC into VALUE (zeroed for a key new in the batch): 0, or 1
     //  when REC is to go on as it is (a bad value, for its stage to judge)
     int (*fold) (const struct weir__combiner *self, const msgpack_object *rec, void *value);
-    //  Whether folding a record is only adding one to the uint64_t at
-    //  COUNT_AT in its value (a count of records), which is done where
-    //  the record is folded rather than through FOLD: a word count folds
+    //  Whether the value is a uint64_t (VALUE_SIZE 8) that folding a
+    //  record adds one to (a count of records), which is done where the
+    //  record is folded rather than through FOLD: a word count folds
     //  every word
     int counts;
-    size_t count_at;
     //  Append the partial aggregate VALUE of the key of LEN canonical
     //  bytes at KEY, of hash HASH, to B as one record: 0, -1 (out of
     //  memory), or 1 when VALUE holds nothing (every record of the key
@@ -90,17 +89,18 @@ int weir__shuffle_ready (weir__shuffle *self, unsigned groups, const weir__combi
                          const weir__shuffle_to *to);
 
 /*  The str record of the N bytes at S, keyed by its whole self (its
-    canonical key is its header and its bytes, whose hash is HASH),
-    folded by COMBINER into the partial aggregates, as a send would fold
-    it, by a producer that emits it: a word emitted into 'count key=.'
-    needs neither to be packed into a batch nor read back, and its bytes
-    need not follow a header (weir__key_hash_str).  TO as for a send,
+    canonical key is its header and its bytes), folded by COMBINER into
+    the partial aggregates, as a send would fold it, by a producer that
+    emits it: a word emitted into 'count key=.' needs neither to be
+    packed into a batch nor read back, its bytes need not follow a
+    header (weir__partials_upsert_str), and its group is worked out only
+    when its partial aggregate is flushed.  TO as for a send,
     which may flush when the tables hold enough keys.  1 when folded (the
     record counts as sent), 0 when it must go in a batch as it is (the
     combiner rests, or leaves the record to its stage), or what a flush
     returns, negative (WEIR_EABORTED for a queue closed).  */
 int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
-                        const char *s, size_t n, uint64_t hash, uint64_t *wait_ns);
+                        const char *s, size_t n, uint64_t *wait_ns);
 
 /*  Send the partial aggregates held for COMBINER (the one every send
     was given) to their consumer threads, as TO says: before the producer

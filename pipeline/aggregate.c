@@ -244,9 +244,7 @@ static int s_open (weir_stage *st, void **state)
     agg->stored = (op == S_COUNT || op == S_DISTINCT) && saved != sizeof (s_value) ? sizeof (uint64_t)
                                                                                    : sizeof (s_value);
     agg->changelog = strcmp (weir_prop (st, "emit", "end"), "epoch") == 0;
-    agg->combine.combiner.value_size = sizeof (s_value);
     agg->combine.combiner.fold = s_combine_fold;
-    agg->combine.combiner.count_at = offsetof (s_value, n);
     agg->combine.combiner.pack = s_combine_pack;
     agg->combine.merge = s_merge;
     weir_prop (st, "key", NULL);
@@ -260,6 +258,9 @@ static int s_open (weir_stage *st, void **state)
     }
     //  The properties were checked when the job was built
     agg->combine.combiner.counts = op == S_COUNT && !agg->value;
+    //  A count's partial aggregate is its count alone, in half the
+    //  producer's cache that a whole state would take (lib/partials.h)
+    agg->combine.combiner.value_size = agg->combine.combiner.counts ? sizeof (uint64_t) : sizeof (s_value);
     if (*window) {
         char blob[64];
         weir__keyed_blob_name (st->stage->index, "watermark", blob, sizeof blob);
@@ -691,8 +692,12 @@ static int s_combine_fold (const weir__combiner *c, const msgpack_object *rec, v
 static int s_combine_pack (const weir__combiner *c, const char *key, size_t len, uint64_t hash,
                            const void *value, weir__batch *b)
 {
-    (void) c;
-    const s_value *v = value;
+    //  A count's is its count alone, sent as a whole state
+    s_value whole = {.n = 0}, *v = &whole;
+    if (c->counts)
+        memcpy (&whole.n, value, sizeof whole.n);
+    else
+        memcpy (&whole, value, sizeof whole);
     uint32_t n = (uint32_t) len;
     if (v->n == 0)
         return 1;

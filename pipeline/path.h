@@ -28,15 +28,14 @@ int weir__path_send (weir__worker *w);
     port (port 0 and the sink's batch for a stage without ports).  */
 int weir__path_send_port (weir__worker *w, unsigned port);
 
-/*  The str record of the N bytes at P (a word), whose canonical key's
-    hash is HASH, folded into the partial aggregates of port 0's link as
+/*  The str record of the N bytes at P (a word) folded into the partial aggregates of port 0's link as
     it is emitted rather than packed and read back when the batch goes,
     when that link leads to a stage that aggregates keyed by the whole
     record (a word into 'count key=.'): the record is its own key.  N is
     at most WEIR__KEY_MAX_BYTES less the header.  1 when folded, 0 when
     the record must go into the batch as it is, -1 when the job
     failed.  */
-int weir__path_fold (weir__worker *w, const char *p, size_t n, uint64_t hash);
+int weir__path_fold (weir__worker *w, const char *p, size_t n);
 
 /*  A marker of KIND (WEIR__BATCH_EOS, WEIR__BATCH_BARRIER) carrying FLAG
     to every consumer thread downstream, behind everything this worker sent

@@ -101,9 +101,7 @@ int weir_emit_packed (weir_stage *st)
     //  length says so: no scan
     const unsigned char *first = (const unsigned char *) b->data + st->packed_from;
     if (have && (*first & 0xe0) == 0xa0 && have == 1 + (size_t) (*first & 0x1f)) {
-        int folded = st->fold_port0 < 0 ? 0
-                                        : weir__path_fold (st, (const char *) first + 1, have - 1,
-                                                           weir__key_hash (first, have));
+        int folded = st->fold_port0 < 0 ? 0 : weir__path_fold (st, (const char *) first + 1, have - 1);
         if (folded == 0)
             return s_added (st);
         b->len = st->packed_from;
@@ -130,8 +128,7 @@ int weir_emit_str (weir_stage *st, const char *p, size_t n)
     //  are, when it may be: it is packed only when the combiner does not
     //  take it (it rests)
     int folded = 0;
-    if (n <= WEIR__KEY_STR_SHORT && st->fold_port0 >= 0
-        && (folded = weir__path_fold (st, p, n, weir__key_hash_str (p, n))) != 0)
+    if (n <= WEIR__KEY_STR_SHORT && st->fold_port0 >= 0 && (folded = weir__path_fold (st, p, n)) != 0)
         return folded > 0 ? 0 : WEIR_EABORTED;
     weir__batch *b = &st->sink.batch;
     st->packed_from = b->len;
@@ -144,7 +141,7 @@ int weir_emit_str (weir_stage *st, const char *p, size_t n)
     if (n <= WEIR__KEY_STR_SHORT || st->fold_port0 < 0 || len > WEIR__KEY_MAX_BYTES)
         return s_added (st);
     const char *key = b->data + st->packed_from;
-    folded = weir__path_fold (st, key + len - n, n, weir__key_hash (key, len));
+    folded = weir__path_fold (st, key + len - n, n);
     if (folded == 0)
         return s_added (st);
     b->len = st->packed_from;

@@ -311,14 +311,17 @@ static void s_str_key (const char *s, size_t n, weir__batch *b)
     ck_assert_int_eq (weir__pack_str (b, s, n), 0);
 }
 
-START_TEST (test_str_hash_is_the_key_hash)
+START_TEST (test_str_key_in_partials)
 {
-    //  Every length a short str may have, bytes of every value, and the
-    //  header read with them as weir__key_hash reads the whole key
+    //  Every length a short str may have, bytes of every value: the str
+    //  given as its bytes and the str packed are one key of a producer's
+    //  table, its canonical bytes those the packer writes
     weir__batch b;
     ck_assert_int_eq (weir__batch_init (&b, 64), 0);
     char s[WEIR__KEY_STR_SHORT + 1];
     uint64_t seed = 7;
+    weir__partials *t = weir__partials_new (8);
+    ck_assert_ptr_nonnull (t);
     for (size_t n = 0; n <= WEIR__KEY_STR_SHORT; n++)
         for (int round = 0; round < 200; round++) {
             for (size_t i = 0; i < n; i++) {
@@ -327,9 +330,22 @@ START_TEST (test_str_hash_is_the_key_hash)
             }
             s_str_key (s, n, &b);
             ck_assert_uint_eq (b.len, n + 1);
-            ck_assert_msg (weir__key_hash_str (s, n) == weir__key_hash (b.data, b.len),
-                           "a str of %zu bytes hashes otherwise from its bytes", n);
+            int fresh, again;
+            uint64_t *v = weir__partials_upsert_str (t, s, n, &fresh);
+            ck_assert_ptr_nonnull (v);
+            ++*v;
+            uint64_t *w = weir__partials_upsert (t, b.data, b.len, &again);
+            ck_assert_msg (w == v && !again, "a str of %zu bytes is another key from its bytes", n);
+            ++*w;
+            if (fresh) {
+                const char *key;
+                size_t len;
+                weir__partials_entry (t, weir__partials_count (t) - 1, &key, &len);
+                ck_assert_uint_eq (len, b.len);
+                ck_assert_int_eq (memcmp (key, b.data, len), 0);
+            }
         }
+    weir__partials_destroy (&t);
     //  Words at every place near a page's end, where their bytes are not
     //  read 16 at a time, and just after, where they are: the same hash,
     //  and the same key for a table
@@ -342,7 +358,7 @@ START_TEST (test_str_hash_is_the_key_hash)
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         page[i] = (char) (seed >> 56);
     }
-    weir__partials *t = weir__partials_new (8);
+    t = weir__partials_new (8);
     ck_assert_ptr_nonnull (t);
     for (size_t n = 0; n <= WEIR__KEY_STR_SHORT; n++)
         for (size_t at = 4096 - 20; at <= 4096 + 4; at++) {
@@ -354,21 +370,25 @@ START_TEST (test_str_hash_is_the_key_hash)
 #else
             ck_assert_int_eq (weir__key_str_readable (w, n), 0);
 #endif
-            s_str_key (w, n, &b);
-            uint64_t hash = weir__key_hash (b.data, b.len);
-            ck_assert_msg (weir__key_hash_str (w, n) == hash, "a str of %zu bytes at %zu from a page's end",
-                           n, 4096 - at);
             int fresh;
-            uint64_t *v = weir__partials_upsert_str (t, w, n, hash, &fresh);
+            uint64_t *v = weir__partials_upsert_str (t, w, n, &fresh);
             ck_assert_ptr_nonnull (v);
-            ck_assert_int_eq (fresh, at == 4096 - 20);
+            ck_assert_msg (fresh == (at == 4096 - 20), "a str of %zu bytes at %zu from a page's end", n,
+                           4096 - at);
             ++*v;
         }
     ck_assert_uint_eq (weir__partials_count (t), WEIR__KEY_STR_SHORT + 1);
-    weir__partials_destroy (&t);
     free (page);
     //  An empty str may come with no bytes at all
-    ck_assert_uint_eq (weir__key_hash_str (NULL, 0), weir__key_hash ("\xa0", 1));
+    {
+        int fresh;
+        uint64_t *v = weir__partials_upsert (t, "\xa0", 1, &fresh);
+        ck_assert_ptr_nonnull (v);
+        ck_assert_int_eq (fresh, 0);
+        ck_assert_ptr_eq (weir__partials_upsert_str (t, NULL, 0, &fresh), v);
+        ck_assert_int_eq (fresh, 0);
+    }
+    weir__partials_destroy (&t);
     //  A str of every header length, given as its bytes, is the key the
     //  str packed is, in a producer's table
     memset (big, 'x', sizeof big);
@@ -377,13 +397,12 @@ START_TEST (test_str_hash_is_the_key_hash)
     ck_assert_ptr_nonnull (heads);
     for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
         s_str_key (big, lens[k], &b);
-        uint64_t hash = weir__key_hash (b.data, b.len);
         int fresh;
-        uint64_t *v = weir__partials_upsert_str (heads, big, lens[k], hash, &fresh);
+        uint64_t *v = weir__partials_upsert_str (heads, big, lens[k], &fresh);
         ck_assert_ptr_nonnull (v);
         ck_assert_int_eq (fresh, 1);
         *v = lens[k] + 1;
-        v = weir__partials_upsert (heads, b.data, b.len, hash, &fresh);
+        v = weir__partials_upsert (heads, b.data, b.len, &fresh);
         ck_assert_ptr_nonnull (v);
         ck_assert_int_eq (fresh, 0);
         ck_assert_uint_eq (*v, lens[k] + 1);
@@ -414,13 +433,11 @@ START_TEST (test_partials)
             uint64_t *v;
             //  Each key in both forms: a str's bytes, and canonical bytes
             if (i % 2 == 0 && n <= WEIR__KEY_STR_SHORT)
-                v = weir__partials_upsert_str (t, word, (size_t) n, weir__key_hash_str (word, (size_t) n),
-                                               &fresh);
+                v = weir__partials_upsert_str (t, word, (size_t) n, &fresh);
             else {
                 s_str_key (word, (size_t) n, &b);
-                v = i % 3 ? weir__partials_upsert (t, b.data, b.len, weir__key_hash (b.data, b.len), &fresh)
-                          : weir__partials_upsert_str (t, word, (size_t) n, weir__key_hash (b.data, b.len),
-                                                       &fresh);
+                v = i % 3 ? weir__partials_upsert (t, b.data, b.len, &fresh)
+                          : weir__partials_upsert_str (t, word, (size_t) n, &fresh);
             }
             ck_assert_ptr_nonnull (v);
             ck_assert_int_eq (fresh, i < 10000);
@@ -431,24 +448,22 @@ START_TEST (test_partials)
         for (size_t i = 0; i < 10000; i++) {
             const char *key;
             size_t len;
-            uint64_t hash;
-            uint64_t *v = weir__partials_entry (t, i, &key, &len, &hash);
+            uint64_t *v = weir__partials_entry (t, i, &key, &len);
             int n = i < 5000 ? snprintf (word, sizeof word, "w%zu", i)
                              : snprintf (word, sizeof word, "a long key, longer than a slot holds: %zu", i);
             s_str_key (word, (size_t) n, &b);
             ck_assert_uint_eq (len, b.len);
             ck_assert_int_eq (memcmp (key, b.data, len), 0);
-            ck_assert_uint_eq (hash, weir__key_hash (b.data, b.len));
             ck_assert_uint_eq (v[0], 3);
             ck_assert_uint_eq (v[1], 3 * i);
         }
         weir__partials_clear (t);
         ck_assert_uint_eq (weir__partials_count (t), 0);
     }
-    //  Keys that share their hash, of every length from 1 to 40 bytes
-    //  (kept in their slot, past the 16 bytes a word's look-up compares,
-    //  and in the arena), each a prefix of the next, and keys that differ
-    //  only by zeros past their end: each its own
+    //  Keys of every length from 1 to 40 bytes (kept in their slot, past
+    //  the 16 bytes a word's look-up compares, and in the arena), each a
+    //  prefix of the next, that differ only by zeros past their end: each
+    //  its own
     weir__partials_clear (t);
     char pattern[40];
     memset (pattern, 0, sizeof pattern);
@@ -462,7 +477,7 @@ START_TEST (test_partials)
             //  met in that order along the probe
             size_t len = round == 0 ? sizeof pattern - k : k + 1;
             int fresh;
-            uint64_t *v = weir__partials_upsert (t, pattern, len, 42, &fresh);
+            uint64_t *v = weir__partials_upsert (t, pattern, len, &fresh);
             ck_assert_ptr_nonnull (v);
             ck_assert_int_eq (fresh, round == 0);
             if (round == 0)
@@ -474,7 +489,7 @@ START_TEST (test_partials)
     //  key of 15 bytes and no other
     {
         int fresh;
-        uint64_t *v = weir__partials_upsert_str (t, "zeros after me", 14, 42, &fresh);
+        uint64_t *v = weir__partials_upsert_str (t, "zeros after me", 14, &fresh);
         ck_assert_ptr_nonnull (v);
         ck_assert_int_eq (fresh, 0);
         ck_assert_uint_eq (*v, 15);
@@ -483,9 +498,9 @@ START_TEST (test_partials)
     //  A few keys after many: the clear slot by slot leaves none behind
     int fresh;
     for (int round = 0; round < 3; round++) {
-        ck_assert_ptr_nonnull (weir__partials_upsert (t, "\xa1x", 2, weir__key_hash ("\xa1x", 2), &fresh));
+        ck_assert_ptr_nonnull (weir__partials_upsert (t, "\xa1x", 2, &fresh));
         ck_assert_int_eq (fresh, 1);
-        ck_assert_ptr_nonnull (weir__partials_upsert_str (t, "x", 1, weir__key_hash_str ("x", 1), &fresh));
+        ck_assert_ptr_nonnull (weir__partials_upsert_str (t, "x", 1, &fresh));
         ck_assert_int_eq (fresh, 0);
         ck_assert_uint_eq (weir__partials_count (t), 1);
         weir__partials_clear (t);
@@ -508,7 +523,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_table_grows_saves_and_loads);
     tcase_add_test (tc, test_table_deletes);
     tcase_add_test (tc, test_table_of_bytes);
-    tcase_add_test (tc, test_str_hash_is_the_key_hash);
+    tcase_add_test (tc, test_str_key_in_partials);
     tcase_add_test (tc, test_partials);
     suite_add_tcase (s, tc);
     return s;
