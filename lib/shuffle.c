@@ -304,6 +304,21 @@ int weir__shuffle_ready (weir__shuffle *self, unsigned groups, const weir__combi
     return rc ? rc : s_owners (self, groups, n);
 }
 
+//  After a fold at emit that added a key or completed the sample: flush
+//  when the table holds enough keys, or too many for what was folded.  1
+//  (the record counts as folded), or what a flush returned, negative
+static __attribute__ ((noinline)) int s_judge (weir__shuffle *self, const weir__combiner *combiner,
+                                               const weir__shuffle_to *to, uint64_t *wait_ns)
+{
+    size_t keys = weir__partials_count (self->keys);
+    if (keys >= S_HOLD || (self->folded >= S_SAMPLE && keys * 2 > self->folded)) {
+        int rc = weir__shuffle_flush (self, combiner, to, wait_ns);
+        if (rc)
+            return rc < 0 ? rc : WEIR_EABORTED;  //  a queue closed: the job ends
+    }
+    return 1;
+}
+
 int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
                         const char *s, size_t n, uint64_t *wait_ns)
 {
@@ -315,21 +330,19 @@ int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, con
     void *value = weir__partials_upsert_str (self->keys, s, n, &fresh);
     if (!value)
         return WEIR_ENOMEM;
-    msgpack_object rec = {.type = MSGPACK_OBJECT_STR};
-    rec.via.str.ptr = s;
-    rec.via.str.size = (uint32_t) n;
-    if (s_fold (combiner, &rec, value))
-        return 0;
+    if (combiner->counts)
+        ++*(uint64_t *) value;
+    else {
+        msgpack_object rec = {.type = MSGPACK_OBJECT_STR};
+        rec.via.str.ptr = s;
+        rec.via.str.size = (uint32_t) n;
+        if (combiner->fold (combiner, &rec, value))
+            return 0;
+    }
     //  The table is judged as a send judges it after each batch; it can
     //  only come to hold enough keys, or too many for what was folded,
     //  when a key is new, or when the sample is complete
-    if (++self->folded == S_SAMPLE || fresh) {
-        size_t keys = weir__partials_count (self->keys);
-        if (keys >= S_HOLD || (self->folded >= S_SAMPLE && keys * 2 > self->folded)) {
-            int rc = weir__shuffle_flush (self, combiner, to, wait_ns);
-            if (rc)
-                return rc < 0 ? rc : WEIR_EABORTED;  //  a queue closed: the job ends
-        }
-    }
+    if (++self->folded == S_SAMPLE || fresh)
+        return s_judge (self, combiner, to, wait_ns);
     return 1;
 }

@@ -158,14 +158,15 @@ static int s_fold_ready (weir__worker *w)
     return 0;
 }
 
-int weir__path_fold (weir__worker *w, const char *p, size_t n)
+int weir__path_fold_first (weir__worker *w, const char *p, size_t n)
 {
-    if (w->fold_port0 == 0 && s_fold_ready (w))
+    if (s_fold_ready (w))
         return -1;
-    if (w->fold_port0 < 0)
-        return 0;
-    uint64_t wait = 0;
-    int rc = weir__shuffle_fold (w->shuffles[0], w->fold_combiner, &w->fold_to, p, n, &wait);
+    return weir__path_fold (w, p, n);
+}
+
+int weir__path_folded (weir__worker *w, int rc, uint64_t wait)
+{
     s_wait (w, wait);
     //  Counted in batches' worth, so that the progress line moves
     if (rc == 1 && ++w->folded >= w->sink.limit)

@@ -35,7 +35,24 @@ int weir__path_send_port (weir__worker *w, unsigned port);
     at most WEIR__KEY_MAX_BYTES less the header.  1 when folded, 0 when
     the record must go into the batch as it is, -1 when the job
     failed.  */
-int weir__path_fold (weir__worker *w, const char *p, size_t n);
+int weir__path_fold_first (weir__worker *w, const char *p, size_t n);
+int weir__path_folded (weir__worker *w, int rc, uint64_t wait);
+static inline int weir__path_fold (weir__worker *w, const char *p, size_t n)
+{
+    //  Inline, its rare cases apart (the first record, a flush that
+    //  waited, a batch's worth counted, a failure): one call less for
+    //  every word a word count emits
+    if (w->fold_port0 > 0) {
+        uint64_t wait = 0;
+        int rc = weir__shuffle_fold (w->shuffles[0], w->fold_combiner, &w->fold_to, p, n, &wait);
+        if (rc == 1 && !wait && w->folded + 1 < w->sink.limit) {
+            w->folded++;
+            return 1;
+        }
+        return weir__path_folded (w, rc, wait);
+    }
+    return w->fold_port0 < 0 ? 0 : weir__path_fold_first (w, p, n);
+}
 
 /*  A marker of KIND (WEIR__BATCH_EOS, WEIR__BATCH_BARRIER) carrying FLAG
     to every consumer thread downstream, behind everything this worker sent
