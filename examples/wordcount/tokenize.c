@@ -80,17 +80,24 @@ static inline unsigned s_scan16 (const unsigned char *p, unsigned char *out)
 }
 
 //  The word bytes among the up to 64 bytes at P of which N are the
-//  record's, folded into OUT when it is not NULL.  Bytes past the record
-//  are never read: a last part-filled 16 is copied into a zeroed buffer
-//  first (0 is no word's byte, so a word running to the end has its end
-//  in the mask).
-static inline uint64_t s_scan64 (const unsigned char *p, size_t n, unsigned char *out)
+//  record's, folded into OUT when it is not NULL; BACK says that the
+//  record has 16 bytes before P.  Bytes past the record are never read:
+//  a last part-filled 16 is read as the 16 bytes that end the record,
+//  the first of them judged again, or when the record is shorter than
+//  16, copied into a zeroed buffer (0 is no word's byte, so a word
+//  running to the end has its end in the mask), as copying every
+//  record's last bytes cost a call of memcpy per line.
+static inline uint64_t s_scan64 (const unsigned char *p, size_t n, unsigned char *out, int back)
 {
     uint64_t m = 0;
     for (size_t i = 0; i < 64 && i < n; i += 16) {
         uint64_t part;
         if (n - i >= 16)
             part = s_scan16 (p + i, out ? out + i : NULL);
+        else if (i || back) {
+            size_t again = 16 - (n - i);
+            part = s_scan16 (p + i - again, out ? out + i - again : NULL) >> again;
+        }
         else {
             unsigned char pad[16] = {0}, folded[16];
             memcpy (pad, p + i, n - i);
@@ -114,7 +121,7 @@ static int s_words (weir_stage *st, tokenize_state *self, const unsigned char *p
     uint64_t carry = 0;
     size_t start = 0;
     for (size_t at = 0; at < n; at += 64) {
-        uint64_t m = s_scan64 (p + at, n - at, out ? out + at : NULL);
+        uint64_t m = s_scan64 (p + at, n - at, out ? out + at : NULL, at > 0);
         uint64_t edges = m ^ (m << 1 | carry);
         while (edges) {
             size_t b = at + (size_t) __builtin_ctzll (edges);
