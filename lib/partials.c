@@ -3,6 +3,7 @@
 #include "config.h"
 #include "lib/partials.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,11 +30,15 @@ typedef struct {
 
 _Static_assert(sizeof (s_slot) + WEIR__PARTIALS_VALUE_MAX == 64, "a slot and its value are a cache line");
 _Static_assert(sizeof (s_slot) + 8 == 32, "a slot and a count are half a cache line");
+_Static_assert(offsetof (s_slot, key) == WEIR__PARTIALS_SLOT_KEY
+                   && sizeof (s_slot) == WEIR__PARTIALS_SLOT_VALUE,
+               "a slot as weir__partials_find_str reads it");
 
 struct weir__partials {
+    weir__partials_index index;  //  first: what weir__partials_find_str reads
     size_t value_size;
-    size_t stride;    //  of SLOTS: 32 or 64, a slot and its value
-    char *slots;      //  [nslots * stride], aligned to a cache line
+    size_t stride;    //  of SLOTS: 32 or 64, a slot and its value (1 << index.shift)
+    char *slots;      //  [nslots * stride], aligned to a cache line (index.slots)
     size_t nslots;    //  a power of two, or 0
     uint32_t *order;  //  [count]: the slot of each key, in the order they came
     size_t count, room;
@@ -49,6 +54,7 @@ weir__partials *weir__partials_new (size_t value_size)
         return NULL;
     self->value_size = value_size;
     self->stride = value_size <= 8 ? 32 : 64;
+    self->index.shift = value_size <= 8 ? 5 : 6;
     weir__buf_init (&self->arena);
     return self;
 }
@@ -80,21 +86,9 @@ static inline const char *s_key (const weir__partials *self, const s_slot *slot)
     return slot->len <= WEIR__PARTIALS_KEY_INLINE ? slot->key : self->arena.data + slot->off;
 }
 
-//  The table's hash of a key of canonical bytes C of LEN: its first 16
-//  bytes (zero past its end) as LO and HI, and REST, a checksum of the
-//  bytes past them (0 when there are none).  Not weir__key_hash, which
-//  routes a key to its group for good and reads a short key in loads
-//  that depend on its length: a word's bytes are at hand 16 at a time
-//  (weir__key_str16), and this hash takes them as they are, so that a
-//  word costs a multiply; weir__key_hash is worked out once per key and
-//  flush (lib/shuffle.c), not once per record
-static inline uint64_t s_hash16 (uint64_t lo, uint64_t hi, uint64_t rest, size_t len)
-{
-    return weir__key_mix (lo ^ len, hi ^ rest);
-}
-
-//  The same of the key whose bytes are the HLEN at HEAD (fewer than 16)
-//  and then the BLEN at BODY
+//  The table's hash (weir__partials_hash16) of the key whose bytes are
+//  the HLEN at HEAD (fewer than 16) and then the BLEN at BODY: its first
+//  16 bytes, and a checksum of the rest
 static uint64_t s_hash (const char *head, size_t hlen, const char *body, size_t blen)
 {
     char first[16] = {0};
@@ -108,7 +102,7 @@ static uint64_t s_hash (const char *head, size_t hlen, const char *body, size_t 
     memcpy (&hi, first + 8, 8);
     if (len > 16)
         rest = weir__hash64 (0x70617274, body + fromb, blen - fromb);
-    return s_hash16 (lo, hi, rest, len);
+    return weir__partials_hash16 (lo, hi, rest, len);
 }
 
 //  The slot of the key whose bytes are the HLEN at HEAD and then the BLEN
@@ -147,8 +141,9 @@ static int s_grow (weir__partials *self)
         self->order[k] = (uint32_t) i;
     }
     free (self->slots);
-    self->slots = slots;
+    self->slots = self->index.slots = slots;
     self->nslots = n;
+    self->index.mask = n - 1;
     return 0;
 }
 
@@ -181,7 +176,7 @@ static inline __attribute__ ((always_inline)) void *s_upsert (weir__partials *se
         self->room = room;
     }
     char *k = slot->key;
-    //  Zero past a short key: weir__partials_upsert_str compares 16 bytes
+    //  Zero past a short key: weir__partials_find_str compares 16 bytes
     memset (slot->key, 0, sizeof slot->key);
     if (len > WEIR__PARTIALS_KEY_INLINE) {
         if (weir__buf_reserve (&self->arena, len))
@@ -211,48 +206,26 @@ void *weir__partials_upsert (weir__partials *self, const void *key, size_t len, 
                      fresh);
 }
 
-//  A str the look-up of words did not find: a new key, of hash HASH
-//  (HASHED), or one it could not read 16 bytes at a time.  Apart, so that
-//  the look-up saves no registers it does not use
-static __attribute__ ((noinline)) void *s_upsert_str (weir__partials *self, const char *s, size_t n,
-                                                      int hashed, uint32_t hash, int *fresh)
-{
-    char head[5];
-    size_t hlen = weir__pack_bytes_header (head, (uint32_t) n, 0);
-    //  A new word is added with the hash the look-up worked out, so that
-    //  the look-up of the same key from its canonical bytes (s_hash) finds
-    //  it only when the two agree, as they must
-    return s_upsert (self, head, hlen, s, n, hashed ? hash : (uint32_t) s_hash (head, hlen, s, n), fresh);
-}
-
 void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, int *fresh)
 {
-    //  A word already there, found with no branch on its length: hashed
-    //  from its 16 bytes (zero past its end, as in its slot), and its
-    //  hash, length and those bytes compared at once
-    if (n <= WEIR__KEY_STR_SHORT && self->nslots && weir__key_str_readable (s, n)) {
+    void *value = weir__partials_find_str (self, s, n);
+    *fresh = 0;
+    if (value)
+        return value;
+    //  A new word is added with the hash the look-up works out, so that
+    //  the look-up of the same key from its canonical bytes (s_hash) finds
+    //  it only when the two agree, as they must
+    char head[5];
+    size_t hlen = weir__pack_bytes_header (head, (uint32_t) n, 0);
+    uint32_t hash;
+    if (n <= WEIR__KEY_STR_SHORT && weir__key_str_readable (s, n)) {
         uint64_t lo, hi;
         weir__key_str16 (s, n, &lo, &hi);
-        size_t mask = self->nslots - 1;
-        uint64_t len = n + 1;
-        uint32_t hash = (uint32_t) s_hash16 (lo, hi, 0, len);
-        uint64_t head = hash | len << 32;
-        for (size_t i = hash & mask;; i = (i + 1) & mask) {
-            s_slot *slot = s_slot_at (self, i);
-            if (!slot->len)
-                break;
-            uint64_t h, k0, k1;
-            memcpy (&h, slot, 8);  //  its hash, and its length above
-            memcpy (&k0, slot->key, 8);
-            memcpy (&k1, slot->key + 8, 8);
-            if (((h ^ head) | (k0 ^ lo) | (k1 ^ hi)) == 0) {
-                *fresh = 0;
-                return s_value (slot);
-            }
-        }
-        return s_upsert_str (self, s, n, 1, hash, fresh);
+        hash = (uint32_t) weir__partials_hash16 (lo, hi, 0, n + 1);
     }
-    return s_upsert_str (self, s, n, 0, 0, fresh);
+    else
+        hash = (uint32_t) s_hash (head, hlen, s, n);
+    return s_upsert (self, head, hlen, s, n, hash, fresh);
 }
 
 size_t weir__partials_count (const weir__partials *self)

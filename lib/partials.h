@@ -18,6 +18,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "lib/key.h"
 
 typedef struct weir__partials weir__partials;
 
@@ -42,6 +45,58 @@ void *weir__partials_upsert (weir__partials *self, const void *key, size_t len, 
     canonical bytes (its shortest header, then S) are never side by side
     in the caller's memory.  */
 void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, int *fresh);
+
+/*  What the inline look-up of a word reads of a table, its first member
+    (the rest is lib/partials.c's), and of a slot: the low half of the
+    key's hash, its length (0: empty) above it, its canonical bytes from
+    byte 8 when they are 16 at most (zero past their end), its value
+    from byte 24.  */
+typedef struct weir__partials_index {
+    char *slots;     //  NULL while the table has none
+    size_t mask;     //  slots - 1
+    unsigned shift;  //  a slot and its value are 1 << SHIFT bytes
+} weir__partials_index;
+#define WEIR__PARTIALS_SLOT_KEY 8
+#define WEIR__PARTIALS_SLOT_VALUE 24
+
+/*  The table's hash of a key whose canonical bytes are LEN, of which the
+    first 16 (zero past the end) are LO and HI, and the rest's checksum
+    REST (0 for none).  Not weir__key_hash, which routes a key to its
+    group for good and reads a short key in loads that depend on its
+    length: a word is read 16 bytes at a time (weir__key_str16), and
+    taken as it is, so that it costs a multiply; weir__key_hash is worked
+    out once per key and flush (lib/shuffle.c), not once per record.  */
+static inline uint64_t weir__partials_hash16 (uint64_t lo, uint64_t hi, uint64_t rest, size_t len)
+{
+    return weir__key_mix (lo ^ len, hi ^ rest);
+}
+
+/*  The value of the str S of N bytes when SELF holds it and the look-up
+    of words can read it (weir__key_str_readable), else NULL: then
+    weir__partials_upsert_str.  Inline, and with no branch on the word's
+    length: a word count looks up every word.  */
+static inline void *weir__partials_find_str (weir__partials *self, const char *s, size_t n)
+{
+    const weir__partials_index *x = (const weir__partials_index *) self;
+    if (n > WEIR__KEY_STR_SHORT || !x->slots || !weir__key_str_readable (s, n))
+        return NULL;
+    uint64_t lo, hi, len = n + 1;
+    weir__key_str16 (s, n, &lo, &hi);
+    uint32_t hash = (uint32_t) weir__partials_hash16 (lo, hi, 0, len);
+    uint64_t head = hash | len << 32;
+    for (size_t i = hash & x->mask;; i = (i + 1) & x->mask) {
+        char *slot = x->slots + (i << x->shift);
+        uint64_t h, k0, k1;
+        memcpy (&h, slot, 8);
+        if (!(h >> 32))
+            return NULL;
+        memcpy (&k0, slot + WEIR__PARTIALS_SLOT_KEY, 8);
+        memcpy (&k1, slot + WEIR__PARTIALS_SLOT_KEY + 8, 8);
+        //  Hash, length and 16 bytes at once
+        if (((h ^ head) | (k0 ^ lo) | (k1 ^ hi)) == 0)
+            return slot + WEIR__PARTIALS_SLOT_VALUE;
+    }
+}
 
 /*  The keys it holds, and key I of them (in the order they came): its
     value, its canonical bytes and their length.  */

@@ -326,9 +326,10 @@ int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, con
     //  down batch by batch
     if (self->plain)
         return 0;
-    int fresh;
-    void *value = weir__partials_upsert_str (self->keys, s, n, &fresh);
-    if (!value)
+    //  A word seen before is found inline; a new one is added
+    int fresh = 0;
+    void *value = weir__partials_find_str (self->keys, s, n);
+    if (!value && !(value = weir__partials_upsert_str (self->keys, s, n, &fresh)))
         return WEIR_ENOMEM;
     if (combiner->counts)
         ++*(uint64_t *) value;
