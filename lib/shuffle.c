@@ -319,6 +319,31 @@ static __attribute__ ((noinline)) int s_judge (weir__shuffle *self, const weir__
     return 1;
 }
 
+//  The fold at emit of a record that is not a count of a word seen
+//  before: a new key, or a combiner that folds otherwise.  As
+//  weir__shuffle_fold, and apart from it, so that its common case keeps
+//  nothing alive across a call
+static __attribute__ ((noinline)) int s_fold_str (weir__shuffle *self, const weir__combiner *combiner,
+                                                  const weir__shuffle_to *to, const char *s, size_t n,
+                                                  uint64_t *wait_ns)
+{
+    int fresh;
+    void *value = weir__partials_upsert_str (self->keys, s, n, &fresh);
+    if (!value)
+        return WEIR_ENOMEM;
+    msgpack_object rec = {.type = MSGPACK_OBJECT_STR};
+    rec.via.str.ptr = s;
+    rec.via.str.size = (uint32_t) n;
+    if (s_fold (combiner, &rec, value))
+        return 0;
+    //  The table is judged as a send judges it after each batch; it can
+    //  only come to hold enough keys, or too many for what was folded,
+    //  when a key is new, or when the sample is complete
+    if (++self->folded == S_SAMPLE || fresh)
+        return s_judge (self, combiner, to, wait_ns);
+    return 1;
+}
+
 int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, const weir__shuffle_to *to,
                         const char *s, size_t n, uint64_t *wait_ns)
 {
@@ -326,24 +351,11 @@ int weir__shuffle_fold (weir__shuffle *self, const weir__combiner *combiner, con
     //  down batch by batch
     if (self->plain)
         return 0;
-    //  A word seen before is found inline; a new one is added
-    int fresh = 0;
-    void *value = weir__partials_find_str (self->keys, s, n);
-    if (!value && !(value = weir__partials_upsert_str (self->keys, s, n, &fresh)))
-        return WEIR_ENOMEM;
-    if (combiner->counts)
-        ++*(uint64_t *) value;
-    else {
-        msgpack_object rec = {.type = MSGPACK_OBJECT_STR};
-        rec.via.str.ptr = s;
-        rec.via.str.size = (uint32_t) n;
-        if (combiner->fold (combiner, &rec, value))
-            return 0;
+    //  A word counted before is found inline and counted here
+    uint64_t *count;
+    if (combiner->counts && (count = weir__partials_find_str (self->keys, s, n))) {
+        ++*count;
+        return ++self->folded == S_SAMPLE ? s_judge (self, combiner, to, wait_ns) : 1;
     }
-    //  The table is judged as a send judges it after each batch; it can
-    //  only come to hold enough keys, or too many for what was folded,
-    //  when a key is new, or when the sample is complete
-    if (++self->folded == S_SAMPLE || fresh)
-        return s_judge (self, combiner, to, wait_ns);
-    return 1;
+    return s_fold_str (self, combiner, to, s, n, wait_ns);
 }
