@@ -119,9 +119,10 @@ int weir_emit_packed (weir_stage *st)
     return s_added (st);
 }
 
-int weir_emit_str (weir_stage *st, const char *p, size_t n)
+//  weir_emit_str but for a word folded at once: apart, so that a word
+//  count's every word saves no registers for packing
+static __attribute__ ((noinline)) int s_emit_str (weir_stage *st, const char *p, size_t n)
 {
-    assert (st && (p || !n));
     if (n > UINT32_MAX)
         return weir_fail (st, "weir_emit_str: %zu bytes, more than a msgpack str holds", n);
     //  A short str (a word) is folded from the caller's bytes, as they
@@ -146,6 +147,16 @@ int weir_emit_str (weir_stage *st, const char *p, size_t n)
         return s_added (st);
     b->len = st->packed_from;
     return folded > 0 ? 0 : WEIR_EABORTED;
+}
+
+int weir_emit_str (weir_stage *st, const char *p, size_t n)
+{
+    assert (st && (p || !n));
+    //  A word into a stage ready to fold it: folded at once
+    int folded;
+    if (n <= WEIR__KEY_STR_SHORT && st->fold_port0 > 0 && (folded = weir__path_fold (st, p, n)) != 0)
+        return folded > 0 ? 0 : WEIR_EABORTED;
+    return s_emit_str (st, p, n);
 }
 
 //  The first of the N EDITS that names the str key K, or -1.
