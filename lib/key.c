@@ -114,7 +114,8 @@ int weir__key_of (const weir__key *self, const msgpack_object *rec, weir__buf *s
             *key = scratch->data;
             *len = scratch->len;
         }
-        *hash = weir__key_hash (*key, *len);
+        if (hash)
+            *hash = weir__key_hash (*key, *len);
         return 0;
     }
     msgpack_packer pk;
@@ -126,6 +127,7 @@ int weir__key_of (const weir__key *self, const msgpack_object *rec, weir__buf *s
         return -1;
     *key = scratch->data;
     *len = scratch->len;
-    *hash = weir__key_hash (*key, *len);
+    if (hash)
+        *hash = weir__key_hash (*key, *len);
     return 0;
 }

@@ -53,8 +53,8 @@ const msgpack_object *weir__key_find (const weir__key *self, const msgpack_objec
     REC's own bytes when they are canonical already (a str with the
     shortest header), else packed into SCRATCH; valid while both are.
     REC must have been decoded from bytes in memory, its strings pointing
-    into them (weir__records, msgpack_unpack).  0, or -1 when out of
-    memory.  */
+    into them (weir__records, msgpack_unpack).  HASH may be NULL: not
+    worked out.  0, or -1 when out of memory.  */
 int weir__key_of (const weir__key *self, const msgpack_object *rec, weir__buf *scratch, const char **key,
                   size_t *len, uint64_t *hash);
 

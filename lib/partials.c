@@ -106,8 +106,7 @@ static uint64_t s_hash (const char *head, size_t hlen, const char *body, size_t 
 }
 
 //  The slot of the key whose bytes are the HLEN at HEAD and then the BLEN
-//  at BODY, or the empty slot where it would go.  Inline, as in
-//  lib/keytable.c: each caller's parts have lengths it knows
+//  at BODY, or the empty slot where it would go
 static inline s_slot *s_find (const weir__partials *self, const char *head, size_t hlen, const char *body,
                               size_t blen, uint32_t hash)
 {

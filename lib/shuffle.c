@@ -46,9 +46,10 @@ struct weir__shuffle {
 #define S_REST_MAX 4096
 
 //  Partial aggregates are held across batches, until the producer sends a
-//  marker (weir__shuffle_flush) or its table holds this many keys (512 kB
-//  of lib/partials.c's lines, kept for the next: a wide stage has a table
-//  per producer thread and keyed link).  Folded batch by batch, a word count saved
+//  marker (weir__shuffle_flush) or its table holds this many keys (256 kB
+//  of lib/partials.c's slots for counts, 512 kB for other values, kept for
+//  the next: a wide stage has a table per producer thread and keyed
+//  link).  Folded batch by batch, a word count saved
 //  nothing (a batch of 256 words held about 220 distinct ones, and the
 //  combiner rested); held for an epoch, 22 million words become a few
 //  thousand partials.
@@ -236,9 +237,10 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
             rc = more == WEIR__RECORDS_NOMEM ? WEIR_ENOMEM : WEIR_ECORRUPT;
         //  One thread needs no hash, and a record no longer than the limit
         //  holds no key that is (a key is part of its record, and packed
-        //  in its shortest form); a combiner needs the key
+        //  in its shortest form); a combiner needs the key, and the hash
+        //  only for a record it leaves as it is
         else if ((n > 1 || fold || size > WEIR__KEY_MAX_BYTES)
-                 && weir__key_of (key, &rec, &self->key, &k, &klen, &hash))
+                 && weir__key_of (key, &rec, &self->key, &k, &klen, fold || n == 1 ? NULL : &hash))
             rc = WEIR_ENOMEM;
         if (rc)
             break;
@@ -251,10 +253,6 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
                 break;
             continue;
         }
-        //  With one thread every group is its, whatever the hash (0 when
-        //  not worked out)
-        unsigned c = self->owner[weir__key_group (hash, groups)];
-        s_part *p = &self->parts[c];
         if (fold) {
             int fresh;
             void *value = weir__partials_upsert (self->keys, k, klen, &fresh);
@@ -266,7 +264,12 @@ int weir__shuffle_send (weir__shuffle *self, const weir__key *key, unsigned grou
                 folded++;
                 continue;
             }
+            if (n > 1)
+                hash = weir__key_hash (k, klen);
         }
+        //  With one thread every group is its, whatever the hash (0 when
+        //  not worked out)
+        s_part *p = &self->parts[self->owner[weir__key_group (hash, groups)]];
         if (weir__batch_append (&p->raw, payload + from, size)) {
             rc = WEIR_ENOMEM;
             break;

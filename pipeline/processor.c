@@ -127,9 +127,10 @@ static __attribute__ ((noinline)) int s_emit_str (weir_stage *st, const char *p,
         return weir_fail (st, "weir_emit_str: %zu bytes, more than a msgpack str holds", n);
     //  A short str (a word) is folded from the caller's bytes, as they
     //  are, when it may be: it is packed only when the combiner does not
-    //  take it (it rests)
+    //  take it (it rests).  Once the stage is known to fold, weir_emit_str
+    //  has tried already
     int folded = 0;
-    if (n <= WEIR__KEY_STR_SHORT && st->fold_port0 >= 0 && (folded = weir__path_fold (st, p, n)) != 0)
+    if (n <= WEIR__KEY_STR_SHORT && st->fold_port0 == 0 && (folded = weir__path_fold (st, p, n)) != 0)
         return folded > 0 ? 0 : WEIR_EABORTED;
     weir__batch *b = &st->sink.batch;
     st->packed_from = b->len;

@@ -6,6 +6,7 @@
     the key's hash; a producer's table of partial aggregates finds what
     it holds, short keys and long, in the order they came.  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/key.h"
@@ -412,6 +413,80 @@ START_TEST (test_str_key_in_partials)
 }
 END_TEST
 
+//  A word of 10 bytes made from SEED, and the table's hash of its key
+typedef struct {
+    uint32_t hash;
+    uint32_t seed;
+} s_word_hash;
+
+static void s_word_of (uint32_t seed, char *word)
+{
+    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (int i = 0; i < 10; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        word[i] = (char) ('a' + (x >> 59));
+    }
+}
+
+static int s_by_hash (const void *a, const void *b)
+{
+    const s_word_hash *x = a, *y = b;
+    return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+START_TEST (test_partials_keys_of_one_hash)
+{
+    //  Two words whose keys share the table's hash (the low 32 bits it
+    //  keeps), found among 200,000: each is its own key, through the
+    //  look-up of words and through canonical bytes alike
+    enum { N = 200000 };
+    s_word_hash *all = malloc (N * sizeof *all);
+    ck_assert_ptr_nonnull (all);
+    for (uint32_t i = 0; i < N; i++) {
+        char key[16] = {(char) 0xaa};
+        s_word_of (i, key + 1);
+        uint64_t lo, hi;
+        memcpy (&lo, key, 8);
+        memcpy (&hi, key + 8, 8);
+        all[i].hash = (uint32_t) weir__partials_hash16 (lo, hi, 0, 11);
+        all[i].seed = i;
+    }
+    qsort (all, N, sizeof *all, s_by_hash);
+    size_t i = 1;
+    while (i < N && all[i].hash != all[i - 1].hash)
+        i++;
+    ck_assert_msg (i < N, "no two keys of one hash among %d", N);
+    //  In a 64-byte buffer: read 16 bytes at a time
+    char *words = aligned_alloc (64, 64);
+    ck_assert_ptr_nonnull (words);
+    s_word_of (all[i - 1].seed, words);
+    s_word_of (all[i].seed, words + 32);
+    ck_assert_int_ne (memcmp (words, words + 32, 10), 0);
+    weir__partials *t = weir__partials_new (8);
+    ck_assert_ptr_nonnull (t);
+    int fresh;
+    uint64_t *a = weir__partials_upsert_str (t, words, 10, &fresh);
+    ck_assert_ptr_nonnull (a);
+    ck_assert_int_eq (fresh, 1);
+    *a = 1;
+    uint64_t *b = weir__partials_upsert_str (t, words + 32, 10, &fresh);
+    ck_assert_ptr_nonnull (b);
+    ck_assert_int_eq (fresh, 1);
+    ck_assert_ptr_ne (a, b);
+    *b = 2;
+    ck_assert_ptr_eq (weir__partials_find_str (t, words, 10), a);
+    ck_assert_ptr_eq (weir__partials_find_str (t, words + 32, 10), b);
+    char key[11] = {(char) 0xaa};
+    memcpy (key + 1, words + 32, 10);
+    ck_assert_ptr_eq (weir__partials_upsert (t, key, 11, &fresh), b);
+    ck_assert_int_eq (fresh, 0);
+    ck_assert_uint_eq (weir__partials_count (t), 2);
+    weir__partials_destroy (&t);
+    free (words);
+    free (all);
+}
+END_TEST
+
 START_TEST (test_partials)
 {
     ck_assert_ptr_null (weir__partials_new (WEIR__PARTIALS_VALUE_MAX + 1));
@@ -473,8 +548,8 @@ START_TEST (test_partials)
             15);
     for (int round = 0; round < 2; round++)
         for (size_t k = 0; k < sizeof pattern; k++) {
-            //  Longest first: a key and the same with zeros after it are
-            //  met in that order along the probe
+            //  Longest first: a key, then the same with fewer zeros after
+            //  it
             size_t len = round == 0 ? sizeof pattern - k : k + 1;
             int fresh;
             uint64_t *v = weir__partials_upsert (t, pattern, len, &fresh);
@@ -525,6 +600,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_table_of_bytes);
     tcase_add_test (tc, test_str_key_in_partials);
     tcase_add_test (tc, test_partials);
+    tcase_add_test (tc, test_partials_keys_of_one_hash);
     suite_add_tcase (s, tc);
     return s;
 }
