@@ -92,53 +92,25 @@ static void s_add (const char *w, size_t n)
     s_slots[i] = (uint32_t) ++s_count;
 }
 
-//  The tokenize plugin's scan (examples/wordcount/tokenize.c), as a
-//  hand-written loop would have it: 16 bytes judged at a time with range
-//  compares (SSE2), ASCII letters folded in the same pass, and the words
-//  found by the edges of a 64-bit mask of word bytes.  Which bytes are a
-//  word's: letters, digits, apostrophes and bytes of multi-byte UTF-8
-//  characters (0x80 and up, negative under signed compares).
+//  The tokenize plugin's scan, the same code (examples/wordcount/scan.h):
+//  16 bytes judged at a time with range compares (SSE2), ASCII letters
+//  folded in the same pass, and the words found by the edges of a 64-bit
+//  mask of word bytes
 #if defined(__SSE2__)
-#include <emmintrin.h>
-
-static inline unsigned s_scan16 (const unsigned char *p, unsigned char *out)
-{
-    const __m128i v = _mm_loadu_si128 ((const __m128i *) p);
-    const __m128i low = _mm_or_si128 (v, _mm_set1_epi8 (0x20));
-    const __m128i letter = _mm_and_si128 (_mm_cmpgt_epi8 (low, _mm_set1_epi8 ('a' - 1)),
-                                          _mm_cmplt_epi8 (low, _mm_set1_epi8 ('z' + 1)));
-    const __m128i digit = _mm_and_si128 (_mm_cmpgt_epi8 (v, _mm_set1_epi8 ('0' - 1)),
-                                         _mm_cmplt_epi8 (v, _mm_set1_epi8 ('9' + 1)));
-    const __m128i other =
-        _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\'')), _mm_cmplt_epi8 (v, _mm_setzero_si128 ()));
-    _mm_storeu_si128 ((__m128i *) out, _mm_or_si128 (v, _mm_and_si128 (letter, _mm_set1_epi8 (0x20))));
-    return (unsigned) _mm_movemask_epi8 (_mm_or_si128 (_mm_or_si128 (letter, digit), other));
-}
+#include "examples/wordcount/scan.h"
 
 //  The mask of word bytes among the up to 64 at P of which N are there,
-//  folded into OUT; a last part of 16 is judged from a zeroed copy
-static uint64_t s_scan64 (const unsigned char *p, size_t n, unsigned char *out)
+//  folded into OUT; BACK: 16 bytes of the block come before P
+static uint64_t s_scan64 (const unsigned char *p, size_t n, unsigned char *out, int back)
 {
-    uint64_t m = 0;
-    for (size_t i = 0; i < 64 && i < n; i += 16) {
-        uint64_t part;
-        if (n - i >= 16)
-            part = s_scan16 (p + i, out + i);
-        else {
-            unsigned char pad[16] = {0}, folded[16];
-            memcpy (pad, p + i, n - i);
-            part = s_scan16 (pad, folded);
-            memcpy (out + i, folded, n - i);
-        }
-        m |= part << i;
-    }
-    return m;
+    return wordcount_scan64 (p, n, out, back);
 }
 #else
 
 //  Without SSE2, byte by byte: the same classes, the same folding
-static uint64_t s_scan64 (const unsigned char *p, size_t n, unsigned char *out)
+static uint64_t s_scan64 (const unsigned char *p, size_t n, unsigned char *out, int back)
 {
+    (void) back;
     uint64_t m = 0;
     for (size_t i = 0; i < 64 && i < n; i++) {
         unsigned char c = p[i];
@@ -181,7 +153,7 @@ int main (int argc, char **argv)
         uint64_t carry = wlen > 0;
         size_t start = 0;
         for (size_t at = 0; at < got; at += 64) {
-            uint64_t m = s_scan64 (buf + at, got - at, low + at);
+            uint64_t m = s_scan64 (buf + at, got - at, low + at, at > 0);
             for (uint64_t edges = m ^ (m << 1 | carry); edges; edges &= edges - 1) {
                 size_t b = at + (size_t) __builtin_ctzll (edges);
                 if (m >> (b - at) & 1)

@@ -35,15 +35,27 @@ _Static_assert(offsetof (s_slot, key) == WEIR__PARTIALS_SLOT_KEY
                "a slot as weir__partials_find_str reads it");
 
 struct weir__partials {
-    weir__partials_index index;  //  first: what weir__partials_find_str reads
+    //  First, what weir__partials_find_str reads: the slots (NULL while
+    //  there are none; a power of two of them, aligned to a cache line),
+    //  their mask, and a slot and its value's size, 1 << index.shift
+    //  (32 or 64 bytes)
+    weir__partials_index index;
     size_t value_size;
-    size_t stride;    //  of SLOTS: 32 or 64, a slot and its value (1 << index.shift)
-    char *slots;      //  [nslots * stride], aligned to a cache line (index.slots)
-    size_t nslots;    //  a power of two, or 0
     uint32_t *order;  //  [count]: the slot of each key, in the order they came
     size_t count, room;
     weir__buf arena;  //  the bytes of keys too long for their slot
 };
+
+//  How many slots, and their size
+static inline size_t s_nslots (const weir__partials *self)
+{
+    return self->index.slots ? self->index.mask + 1 : 0;
+}
+
+static inline size_t s_stride (const weir__partials *self)
+{
+    return (size_t) 1 << self->index.shift;
+}
 
 weir__partials *weir__partials_new (size_t value_size)
 {
@@ -53,7 +65,6 @@ weir__partials *weir__partials_new (size_t value_size)
     if (!self)
         return NULL;
     self->value_size = value_size;
-    self->stride = value_size <= 8 ? 32 : 64;
     self->index.shift = value_size <= 8 ? 5 : 6;
     weir__buf_init (&self->arena);
     return self;
@@ -64,7 +75,7 @@ void weir__partials_destroy (weir__partials **self_p)
     weir__partials *self = *self_p;
     if (!self)
         return;
-    free (self->slots);
+    free (self->index.slots);
     free (self->order);
     weir__buf_release (&self->arena);
     free (self);
@@ -73,7 +84,7 @@ void weir__partials_destroy (weir__partials **self_p)
 
 static inline s_slot *s_slot_at (const weir__partials *self, size_t i)
 {
-    return (s_slot *) (self->slots + i * self->stride);
+    return (s_slot *) (self->index.slots + (i << self->index.shift));
 }
 
 static inline void *s_value (s_slot *slot)
@@ -110,7 +121,7 @@ static uint64_t s_hash (const char *head, size_t hlen, const char *body, size_t 
 static inline s_slot *s_find (const weir__partials *self, const char *head, size_t hlen, const char *body,
                               size_t blen, uint32_t hash)
 {
-    size_t mask = self->nslots - 1, len = hlen + blen;
+    size_t mask = self->index.mask, len = hlen + blen;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
         s_slot *slot = s_slot_at (self, i);
         if (!slot->len)
@@ -126,22 +137,21 @@ static inline s_slot *s_find (const weir__partials *self, const char *head, size
 //  Twice the slots (at least 64), every key placed again.  0 or -1.
 static int s_grow (weir__partials *self)
 {
-    size_t n = self->nslots ? self->nslots * 2 : 64;
-    char *slots = aligned_alloc (64, n * self->stride);
+    size_t n = s_nslots (self) ? s_nslots (self) * 2 : 64, stride = s_stride (self);
+    char *slots = aligned_alloc (64, n * stride);
     if (!slots)
         return -1;
-    memset (slots, 0, n * self->stride);
+    memset (slots, 0, n * stride);
     for (size_t k = 0; k < self->count; k++) {
         const s_slot *old = s_slot_at (self, self->order[k]);
         size_t i = old->hash & (n - 1);
-        while (((s_slot *) (slots + i * self->stride))->len)
+        while (((s_slot *) (slots + i * stride))->len)
             i = (i + 1) & (n - 1);
-        memcpy (slots + i * self->stride, old, self->stride);
+        memcpy (slots + i * stride, old, stride);
         self->order[k] = (uint32_t) i;
     }
-    free (self->slots);
-    self->slots = self->index.slots = slots;
-    self->nslots = n;
+    free (self->index.slots);
+    self->index.slots = slots;
     self->index.mask = n - 1;
     return 0;
 }
@@ -152,13 +162,13 @@ static inline __attribute__ ((always_inline)) void *s_upsert (weir__partials *se
                                                               uint32_t hash, int *fresh)
 {
     *fresh = 0;
-    s_slot *slot = self->nslots ? s_find (self, head, hlen, body, blen, hash) : NULL;
+    s_slot *slot = self->index.slots ? s_find (self, head, hlen, body, blen, hash) : NULL;
     if (slot && slot->len)
         return s_value (slot);
     //  A new key.  At most half full: a word is found at its first slot
     //  more often than not (3/4 full took 6% longer to count words), and
     //  a table of a shuffle's 4,096 keys is still 256 kB of counts
-    if ((self->count + 1) * 2 > self->nslots) {
+    if ((self->count + 1) * 2 > s_nslots (self)) {
         if (s_grow (self))
             return NULL;
         slot = s_find (self, head, hlen, body, blen, hash);
@@ -191,7 +201,7 @@ static inline __attribute__ ((always_inline)) void *s_upsert (weir__partials *se
     slot->hash = hash;
     slot->len = (uint32_t) len;
     memset (s_value (slot), 0, self->value_size);
-    self->order[self->count++] = (uint32_t) (((char *) slot - self->slots) / self->stride);
+    self->order[self->count++] = (uint32_t) (((char *) slot - self->index.slots) >> self->index.shift);
     *fresh = 1;
     return s_value (slot);
 }
@@ -216,14 +226,10 @@ void *weir__partials_upsert_str (weir__partials *self, const char *s, size_t n, 
     //  it only when the two agree, as they must
     char head[5];
     size_t hlen = weir__pack_bytes_header (head, (uint32_t) n, 0);
-    uint32_t hash;
-    if (n <= WEIR__KEY_STR_SHORT && weir__key_str_readable (s, n)) {
-        uint64_t lo, hi;
-        weir__key_str16 (s, n, &lo, &hi);
-        hash = (uint32_t) weir__partials_hash16 (lo, hi, 0, n + 1);
-    }
-    else
-        hash = (uint32_t) s_hash (head, hlen, s, n);
+    uint64_t lo, hi;
+    uint32_t hash = n <= WEIR__KEY_STR_SHORT && weir__key_str_readable (s, n)
+                        ? weir__partials_str_hash (s, n, &lo, &hi)
+                        : (uint32_t) s_hash (head, hlen, s, n);
     return s_upsert (self, head, hlen, s, n, hash, fresh);
 }
 
@@ -243,11 +249,11 @@ void *weir__partials_entry (const weir__partials *self, size_t i, const char **k
 void weir__partials_clear (weir__partials *self)
 {
     //  Slot by slot when few were used, which is the usual flush
-    if (self->count * 8 < self->nslots)
+    if (self->count * 8 < s_nslots (self))
         for (size_t k = 0; k < self->count; k++)
             s_slot_at (self, self->order[k])->len = 0;
-    else if (self->nslots)
-        memset (self->slots, 0, self->nslots * self->stride);
+    else if (self->index.slots)
+        memset (self->index.slots, 0, s_nslots (self) * s_stride (self));
     self->count = 0;
     self->arena.len = 0;
 }

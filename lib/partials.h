@@ -71,6 +71,15 @@ static inline uint64_t weir__partials_hash16 (uint64_t lo, uint64_t hi, uint64_t
     return weir__key_mix (lo ^ len, hi ^ rest);
 }
 
+/*  The table's hash of the str S of N bytes (N at most
+    WEIR__KEY_STR_SHORT, weir__key_str_readable), its key's 16 bytes in
+    *LO and *HI.  */
+static inline uint32_t weir__partials_str_hash (const char *s, size_t n, uint64_t *lo, uint64_t *hi)
+{
+    weir__key_str16 (s, n, lo, hi);
+    return (uint32_t) weir__partials_hash16 (*lo, *hi, 0, n + 1);
+}
+
 /*  The value of the str S of N bytes when SELF holds it and the look-up
     of words can read it (weir__key_str_readable), else NULL: then
     weir__partials_upsert_str.  Inline, and with no branch on the word's
@@ -80,10 +89,9 @@ static inline void *weir__partials_find_str (weir__partials *self, const char *s
     const weir__partials_index *x = (const weir__partials_index *) self;
     if (n > WEIR__KEY_STR_SHORT || !x->slots || !weir__key_str_readable (s, n))
         return NULL;
-    uint64_t lo, hi, len = n + 1;
-    weir__key_str16 (s, n, &lo, &hi);
-    uint32_t hash = (uint32_t) weir__partials_hash16 (lo, hi, 0, len);
-    uint64_t head = hash | len << 32;
+    uint64_t lo, hi;
+    uint32_t hash = weir__partials_str_hash (s, n, &lo, &hi);
+    uint64_t head = hash | (uint64_t) (n + 1) << 32;
     for (size_t i = hash & x->mask;; i = (i + 1) & x->mask) {
         char *slot = x->slots + (i << x->shift);
         uint64_t h, k0, k1;

@@ -28,15 +28,19 @@ int weir__path_send (weir__worker *w);
     port (port 0 and the sink's batch for a stage without ports).  */
 int weir__path_send_port (weir__worker *w, unsigned port);
 
-/*  The str record of the N bytes at P (a word) folded into the partial aggregates of port 0's link as
-    it is emitted rather than packed and read back when the batch goes,
-    when that link leads to a stage that aggregates keyed by the whole
-    record (a word into 'count key=.'): the record is its own key.  N is
-    at most WEIR__KEY_MAX_BYTES less the header.  1 when folded, 0 when
-    the record must go into the batch as it is, -1 when the job
-    failed.  */
+/*  weir__path_fold's rare cases, out of line: the first record (is port
+    0's link one to fold into?), and what a fold returned (RC, the WAIT it
+    took) when it flushed, waited, completed a batch's worth or failed.  */
 int weir__path_fold_first (weir__worker *w, const char *p, size_t n);
 int weir__path_folded (weir__worker *w, int rc, uint64_t wait);
+
+/*  The str record of the N bytes at P (a word) folded into the partial
+    aggregates of port 0's link as it is emitted rather than packed and
+    read back when the batch goes, when that link leads to a stage that
+    aggregates keyed by the whole record (a word into 'count key=.'): the
+    record is its own key.  N is at most WEIR__KEY_MAX_BYTES less the
+    header.  1 when folded, 0 when the record must go into the batch as
+    it is, -1 when the job failed.  */
 static inline int weir__path_fold (weir__worker *w, const char *p, size_t n)
 {
     //  Inline, its rare cases apart (the first record, a flush that

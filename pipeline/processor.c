@@ -101,7 +101,7 @@ int weir_emit_packed (weir_stage *st)
     //  length says so: no scan
     const unsigned char *first = (const unsigned char *) b->data + st->packed_from;
     if (have && (*first & 0xe0) == 0xa0 && have == 1 + (size_t) (*first & 0x1f)) {
-        int folded = st->fold_port0 < 0 ? 0 : weir__path_fold (st, (const char *) first + 1, have - 1);
+        int folded = weir__path_fold (st, (const char *) first + 1, have - 1);
         if (folded == 0)
             return s_added (st);
         b->len = st->packed_from;
