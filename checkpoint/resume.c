@@ -44,12 +44,12 @@ static int s_take (weir__ckpt *ck, uint64_t epoch, const char *dir, const weir__
     const char *was;
     size_t len;
     if (shapes && !s_same (ck, shapes, &was, &len)) {
-        weir__err_set (err, WEIR_ESTRUCTURE,
-                       "checkpoint %" PRIu64
-                       " of '%s' was written by another pipeline: '%.*s'; only threads=, "
-                       "capacity=, batch=, linger= and where elements connect (brokers=, conninfo=) may "
-                       "change on resume",
-                       epoch, dir, (int) len, was);
+        weir__err_set (
+            err, WEIR_ESTRUCTURE,
+            "checkpoint %" PRIu64 " of '%s' was written by another pipeline: '%.*s'; only threads=, "
+            "capacity=, batch=, linger=, fuse= and where elements connect (brokers=, conninfo=) may "
+            "change on resume",
+            epoch, dir, (int) len, was);
         weir__ckpt_destroy (&ck);
         return WEIR_ESTRUCTURE;
     }

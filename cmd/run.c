@@ -165,7 +165,8 @@ const cmd_command cmd_run_command = {
     .options = s_options_table,
     .notes =
         "Without --resume or --resume-from, a directory that holds checkpoints is refused.  Only "
-        "threads=, capacity=, batch= and linger=, where elements connect (brokers=, conninfo=: said when "
+        "threads=, capacity=, batch=, linger= and fuse=, where elements connect (brokers=, conninfo=: said "
+        "when "
         "they change) and the order of properties may change on resume; another change is refused, "
         "showing the first difference.\n"
         "\n"

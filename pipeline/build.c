@@ -331,6 +331,16 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
     stage->capacity = (unsigned) capacity;
     stage->batch = (unsigned) batch;
     stage->linger_ms = (unsigned) linger;
+    //  fuse= (pipeline/graph.c decides, once every stage is known)
+    stage->fuse = -1;
+    weir__prop *fuse = want == WEIR_ELEMENT_PROCESSOR ? weir__props_find (&stage->props, "fuse") : NULL;
+    if (fuse && strcmp (fuse->value, "auto") != 0) {
+        if (strcmp (fuse->value, "0") != 0 && strcmp (fuse->value, "1") != 0)
+            return weir__stage_error (stage, err, WEIR_EPROPERTY,
+                                      fuse->value_offset < 0 ? -1 : fuse->value_offset + fuse->quoted,
+                                      "%s: fuse=%s: expected auto, 0 or 1", stage->name, fuse->value);
+        stage->fuse = fuse->value[0] == '1';
+    }
     return 0;
 }
 

@@ -26,7 +26,7 @@ typedef struct {
 int weir__change_free (const char *key)
 {
     return !strcmp (key, "threads") || !strcmp (key, "capacity") || !strcmp (key, "batch")
-           || !strcmp (key, "linger");
+           || !strcmp (key, "linger") || !strcmp (key, "fuse");
 }
 
 //  Where elements connect: the one list
@@ -305,10 +305,10 @@ int weir__change_explain (const char *was, size_t len, const char *now, const we
                   "\nan older weir wrote this checkpoint with where its elements connect in what must not "
                   "change: resume once with the old value, and the checkpoints after it let it change");
     else if (used < sizeof msg)
-        snprintf (
-            msg + used, sizeof msg - used,
-            "\nonly threads=, capacity=, batch=, linger= and where elements connect (brokers=, conninfo=) "
-            "may change on resume; to run the new pipeline, give it another --checkpoint directory");
+        snprintf (msg + used, sizeof msg - used,
+                  "\nonly threads=, capacity=, batch=, linger=, fuse= and where elements connect (brokers=, "
+                  "conninfo=) "
+                  "may change on resume; to run the new pipeline, give it another --checkpoint directory");
     free (text);
     free (shown);
     return weir__err_set (err, WEIR_ESTRUCTURE, "%s", msg);

@@ -27,6 +27,12 @@ struct weir__controller {
     unsigned pass;   //  0-based pass over the input
     unsigned arrived, exhausted;
     unsigned generation;  //  bumped at each release
+    //  The meeting of reader threads before their barriers (threads of
+    //  readers with a fused processor): how many meet, how many came in
+    //  this round and of those how many ran out of input, the round, and
+    //  whether every one of the last round had
+    unsigned meeting, met, met_exhausted, meet_round;
+    int met_all;
     int release;          //  WEIR__GO / STOP / ABORT for the waiting threads
     uint64_t stop_ns;     //  when a stop was first seen (0: not yet)
     int ending;           //  the ranks agreed that this epoch ends the run
@@ -94,6 +100,37 @@ void weir__controller_start (weir__controller *self, uint64_t first, unsigned pa
     atomic_store (&self->done, first - 1);
     pthread_mutex_unlock (&self->lock);
     weir__budget_reset (&self->budget, self->rules.records, self->rules.seconds);
+}
+
+void weir__controller_set_meeting (weir__controller *self, unsigned readers)
+{
+    pthread_mutex_lock (&self->lock);
+    self->meeting = readers;
+    self->met = self->met_exhausted = 0;
+    pthread_mutex_unlock (&self->lock);
+}
+
+int weir__controller_meet (weir__controller *self, int exhausted)
+{
+    pthread_mutex_lock (&self->lock);
+    unsigned round = self->meet_round;
+    self->met++;
+    self->met_exhausted += exhausted != 0;
+    if (self->met >= self->meeting) {
+        self->met_all = self->met_exhausted == self->met;
+        self->met = self->met_exhausted = 0;
+        self->meet_round++;
+        //  The threads at a barrier wait on the same condition, and look
+        //  at their generation: they sleep on
+        pthread_cond_broadcast (&self->release_cond);
+    }
+    while (round == self->meet_round && self->release != WEIR__ABORT)
+        pthread_cond_wait (&self->release_cond, &self->lock);
+    //  The next round cannot end before this thread meets again: met_all
+    //  is still this round's
+    int all = round == self->meet_round ? -1 : self->met_all;
+    pthread_mutex_unlock (&self->lock);
+    return all;
 }
 
 void weir__controller_default_seconds (weir__controller *self, double seconds)

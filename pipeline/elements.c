@@ -89,6 +89,10 @@ const weir_property_info weir__processor_common_props[] = {
     S_LINGER,
     S_ON_ERROR,
     S_DEAD_LETTER,
+    {"fuse", "auto",
+     "1: run in the threads of the reader that feeds it, which hand it each batch they fill (one input, "
+     "the reader's threads=, no key=); 0: threads of its own; auto: fused when the two stages' threads "
+     "outnumber the CPUs"},
     {NULL, NULL, NULL},
 };
 

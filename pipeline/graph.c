@@ -2,10 +2,12 @@
 #include "config.h"
 #include "pipeline/graph.h"
 
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/suggest.h"
 
@@ -416,6 +418,74 @@ static void s_host_tees (const weir__stages *stages)
     }
 }
 
+//  The CPUs this process may run on (its affinity: taskset, a cgroup's
+//  cpuset), or those online
+static unsigned s_cpus (void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity (0, sizeof set, &set) == 0 && CPU_COUNT (&set) > 0)
+        return (unsigned) CPU_COUNT (&set);
+    long n = sysconf (_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned) n : 1;
+}
+
+//  Why processor TO cannot run in the threads of FROM, the stage feeding
+//  it, or NULL when it can: the reader's threads hand it their batches as
+//  they fill them, so it must be all it feeds, with their number of
+//  threads; it must not need a queue (several inputs, a key, a tee's or
+//  identity's forwarding of whole batches)
+static const char *s_unfusable (const weir__stage *from, const weir__stage *to)
+{
+    if (to->nins != 1)
+        return "it has several inputs";
+    if (from->kind != WEIR_ELEMENT_READER)
+        return "the stage feeding it is not a reader";
+    if (from->nouts != 1)
+        return "its reader feeds other stages too";
+    if (to->key)
+        return "its input is partitioned by key= (each key to one of its threads)";
+    if (to->fans_out || to->host)
+        return "a tee forwards whole batches";
+    if (to->callbacks && weir__callbacks_passthrough (to->callbacks))
+        return "it forwards whole batches";
+    if (to->threads != from->threads)
+        return "its threads= differs from its reader's";
+    return NULL;
+}
+
+//  Each processor with fuse=1, or fuse=auto when its reader's threads and
+//  its own outnumber the CPUs (two threads would then take turns on a
+//  core, handing batches over for nothing), runs in its reader's threads
+//  (pipeline/fuse.h).  fuse=1 where it cannot is refused, saying why.
+static int s_fuse (const weir__stages *stages, weir__err *err)
+{
+    unsigned cpus = 0;
+    for (size_t i = 0; i < stages->count; i++)
+        stages->items[i]->runs_in = NULL;
+    for (size_t i = 0; i < stages->count; i++) {
+        weir__stage *from = stages->items[i];
+        for (size_t k = 0; k < from->nouts; k++) {
+            weir__stage *to = from->outs[k].to;
+            if (to->kind != WEIR_ELEMENT_PROCESSOR || to->fuse == 0)
+                continue;
+            const char *why = s_unfusable (from, to);
+            if (why && to->fuse == 1) {
+                weir__prop *fuse = weir__stage_prop (to, "fuse");
+                return weir__stage_error (to, err, WEIR_EPROPERTY, fuse ? fuse->key_offset : -1,
+                                          "%s: fuse=1: it cannot run in the threads of '%s': %s",
+                                          weir__stage_title (to), weir__stage_title (from), why);
+            }
+            if (why)
+                continue;
+            if (to->fuse < 0 && !cpus)
+                cpus = s_cpus ();
+            if (to->fuse == 1 || from->threads + to->threads > cpus)
+                to->runs_in = from;
+        }
+    }
+    return 0;
+}
+
 int weir__graph_check (const weir__stages *stages, weir__err *err)
 {
     s_host_tees (stages);
@@ -433,7 +503,7 @@ int weir__graph_check (const weir__stages *stages, weir__err *err)
                 title, stage->nouts, stage->name);
         }
     }
-    return 0;
+    return s_fuse (stages, err);
 }
 
 int weir__graph_is_line (const weir__stages *stages)

@@ -326,14 +326,16 @@ int weir__path_forward (weir__worker *w, const char *payload, size_t len, uint32
 int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__epoch_end_fn *end)
 {
     weir__stage *stage = w->stage;
-    //  A marker may stand for several producers (lib/queue.h)
-    unsigned weight = weir__queue_marker_weight (stage->in);
+    //  A marker may stand for several producers (lib/queue.h); a fused
+    //  processor's worker has one, the reader thread it runs in
+    unsigned weight = stage->runs_in ? 1 : weir__queue_marker_weight (stage->in);
+    unsigned producers = stage->runs_in ? 1 : stage->producers;
     if (hdr->kind == WEIR__BATCH_EOS)
-        return (w->eos += weight) == stage->producers;
+        return (w->eos += weight) == producers;
     if (w->barriers == 0)
         w->inputs_done = 1;
     w->inputs_done &= hdr->count != 0;
-    if ((w->barriers += weight) < stage->producers)
+    if ((w->barriers += weight) < producers)
         return 0;
     w->barriers = 0;
     //  Only the end of the input finishes a job: --epochs and stops pause it,
@@ -346,6 +348,9 @@ int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__
     if (stage->nouts
         && (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) w->inputs_done)))
         return -1;
+    //  The reader a fused processor runs in waits for both
+    if (stage->runs_in)
+        return 0;
     return weir__controller_arrive (stage->run->controller, 0, NULL) == WEIR__ABORT ? -1 : 0;
 }
 
@@ -395,21 +400,38 @@ void weir__path_sink_seen (weir__sink *sink, uint64_t size)
         weir__input_seen (w->stage->input, w->shard, size);
 }
 
-int weir__path_sink_idle (weir__sink *sink)
+int weir__path_idle (weir__worker *w)
 {
-    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
     weir__stage *stage = w->stage;
     if (weir__job_failed (stage->run->job))
         return WEIR__SINK_ABORT;
     if (weir__job_stopping (stage->run->job)
         || weir__budget_expired (weir__controller_budget (stage->run->controller), weir__now_ns ()))
         return WEIR__SINK_PAUSE;
+    return 0;
+}
+
+int weir__path_sink_idle (weir__sink *sink)
+{
+    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    int rc = weir__path_idle (w);
+    if (rc)
+        return rc;
     //  Records in hand since linger= ms: send them on
-    uint64_t now = weir__now_ns ();
-    if (sink->batch.count > 0 && sink->first_ns
-        && now - sink->first_ns >= (uint64_t) sink->linger_ms * 1000000u && weir__path_send (w))
+    if (weir__path_lingered (sink, weir__now_ns ()) && weir__path_send (w))
         return WEIR__SINK_ABORT;
     return 0;
+}
+
+int weir__path_lingered (weir__sink *sink, uint64_t now)
+{
+    if (sink->batch.count == 0)
+        return 0;
+    //  A reader of regular files (a followed log) does not say when it
+    //  read them: they are as old as the first wait for more
+    if (!sink->first_ns)
+        sink->first_ns = now;
+    return now - sink->first_ns >= (uint64_t) sink->linger_ms * 1000000u;
 }
 
 int weir__path_sink_send (weir__sink *sink)

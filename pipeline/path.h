@@ -89,6 +89,15 @@ int weir__path_sink_send (weir__sink *sink);
     stops or the epoch's time is up, and leaves when the job failed.  */
 int weir__path_sink_idle (weir__sink *sink);
 
+/*  What the sink's idle says before it looks at the batch: 0 to wait
+    on, WEIR__SINK_PAUSE or WEIR__SINK_ABORT.  */
+int weir__path_idle (weir__worker *w);
+
+/*  Whether the sink's batch holds records that waited linger= ms by NOW
+    (from the read that brought the first, or from the first wait for
+    more when the reader did not say).  */
+int weir__path_lingered (weir__sink *sink, uint64_t now);
+
 /*  The sink's warn (a warning in the job's log, naming the stage) and
     truncated (counted in the stage's statistics).  */
 void weir__path_sink_warn (weir__sink *sink, const char *message);

@@ -10,6 +10,7 @@
 
 #include "lib/clock.h"
 #include "lib/hash.h"
+#include "pipeline/fuse.h"
 #include "pipeline/guard.h"
 #include "pipeline/path.h"
 #include "pipeline/recovery.h"
@@ -260,6 +261,17 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
             stages->items[i]->threads = stages->items[i]->host->threads;
     for (size_t i = 0; i < stages->count && !rc; i++)
         rc = weir__stage_workers_new (stages->items[i], &sink, err);
+    //  A processor fused with its reader: each reader thread drives the
+    //  processor's worker of its index, and its sink hands it each batch
+    for (size_t i = 0; i < stages->count && !rc; i++) {
+        weir__stage *stage = stages->items[i];
+        for (unsigned t = 0; stage->runs_in && t < stage->threads; t++) {
+            weir__worker *r = &stage->runs_in->workers[t];
+            r->fused = &stage->workers[t];
+            r->sink.send = weir__fuse_sink_send;
+            r->sink.idle = weir__fuse_sink_idle;
+        }
+    }
     //  A socket per producer and consumer thread: the stage of most
     //  threads is where to take some, should the process not be allowed
     //  that many files
@@ -288,7 +300,7 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
             capacity = e->ranks > 1 && e->to->capacity > capacity ? e->to->capacity : capacity;
         }
     for (size_t i = 0; i < stages->count; i++)
-        if (stages->items[i]->nins && !stages->items[i]->host)
+        if (stages->items[i]->nins && !stages->items[i]->host && !stages->items[i]->runs_in)
             sockets += weir__queue_sockets (stages->items[i]->producers, stages->items[i]->threads);
     char hint[300];
     snprintf (hint, sizeof hint, "give '%s' fewer than threads=%u, or raise the limit", most->name,
@@ -298,7 +310,7 @@ static int s_build (const weir__run *run, s_wakeable *wakeable, weir__err *err)
         return rc ? rc : err->code;
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
-        if (!stage->nins || stage->host)
+        if (!stage->nins || stage->host || stage->runs_in)
             continue;
         if (!(stage->in = s_input (stages, stage, wakeable->ctx, err)))
             return err->code;
@@ -350,7 +362,7 @@ static void s_start (weir__stages *stages, weir__job *job)
 {
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *stage = stages->items[i];
-        for (unsigned t = 0; t < stage->threads && !stage->host; t++) {
+        for (unsigned t = 0; t < stage->threads && !stage->host && !stage->runs_in; t++) {
             weir__worker *w = &stage->workers[t];
             atomic_store (&w->start_ns, weir__now_ns ());
             if (pthread_create (&w->thread, NULL, weir__worker_main, w)) {
@@ -444,13 +456,17 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
         weir__controller_set_agree (run->controller, weir__ranks_agree, run->ranks);
     //  An input without an end needs epochs that end: by time, unless told
     //  otherwise
-    unsigned threads = 0, reading = 0;
+    unsigned threads = 0, reading = 0, meeting = 0;
     for (size_t i = 0; i < stages->count; i++) {
-        if (stages->items[i]->input && weir__input_follows (stages->items[i]->input))
+        const weir__stage *stage = stages->items[i];
+        if (stage->input && weir__input_follows (stage->input))
             weir__controller_default_seconds (run->controller, 1.0);
-        threads += stages->items[i]->host ? 0 : stages->items[i]->threads;
-        reading += stages->items[i]->kind == WEIR_ELEMENT_READER ? stages->items[i]->threads : 0;
+        //  A tee hosted or a processor fused runs in other threads
+        threads += stage->host || stage->runs_in ? 0 : stage->threads;
+        reading += stage->kind == WEIR_ELEMENT_READER ? stage->threads : 0;
+        meeting += stage->runs_in ? stage->threads : 0;
     }
+    weir__controller_set_meeting (run->controller, meeting);
     //  A large input read again every pass: say how not to
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *st = stages->items[i];

@@ -265,7 +265,7 @@ void weir__stage_stats (const weir__stage *self, weir_stage_stats *stats)
     stats->busy_seconds = s_busy (self);
     stats->queue_fill = self->in ? weir__queue_fill (self->in) : 0;
     //  Before the run, the bound the queue will have
-    stats->queue_capacity = self->in     ? weir__queue_capacity (self->in)
-                            : self->host ? 0
-                                         : self->capacity * (unsigned) self->nins;
+    stats->queue_capacity = self->in                      ? weir__queue_capacity (self->in)
+                            : self->host || self->runs_in ? 0
+                                                          : self->capacity * (unsigned) self->nins;
 }

@@ -55,6 +55,11 @@ struct weir_stage {
     //  that tee's (weir__stage.host)
     weir__queue_target *targets;
     size_t ntargets;
+    //  A reader's: the worker of the processor fused with its stage
+    //  (weir__stage.runs_in), to which it hands each batch it fills, or
+    //  NULL.  That worker's: the time it took in the reader's thread
+    struct weir_stage *fused;
+    uint64_t fused_ns;
     //  [link]: its batches split by key, for a link into a keyed stage
     //  (lib/shuffle.h), made when first needed
     weir__shuffle **shuffles;
@@ -180,6 +185,13 @@ struct weir__stage {
     //  has no queue and no threads of its own; its host's workers send
     //  each batch down its links and count what crossed it
     weir__stage *host;
+    //  fuse=: 1 to run in the threads of the reader that feeds it, 0 not
+    //  to, -1 (auto) when their threads together outnumber the CPUs.  A
+    //  processor that does (pipeline/graph.h) has that reader here, and
+    //  no queue and no threads of its own: each reader thread hands it
+    //  every batch it fills (pipeline/fuse.h)
+    int fuse;
+    weir__stage *runs_in;
     //  Named outputs (route's branches, a plugin's ports), or none: a
     //  processor's records then go to its one output.  A stage with
     //  ports has one link from each, in port order (outs[i] is port i)

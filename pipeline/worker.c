@@ -7,18 +7,10 @@
 
 #include "lib/clock.h"
 #include "lib/killpoint.h"
+#include "pipeline/apply.h"
+#include "pipeline/fuse.h"
 #include "pipeline/controller.h"
-#include "pipeline/keyed.h"
 #include "pipeline/path.h"
-
-void weir__worker_callback_failed (weir__worker *w, const char *callback)
-{
-    weir__stage *stage = w->stage;
-    weir__err err;
-    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s returned an error without a message (epoch %" PRIu64 ")",
-                   stage->name, callback, weir__controller_epoch (stage->run->controller));
-    weir__job_fail (stage->run->job, &err);
-}
 
 //  Take SHARD into the worker's hand, or none (SIZE_MAX).
 static void s_hold (weir__worker *w, size_t shard)
@@ -35,6 +27,8 @@ static void s_reader (weir__worker *w)
     weir__budget *budget = weir__controller_budget (stage->run->controller);
     weir__err err;
     weir__err_init (&err);
+    if (weir__fuse_open (w))
+        return;
     //  The shard in hand (w->shard) is kept across epochs
     for (;;) {
         int exhausted = 0, rc = 0;
@@ -61,7 +55,7 @@ static void s_reader (weir__worker *w)
             break;
         //  The epoch is over for this thread: its data, then the barrier,
         //  which says whether this reader ran out of input
-        if (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, (uint32_t) exhausted))
+        if (weir__fuse_send (w) || weir__fuse_marker (w, WEIR__BATCH_BARRIER, (uint32_t) exhausted))
             break;
         int new_pass = 0;
         WEIR_KILL_POINT ("readers-stopped");
@@ -72,9 +66,10 @@ static void s_reader (weir__worker *w)
         if (release == WEIR__GO)
             continue;
         if (release == WEIR__STOP)
-            weir__path_marker (w, WEIR__BATCH_EOS, 0);
+            weir__fuse_marker (w, WEIR__BATCH_EOS, 0);
         break;
     }
+    weir__fuse_close (w);
 }
 
 //  One look at every followed file, each read to its end for now in turn,
@@ -117,6 +112,8 @@ static void s_follower (weir__worker *w)
     weir__err err;
     weir__err_init (&err);
     size_t next = 0;
+    if (weir__fuse_open (w))
+        return;
     for (;;) {
         int rc = 0;
         w->sink.quota = weir__budget_claim (budget, stage->batch);
@@ -128,36 +125,16 @@ static void s_follower (weir__worker *w)
             weir__job_fail (stage->run->job, &err);
         if (rc < 0 || rc == WEIR__SINK_ABORT)
             break;
-        if (weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_BARRIER, 0))
+        if (weir__fuse_send (w) || weir__fuse_marker (w, WEIR__BATCH_BARRIER, 0))
             break;
         int release = weir__controller_arrive (stage->run->controller, 0, NULL);
         if (release == WEIR__GO)
             continue;
         if (release == WEIR__STOP)
-            weir__path_marker (w, WEIR__BATCH_EOS, 0);
+            weir__fuse_marker (w, WEIR__BATCH_EOS, 0);
         break;
     }
-}
-
-static int s_processor_epoch_end (weir__worker *w)
-{
-    const weir_processor *proc = weir__callbacks_table (w->stage->callbacks);
-    if (proc->epoch_end
-        && proc->epoch_end (w, w->tstate, weir__controller_epoch (w->stage->run->controller))) {
-        weir__worker_callback_failed (w, "epoch_end");
-        return -1;
-    }
-    //  The key groups that changed, stored for the checkpoint this epoch
-    //  ends in
-    weir__err err;
-    weir__err_init (&err);
-    if (w->keyed && weir__keyed_store (w->keyed, w->stage->run->keeps_keys, &err)) {
-        weir__err named;
-        weir__err_set (&named, err.code, "%s: %s", w->stage->name, err.msg);
-        weir__job_fail (w->stage->run->job, &named);
-        return -1;
-    }
-    return 0;
+    weir__fuse_close (w);
 }
 
 //  A batch of partial aggregates, folded by the producers of a stage
@@ -177,20 +154,9 @@ static int s_merge (weir__worker *w, const weir__batch_header *hdr, const char *
 static void s_processor (weir__worker *w)
 {
     weir__stage *stage = w->stage;
-    const weir_processor *proc = weir__callbacks_table (stage->callbacks);
-    void *state = weir__callbacks_state (stage->callbacks);
     int passthrough = weir__callbacks_passthrough (stage->callbacks);
-    w->tstate = state;
-    if (stage->key && !(w->keyed = weir__keyed_new (w))) {
-        weir__err err;
-        weir__err_set (&err, WEIR_ENOMEM, "%s: out of memory", stage->name);
-        weir__job_fail (stage->run->job, &err);
+    if (weir__apply_open (w))
         return;
-    }
-    if (proc->thread_open && proc->thread_open (w, state, &w->tstate)) {
-        weir__worker_callback_failed (w, "thread_open");
-        return;
-    }
     weir__batch_header hdr;
     const char *payload;
     size_t len;
@@ -202,55 +168,18 @@ static void s_processor (weir__worker *w)
             continue;
         }
         if (hdr.kind != WEIR__BATCH_DATA) {
-            if ((ended = weir__path_marker_in (w, &hdr, s_processor_epoch_end)) < 0)
+            if ((ended = weir__path_marker_in (w, &hdr, weir__apply_epoch_end)) < 0)
                 break;
             continue;
         }
-        if (passthrough) {
-            //  Untouched batches go on as they are: no decoding, no copy
-            if (weir__path_forward (w, payload, len, hdr.count))
-                break;
-            continue;
-        }
-        weir__records_reset (&w->decoder, payload, len);
-        msgpack_object obj;
-        int more;
-        //  A failed (or aborted) job leaves the batch at once: behind a slow
-        //  callback, the rest of it could take long
-        while ((more = weir__records_next (&w->decoder, &obj)) == 1) {
-            w->record = &obj;
-            int rc = proc->process (w, w->tstate, &obj);
-            w->record = NULL;
-            if (rc == WEIR_REJECTED && w->rejecting) {
-                w->rejecting = 0;
-                rc = weir__path_reject (w, &obj, w->reject_reason);
-            }
-            if (rc) {
-                weir__worker_callback_failed (w, "process");
-                break;
-            }
-            if (weir__job_failed (stage->run->job)) {
-                more = 0;
-                break;
-            }
-        }
-        if (more < 0) {
-            weir__err err;
-            if (more == WEIR__RECORDS_NOMEM)
-                weir__err_set (&err, WEIR_ENOMEM,
-                               "%s: out of memory decoding a record of a batch of %zu bytes", stage->name,
-                               len);
-            else
-                weir__err_set (&err, WEIR_ESYSTEM, "%s: malformed record in a batch", stage->name);
-            weir__job_fail (stage->run->job, &err);
-        }
-        if (more != 0)
+        //  Untouched batches go on as they are: no decoding, no copy
+        if (passthrough ? weir__path_forward (w, payload, len, hdr.count)
+                        : weir__apply_batch (w, payload, len))
             break;
     }
     if (ended == 1 && weir__path_send (w) == 0)
         weir__path_marker (w, WEIR__BATCH_EOS, 0);
-    if (proc->thread_close)
-        proc->thread_close (w, w->tstate);
+    weir__apply_close (w);
 }
 
 //  Everything of the epoch reaches the output before the controller

@@ -13,9 +13,4 @@
 /*  The body of the worker's thread (for pthread_create).  */
 void *weir__worker_main (void *worker);
 
-/*  A processor callback returned -1: fail the job, with the callback's own
-    weir_fail message if it gave one (the job's first error wins), else
-    with one naming CALLBACK and the epoch.  */
-void weir__worker_callback_failed (weir__worker *w, const char *callback);
-
 #endif

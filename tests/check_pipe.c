@@ -869,8 +869,8 @@ START_TEST (test_elements_are_documented)
     //  What each kind takes: the common properties first, then its own
     const char *reader[] = {"threads", "capacity", "batch",       "name",  "passes",
                             "linger",  "on-error", "dead-letter", "cache", NULL};
-    const char *processor[] = {"threads",  "capacity", "batch",       "name", "key",
-                               "linger",   "on-error", "dead-letter", NULL};
+    const char *processor[] = {"threads", "capacity", "batch",       "name", "key",
+                               "linger",  "on-error", "dead-letter", "fuse", NULL};
     const char *writer[] = {"threads", "capacity", "batch", "name", "key", NULL};
     const char **want[] = {reader, processor, writer};
     const weir_element_kind kinds[] = {WEIR_ELEMENT_READER, WEIR_ELEMENT_PROCESSOR, WEIR_ELEMENT_WRITER};

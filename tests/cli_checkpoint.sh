@@ -93,7 +93,7 @@ weir run: checkpoint 1 of '$T/diff' was written by another pipeline: lines (stag
                                    ^
   now: range count=10 ! lines path=$T/d2.txt
                                    ^
-only threads=, capacity=, batch=, linger= and where elements connect (brokers=, conninfo=) may change on resume; to run the new pipeline, give it another --checkpoint directory
+only threads=, capacity=, batch=, linger=, fuse= and where elements connect (brokers=, conninfo=) may change on resume; to run the new pipeline, give it another --checkpoint directory
 EOF
 expect_exit 2 "" -- "$WEIR" run --checkpoint "$T/diff" --resume "range count=10 ! lines path=$T/d2.txt"
 same "$T/err" "$T/want" "the message of a resume with another output"

@@ -71,8 +71,10 @@ for pair in "INT TERM" "TERM INT"; do
     code=130
     [ $1 = TERM ] && code=143
     d="$T/abort-$1"
-    desc="range count=100000 ! $PROBE log=$T/log ! msgpack path=$d.out"
     # 2 ms a record: the drain of what the queues hold takes many seconds
+    # (fuse=0: the queue in front of the slow stage; fused, it would read
+    # no faster than it goes, and hold nothing to drain)
+    desc="range count=100000 ! $PROBE log=$T/log fuse=0 ! msgpack path=$d.out"
     PROBE_SLEEP_US=2000 "$WEIR" run -q --checkpoint "$d" --stop-timeout 0 "$desc" 2>"$d.err" &
     pid=$!
     wait_until 20 has_epoch "$d" 1 || fail "$pair: no checkpoint of epoch 0 in 20 s"
@@ -103,7 +105,7 @@ done
 # still drains.  weir counts one signal within 200 ms: a loaded machine
 # that parts them by more says so and checks nothing.
 d="$T/twice"
-desc="range count=100000 ! $PROBE log=$T/log ! msgpack path=$d.out"
+desc="range count=100000 ! $PROBE log=$T/log fuse=0 ! msgpack path=$d.out"
 PROBE_SLEEP_US=300 "$WEIR" run -q --checkpoint "$d" --stop-timeout 0 "$desc" 2>"$d.err" &
 pid=$!
 wait_until 20 has_epoch "$d" 1 || fail "twice: no checkpoint of epoch 0 in 20 s"
@@ -131,7 +133,7 @@ exact "$d.out" 100000 "SIGTERM twice"
 
 # --- --stop-timeout bounds the drain ------------------------------------
 d="$T/timeout"
-desc="range count=100000 ! $PROBE log=$T/log ! msgpack path=$d.out"
+desc="range count=100000 ! $PROBE log=$T/log fuse=0 ! msgpack path=$d.out"
 PROBE_SLEEP_US=2000 "$WEIR" run -q --checkpoint "$d" --stop-timeout 0.5 "$desc" 2>"$d.err" &
 pid=$!
 wait_until 20 has_epoch "$d" 1 || fail "stop timeout: no checkpoint of epoch 0 in 20 s"

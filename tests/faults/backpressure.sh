@@ -55,8 +55,10 @@ bound () {
     echo $(((2 * ($1 + 5) * $2 * 1003 * 2) / 1024 + 2 * 1024 + 8 * 1024))
 }
 
-# capacity= is the queue that feeds a stage, batch= what a stage sends on
-DESC="lines path='$T/big/*.txt' threads=2 batch=BATCH ! $PROBE log=$T/probe.log threads=2 capacity=CAP batch=BATCH ! null capacity=CAP"
+# capacity= is the queue that feeds a stage, batch= what a stage sends on;
+# fuse=0 gives the slow stage a queue of its own to fill (fused, it would
+# run in the readers' threads, which then read no faster than it goes)
+DESC="lines path='$T/big/*.txt' threads=2 batch=BATCH ! $PROBE log=$T/probe.log threads=2 capacity=CAP batch=BATCH fuse=0 ! null capacity=CAP"
 run_bp () {
     _d=$(echo "$DESC" | sed "s/CAP/$1/g; s/BATCH/$2/g")
     peak env PROBE_SLEEP_US=$3 "$WEIR" run -q "$_d"
@@ -97,6 +99,14 @@ run_bp $cap 64 20
 limit=$((base + $(bound 4 64)))
 echo "capacity=$cap batch=64 (room for everything): peak $PEAK KiB"
 [ "$PEAK" -gt $limit ] && ok || fail "the peak with unbounded queues, $PEAK KiB, is not over the bound $limit KiB: the measure sees nothing"
+# Fused, the slow stage reads as it goes: with the same room for every
+# batch, nothing runs ahead, and the peak stays inside that bound
+DESC=$(echo "$DESC" | sed 's/fuse=0/fuse=1/')
+run_bp $cap 64 20
+[ $RC -eq 0 ] || { fail "capacity $cap, fused: exit $RC"; sed 's/^/    /' "$T/err" >&2; }
+echo "capacity=$cap batch=64, the slow stage fused: peak $PEAK KiB"
+[ -n "${SANITIZER_CFLAGS:-}" ] || { [ "$PEAK" -le $limit ] && ok \
+    || fail "fused, with room for every batch: peak $PEAK KiB over the bound $limit KiB: something ran ahead"; }
 
 # --- SIGTERM at random instants ------------------------------------------
 if long; then STOPS=40; else STOPS=5; fi

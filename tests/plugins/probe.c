@@ -5,7 +5,9 @@
     process, epoch_end); scale=N multiplies integer records by N;
     reject=N rejects (weir_reject) integer records divisible by N;
     final-blob=BYTES makes a blob of that size, filled, at the end of the
-    last epoch (so that only the job's final checkpoint is large).
+    last epoch (so that only the job's final checkpoint is large);
+    last=1 logs a line more at the end of the epoch weir_last_epoch says
+    is the last.
 
     PROBE_SLEEP_US=N in the environment sleeps N microseconds on each
     record: a slow stage, outside the description so that a resume of the
@@ -27,6 +29,7 @@ typedef struct {
     long sleep_us;
     uint64_t reject;
     size_t final_blob;
+    int last;
 } probe_state;
 
 typedef struct {
@@ -58,6 +61,7 @@ static int probe_open (weir_stage *st, void **state)
     self->scale = atoll (weir_prop (st, "scale", "1"));
     self->reject = (uint64_t) atoll (weir_prop (st, "reject", "0"));
     self->final_blob = (size_t) atoll (weir_prop (st, "final-blob", "0"));
+    self->last = atoi (weir_prop (st, "last", "0"));
     const char *sleep_us = getenv ("PROBE_SLEEP_US");
     self->sleep_us = sleep_us ? atol (sleep_us) : 0;
     say (self, "open %u%llu\n", 0, 0);
@@ -116,6 +120,8 @@ static int probe_epoch_end (weir_stage *st, void *tstate, uint64_t epoch)
 {
     probe_thread *t = tstate;
     say (t->stage, "epoch_end %u %llu\n", weir_thread_index (st), (unsigned long long) epoch);
+    if (t->stage->last && weir_last_epoch (st))
+        say (t->stage, "last_epoch %u %llu\n", weir_thread_index (st), (unsigned long long) epoch);
     if (strcmp (t->stage->fail, "epoch_end") == 0)
         return weir_fail (st, "epoch_end fails as asked");
     if (t->stage->final_blob && weir_last_epoch (st) && weir_thread_index (st) == 0) {
