@@ -14,6 +14,14 @@
 //  How often a wait for the threads looks at abort and the stop timeout
 #define S_WATCH_NS 20000000u
 
+//  The threads of one reader that meet: how many, how many came in this
+//  round and of those how many ran out of input, the round, and whether
+//  every one of the last round had
+typedef struct {
+    unsigned size, met, exhausted, round;
+    int all;
+} s_meeting;
+
 struct weir__controller {
     weir__job *job;
     weir__epoch_rules rules;
@@ -27,12 +35,10 @@ struct weir__controller {
     unsigned pass;   //  0-based pass over the input
     unsigned arrived, exhausted;
     unsigned generation;  //  bumped at each release
-    //  The meeting of reader threads before their barriers (threads of
-    //  readers with a fused processor): how many meet, how many came in
-    //  this round and of those how many ran out of input, the round, and
-    //  whether every one of the last round had
-    unsigned meeting, met, met_exhausted, meet_round;
-    int met_all;
+    //  The meetings of reader threads before their barriers, one per
+    //  reader with a fused processor (weir__controller_meet)
+    s_meeting *meetings;
+    size_t nmeetings;
     int release;          //  WEIR__GO / STOP / ABORT for the waiting threads
     uint64_t stop_ns;     //  when a stop was first seen (0: not yet)
     int ending;           //  the ranks agreed that this epoch ends the run
@@ -82,6 +88,7 @@ void weir__controller_destroy (weir__controller **self_p)
     pthread_mutex_destroy (&self->lock);
     pthread_cond_destroy (&self->arrived_cond);
     pthread_cond_destroy (&self->release_cond);
+    free (self->meetings);
     free (self);
     *self_p = NULL;
 }
@@ -102,33 +109,41 @@ void weir__controller_start (weir__controller *self, uint64_t first, unsigned pa
     weir__budget_reset (&self->budget, self->rules.records, self->rules.seconds);
 }
 
-void weir__controller_set_meeting (weir__controller *self, unsigned readers)
+int weir__controller_set_meetings (weir__controller *self, const unsigned *sizes, size_t n)
 {
+    s_meeting *meetings = n ? calloc (n, sizeof *meetings) : NULL;
+    if (n && !meetings)
+        return WEIR_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        meetings[i].size = sizes[i];
     pthread_mutex_lock (&self->lock);
-    self->meeting = readers;
-    self->met = self->met_exhausted = 0;
+    free (self->meetings);
+    self->meetings = meetings;
+    self->nmeetings = n;
     pthread_mutex_unlock (&self->lock);
+    return 0;
 }
 
-int weir__controller_meet (weir__controller *self, int exhausted)
+int weir__controller_meet (weir__controller *self, size_t meeting, int exhausted)
 {
     pthread_mutex_lock (&self->lock);
-    unsigned round = self->meet_round;
-    self->met++;
-    self->met_exhausted += exhausted != 0;
-    if (self->met >= self->meeting) {
-        self->met_all = self->met_exhausted == self->met;
-        self->met = self->met_exhausted = 0;
-        self->meet_round++;
+    s_meeting *m = &self->meetings[meeting];
+    unsigned round = m->round;
+    m->met++;
+    m->exhausted += exhausted != 0;
+    if (m->met >= m->size) {
+        m->all = m->exhausted == m->met;
+        m->met = m->exhausted = 0;
+        m->round++;
         //  The threads at a barrier wait on the same condition, and look
         //  at their generation: they sleep on
         pthread_cond_broadcast (&self->release_cond);
     }
-    while (round == self->meet_round && self->release != WEIR__ABORT)
+    while (round == m->round && self->release != WEIR__ABORT)
         pthread_cond_wait (&self->release_cond, &self->lock);
-    //  The next round cannot end before this thread meets again: met_all
-    //  is still this round's
-    int all = round == self->meet_round ? -1 : self->met_all;
+    //  The next round cannot end before this thread meets again: all is
+    //  still this round's
+    int all = round == m->round || self->release == WEIR__ABORT ? -1 : m->all;
     pthread_mutex_unlock (&self->lock);
     return all;
 }

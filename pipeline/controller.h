@@ -68,18 +68,19 @@ void weir__controller_destroy (weir__controller **self_p);
 void weir__controller_start (weir__controller *self, uint64_t first, unsigned pass, unsigned passes,
                              unsigned threads, unsigned readers);
 
-/*  Before the threads start: READERS reader threads meet before each of
-    their barriers (weir__controller_meet).  */
-void weir__controller_set_meeting (weir__controller *self, unsigned readers);
+/*  Before the threads start: the threads of reader I meet before each of
+    their barriers (weir__controller_meet) when SIZES[I] (its threads) is
+    not 0, for I below N.  0 or WEIR_ENOMEM.  */
+int weir__controller_set_meetings (weir__controller *self, const unsigned *sizes, size_t n);
 
-/*  A reader thread at the end of its epoch (EXHAUSTED: with no more
-    input) waits until every reader thread that meets has come: 1 when
-    every one of them ran out of input, 0 when some did not, -1 when the
-    job aborted.  A processor fused with a reader (pipeline/fuse.h) hears
-    of the end of the input from its reader thread alone; the meeting
-    tells it, as a processor of its own hears it from the barriers of
-    every reader thread.  */
-int weir__controller_meet (weir__controller *self, int exhausted);
+/*  A thread of reader MEETING at the end of its epoch (EXHAUSTED: with
+    no more input) waits until every thread of that reader has come: 1
+    when every one of them ran out of input, 0 when some did not, -1 when
+    the job aborted.  A processor fused with a reader (pipeline/fuse.h)
+    hears of the end of the input from its reader thread alone; the
+    meeting tells it, as a processor of its own hears it from the
+    barriers of every thread of its reader.  */
+int weir__controller_meet (weir__controller *self, size_t meeting, int exhausted);
 
 /*  The budget reader threads claim from.  */
 weir__budget *weir__controller_budget (weir__controller *self);

@@ -15,13 +15,13 @@ static weir__worker *s_worker_of (weir__sink *sink)
     return (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
 }
 
-//  Time P took in its reader's thread, since START: the reader's wait (its
-//  busy time is its own), the processor's life
+//  Time P took in its reader's thread, since START: the processor's, not
+//  the reader's (whose busy time is its own)
 static void s_took (weir__worker *r, weir__worker *p, uint64_t start)
 {
     uint64_t took = weir__now_ns () - start;
     atomic_fetch_add_explicit (&r->wait_ns, took, memory_order_relaxed);
-    p->fused_ns += took;
+    atomic_fetch_add_explicit (&p->fused_ns, took, memory_order_relaxed);
 }
 
 //  P's partial batch on once it held a record linger= ms (NOW): as its own
@@ -39,11 +39,13 @@ int weir__fuse_open (weir__worker *r)
     weir__worker *p = r->fused;
     if (!p)
         return 0;
-    atomic_store (&p->start_ns, weir__now_ns ());
-    if (weir__apply_open (p) == 0)
-        return 0;
-    atomic_store (&p->end_ns, weir__now_ns ());
-    return -1;
+    uint64_t start = weir__now_ns ();
+    atomic_store (&p->start_ns, start);
+    int rc = weir__apply_open (p);
+    s_took (r, p, start);
+    if (rc)
+        atomic_store (&p->end_ns, weir__now_ns ());
+    return rc;
 }
 
 int weir__fuse_send (weir__worker *r)
@@ -81,8 +83,10 @@ int weir__fuse_marker (weir__worker *r, uint32_t kind, uint32_t flag)
     //  The end of the input is every reader thread's, as the barriers
     //  of all of them would tell a processor with a thread of its own
     if (kind == WEIR__BATCH_BARRIER) {
-        int all = weir__controller_meet (r->stage->run->controller, flag != 0);
-        if (all < 0)
+        int all = weir__controller_meet (r->stage->run->controller, r->stage->index, flag != 0);
+        //  A failed job ends no epoch, as a processor's receive would
+        //  have heard
+        if (all < 0 || weir__job_failed (r->stage->run->job))
             return -1;
         flag = (uint32_t) all;
     }
@@ -104,12 +108,7 @@ void weir__fuse_close (weir__worker *r)
     uint64_t start = weir__now_ns ();
     weir__apply_close (p);
     s_took (r, p, start);
-    //  Its busy time is what it took, less its own waits on the queues it
-    //  sends into (counted as they happened)
-    uint64_t end = weir__now_ns (), life = end - atomic_load (&p->start_ns);
-    atomic_fetch_add_explicit (&p->wait_ns, life > p->fused_ns ? life - p->fused_ns : 0,
-                               memory_order_relaxed);
-    atomic_store (&p->end_ns, end);
+    atomic_store (&p->end_ns, weir__now_ns ());
 }
 
 int weir__fuse_sink_send (weir__sink *sink)
@@ -128,9 +127,11 @@ int weir__fuse_sink_idle (weir__sink *sink)
     if (rc)
         return rc;
     //  As the path's idle: the reader's records since linger= ms through
-    //  the processor, whose own go on after its linger=
+    //  the processor, whose own then go on too: the input is idle, and
+    //  more would only wait; else its own after its linger=
     uint64_t now = weir__now_ns ();
-    if (weir__path_lingered (sink, now))
-        return weir__fuse_send (r);
-    return s_linger (r->fused, now);
+    if (!weir__path_lingered (sink, now))
+        return s_linger (r->fused, now);
+    rc = weir__fuse_send (r);
+    return rc ? rc : weir__path_send (r->fused);
 }

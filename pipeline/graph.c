@@ -431,8 +431,8 @@ static unsigned s_cpus (void)
 
 //  Why processor TO cannot run in the threads of FROM, the stage feeding
 //  it, or NULL when it can: the reader's threads hand it their batches as
-//  they fill them, so it must be all it feeds, with their number of
-//  threads; it must not need a queue (several inputs, a key, a tee's or
+//  they fill them, so it must have their number of threads (a reader
+//  feeds one stage: weir__graph_check); it must not need a queue (several inputs, a key, a tee's or
 //  identity's forwarding of whole batches)
 static const char *s_unfusable (const weir__stage *from, const weir__stage *to)
 {
@@ -440,8 +440,6 @@ static const char *s_unfusable (const weir__stage *from, const weir__stage *to)
         return "it has several inputs";
     if (from->kind != WEIR_ELEMENT_READER)
         return "the stage feeding it is not a reader";
-    if (from->nouts != 1)
-        return "its reader feeds other stages too";
     if (to->key)
         return "its input is partitioned by key= (each key to one of its threads)";
     if (to->fans_out || to->host)

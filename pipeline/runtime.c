@@ -456,7 +456,10 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
         weir__controller_set_agree (run->controller, weir__ranks_agree, run->ranks);
     //  An input without an end needs epochs that end: by time, unless told
     //  otherwise
-    unsigned threads = 0, reading = 0, meeting = 0;
+    unsigned threads = 0, reading = 0;
+    unsigned *meetings = calloc (stages->count, sizeof *meetings);
+    if (!meetings)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
     for (size_t i = 0; i < stages->count; i++) {
         const weir__stage *stage = stages->items[i];
         if (stage->input && weir__input_follows (stage->input))
@@ -464,9 +467,14 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
         //  A tee hosted or a processor fused runs in other threads
         threads += stage->host || stage->runs_in ? 0 : stage->threads;
         reading += stage->kind == WEIR_ELEMENT_READER ? stage->threads : 0;
-        meeting += stage->runs_in ? stage->threads : 0;
+        //  The threads of a reader with a fused processor meet
+        if (stage->runs_in)
+            meetings[stage->runs_in->index] = stage->runs_in->threads;
     }
-    weir__controller_set_meeting (run->controller, meeting);
+    int rc = weir__controller_set_meetings (run->controller, meetings, stages->count);
+    free (meetings);
+    if (rc)
+        return weir__err_set (err, rc, "out of memory");
     //  A large input read again every pass: say how not to
     for (size_t i = 0; i < stages->count; i++) {
         weir__stage *st = stages->items[i];
@@ -496,7 +504,7 @@ static int s_work (const weir__run *run, weir__recovery *recovery, weir__err *er
         return 0;
     //  What the last checkpoint records becomes final before the outputs
     //  close
-    int rc = weir__recovery_settle (recovery, err);
+    rc = weir__recovery_settle (recovery, err);
     return rc ? rc : weir__ranks_totals (run->ranks, stages, err);
 }
 

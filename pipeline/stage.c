@@ -209,8 +209,8 @@ void weir__stage_records (const weir__stage *self, uint64_t *in, uint64_t *out, 
     *rejected = self->rejects ? weir__rejects_total (self->rejects) : 0;
 }
 
-//  Summed over the workers: the time each lived, less the time it waited
-//  on a queue.
+//  Summed over the workers: the time each lived (a fused processor's, in
+//  its reader's thread), less the time it waited on a queue.
 static double s_busy (const weir__stage *self)
 {
     uint64_t now = weir__now_ns (), busy = 0;
@@ -220,7 +220,9 @@ static double s_busy (const weir__stage *self)
         uint64_t wait = atomic_load (&w->wait_ns);
         if (!start)
             continue;
-        uint64_t life = (end ? end : now) - start;
+        //  A fused processor's worker lives in its reader's thread: busy
+        //  for the time it took there
+        uint64_t life = self->runs_in ? atomic_load (&w->fused_ns) : (end ? end : now) - start;
         busy += life > wait ? life - wait : 0;
     }
     return (double) busy / 1e9;

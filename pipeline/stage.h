@@ -58,8 +58,10 @@ struct weir_stage {
     //  A reader's: the worker of the processor fused with its stage
     //  (weir__stage.runs_in), to which it hands each batch it fills, or
     //  NULL.  That worker's: the time it took in the reader's thread
+    //  (its waits on queues included), of which its busy time is the
+    //  part not in wait_ns
     struct weir_stage *fused;
-    uint64_t fused_ns;
+    _Atomic uint64_t fused_ns;
     //  [link]: its batches split by key, for a link into a keyed stage
     //  (lib/shuffle.h), made when first needed
     weir__shuffle **shuffles;
