@@ -4,7 +4,8 @@
     every property and link), nothing is opened, and the graph is printed:
     a node per stage with its element, name, properties and threads, an
     edge per link with the capacity it has in the queue it feeds ("no
-    queue" into a tee that runs in its feeder's threads).  With --stats,
+    queue" into a tee or a fused processor, which runs in its feeder's
+    threads).  With --stats,
     the statistics file of a run of the same description adds the records
     that crossed each link.  */
 #include "cmd.h"
@@ -31,11 +32,12 @@ const cmd_command cmd_graph_command = {
     .main = s_graph,
     .usage = "[--stats FILE] 'DESCRIPTION' | -f FILE",
     .summary = "print a pipeline description as a Graphviz DOT graph",
-    .description = "Check the description as 'weir run' would, open nothing, and print its graph in Graphviz's "
-                   "DOT language on standard output: a node per element (its name=, element, properties and "
-                   "threads; readers and writers drawn round), an edge per link with its capacity in the "
-                   "queue it feeds ('no queue' into a tee that runs in the threads of the one stage feeding "
-                   "it).  Draw it with Graphviz: weir graph 'DESC' | dot -Tsvg > job.svg.",
+    .description =
+        "Check the description as 'weir run' would, open nothing, and print its graph in Graphviz's "
+        "DOT language on standard output: a node per element (its name=, element, properties and "
+        "threads; readers and writers drawn round), an edge per link with its capacity in the "
+        "queue it feeds ('no queue' into a tee or a fused processor, which runs in the threads of the "
+        "one stage feeding it).  Draw it with Graphviz: weir graph 'DESC' | dot -Tsvg > job.svg.",
     .options = s_options,
     .notes = "A mistake in the description is said as 'weir run' says it, with a caret, and exits 2.",
 };
@@ -174,7 +176,8 @@ static int s_graph (int argc, char **argv)
             size_t into = 0, f, t;
             for (size_t l = 0; weir_pipe_link_info (pipe, l, &f, &t, &crossed) == 0; l++)
                 into += t == to;
-            //  No queue: a tee that runs in the threads of the stage feeding it
+            //  No queue: a tee or a fused processor, which runs in the
+            //  threads of the stage feeding it
             if (st.queue_capacity)
                 printf ("  s%zu -> s%zu [label=\"%s%scapacity=%u", from, to, port ? port : "", port ? "\\n" : "",
                         st.queue_capacity / (unsigned) (into ? into : 1));

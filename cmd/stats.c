@@ -127,6 +127,9 @@ static void s_render (FILE *out, weir_pipe *pipe, int rc, int exit_code)
                  (unsigned long long) st.batches_in, st.busy_seconds, (unsigned long long) st.job_records_in,
                  (unsigned long long) st.job_records_out, (unsigned long long) st.total_records_in,
                  (unsigned long long) st.total_records_out, (unsigned long long) st.total_records_rejected);
+        //  A processor fused with its reader (fuse=): that reader's index
+        if (st.fused_with >= 0)
+            fprintf (out, ", \"fused_with\": %ld", st.fused_with);
         s_metrics (out, pipe, i);
         fputc ('}', out);
     }

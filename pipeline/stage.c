@@ -265,6 +265,7 @@ void weir__stage_stats (const weir__stage *self, weir_stage_stats *stats)
         (self->rejects ? weir__rejects_total (self->rejects) - stats->records_rejected : 0)
         + stats->job_records_rejected;
     stats->busy_seconds = s_busy (self);
+    stats->fused_with = self->runs_in ? (long) self->runs_in->index : -1;
     stats->queue_fill = self->in ? weir__queue_fill (self->in) : 0;
     //  Before the run, the bound the queue will have
     stats->queue_capacity = self->in                      ? weir__queue_capacity (self->in)

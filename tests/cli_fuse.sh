@@ -35,6 +35,12 @@ for fuse in 0 1 auto; do
         && [ "$(grep -c '^epoch_end [01] 1$' "$T/log")" -eq 2 ] \
         && [ "$(awk '/^thread_close/ { n += $4 } END { print n }' "$T/log")" -eq 200000 ] && ok \
         || fail "fuse=$fuse: the callbacks: $(cat "$T/log")"
+    # auto: fused when the 4 threads outnumber the CPUs
+    fused=0
+    [ $fuse = 0 ] && fused=null
+    [ $fuse = auto ] && [ "$(nproc)" -ge 4 ] && fused=null
+    jq -e ".stages[1].fused_with == $fused" "$T/s$fuse.json" > /dev/null && ok \
+        || fail "fuse=$fuse: --stats says fused_with $(jq .stages[1].fused_with "$T/s$fuse.json")"
     jq -e '.stages[1].records_in == 200000 and .stages[1].records_out == 200000
            and .stages[1].threads == 2 and .stages[1].busy_seconds > 0
            and [.links[].records] == [200000, 200000]' "$T/s$fuse.json" > /dev/null && ok \

@@ -294,6 +294,10 @@ typedef struct weir_stage_stats {
         reading its input again.  0 for other stages.  */
     uint64_t cache_bytes;
     uint64_t records_replayed;
+    /*  A processor fused with the reader that feeds it (fuse=), which
+        runs in that reader's threads: the reader's stage index.  -1 for
+        every other stage.  */
+    long fused_with;
 } weir_stage_stats;
 
 /*  Every field, so that compilers warn about none missing; it grows with
@@ -301,7 +305,7 @@ typedef struct weir_stage_stats {
 #define WEIR_STAGE_STATS_INIT                                                                                \
     {                                                                                                        \
         sizeof (weir_stage_stats), NULL, WEIR_ELEMENT_READER, 0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
-            0, 0, NULL, 0, 0, 0                                                                              \
+            0, 0, NULL, 0, 0, 0, -1                                                                          \
     }
 
 WEIR_EXPORT size_t weir_pipe_stage_count (const weir_pipe *self);
