@@ -168,7 +168,10 @@ int weir__follow_wait (weir__follow *self, weir__sink *sink)
             char events[4096] __attribute__ ((aligned (__alignof__(struct inotify_event))));
             while (read (self->inotify, events, sizeof events) > 0)
                 ;
-            return 0;
+            //  A file written to more often than a slice still has its
+            //  partial batch sent after linger=, and its epoch ended on
+            //  time: the sink hears of every wait, not only of the quiet ones
+            return sink->idle ? sink->idle (sink) : 0;
         }
         int said = sink->idle ? sink->idle (sink) : 0;
         if (said)

@@ -408,6 +408,31 @@ stop $pid
 printf '{"n":1}\n{"n":2}\n{"n":3,"s":"ab"}\n{"n":4}\n' > "$T/j.want"
 same "$T/j.out" "$T/j.want" "json follow across a resume"
 
+# --- a file written to all the time still sends on after linger= --------
+# A line every 10 ms: the reader never waits a whole slice (20 ms) for
+# news, and a batch of 100,000 lines never fills; epochs of a minute.
+# The lines must still come out (through a FIFO, which the writer writes
+# each batch through) after linger=, not at the epoch's end.
+B="$T/busy"
+mkdir "$B"
+: > "$B/a.log"
+mkfifo "$T/busy.fifo"
+cat "$T/busy.fifo" > "$T/busy.out" &
+cpid=$!
+"$WEIR" run -q --epoch-seconds 60 "lines path=$B/*.log follow=1 batch=100000 ! lines path=$T/busy.fifo" 2> "$T/busy.err" &
+pid=$!
+( i=0; while [ $i -lt 3000 ]; do echo "$i"; i=$((i + 1)); sleep 0.01; done >> "$B/a.log" ) &
+apid=$!
+wait_lines "$T/busy.out" 20 && ok || fail "a file written to every 10 ms: nothing came out within 20 s"
+kill $apid 2> /dev/null
+wait $apid 2> /dev/null
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 143 ] && ok || fail "a busy followed file: exit $rc on SIGTERM: $(cat "$T/busy.err")"
+wait $cpid
+cmp -s "$T/busy.out" "$B/a.log" && ok || fail "a busy followed file: the output is not the file"
+
 # --- refusals -------------------------------------------------------------
 expect_exit 2 "lines: follow=1 reads its files with one thread, not threads=2" -- \
     "$WEIR" run "lines path=$L/*.log follow=1 threads=2 ! null"
