@@ -26,7 +26,12 @@ cmp -s "$T/model.bin" "$T/model.array" && ok || fail "bin and array forms traine
 "$WEIR" run -q --stats "$T/eval.json" --load-blobs "$T/ck.map" \
     "msgpack path=$T/train.map ! softmax mode=eval scale=1/255 ! null" || fail "map: eval failed"
 acc=$(metric "$T/eval.json" eval_accuracy)
-awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "map: training accuracy '$acc'"
+# The last mini-batches of two threads that interleave as the machine
+# lets them set where the model ends: one thread scores 0.793 here every
+# time, two from 0.75 to 0.85 mostly, and 0.61 and 0.68 were seen on a
+# loaded machine.  Five times chance (0.1) is learning; a broken sparse
+# path scores near chance
+awk -v a="$acc" 'BEGIN { exit !(a > 0.5) }' && ok || fail "map: training accuracy '$acc'"
 
 # The very file liblinear reads: libsvm text, written and read by weir
 "$WEIR" run -q "msgpack path=$T/train.bin ! libsvm path=$T/train.svm scale=1/255" || fail "write libsvm"
