@@ -33,6 +33,14 @@ static void s_reader (weir__worker *w)
     for (;;) {
         int exhausted = 0, rc = 0;
         w->sink.quota = weir__budget_claim (budget, stage->batch);
+        //  No share of this epoch's records, and no shard in hand: whether
+        //  the input has any left is still the barrier's to say, or a
+        //  processor would hear of its end only in the epochs this thread
+        //  got a share of
+        if (w->sink.quota == 0 && w->shard == SIZE_MAX) {
+            s_hold (w, weir__input_take (input));
+            exhausted = w->shard == SIZE_MAX;
+        }
         while (w->sink.quota > 0) {
             if (w->shard == SIZE_MAX)
                 s_hold (w, weir__input_take (input));
