@@ -2,6 +2,7 @@
 #include "config.h"
 #include "pipeline/controller.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -127,6 +128,7 @@ int weir__controller_set_meetings (weir__controller *self, const unsigned *sizes
 int weir__controller_meet (weir__controller *self, size_t meeting, int exhausted)
 {
     pthread_mutex_lock (&self->lock);
+    assert (meeting < self->nmeetings);
     s_meeting *m = &self->meetings[meeting];
     unsigned round = m->round;
     m->met++;

@@ -3,17 +3,10 @@
 #include "config.h"
 #include "pipeline/fuse.h"
 
-#include <stddef.h>
-
 #include "lib/clock.h"
 #include "pipeline/apply.h"
 #include "pipeline/controller.h"
 #include "pipeline/path.h"
-
-static weir__worker *s_worker_of (weir__sink *sink)
-{
-    return (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
-}
 
 //  Time P took in its reader's thread, since START: the processor's, not
 //  the reader's (whose busy time is its own)
@@ -94,7 +87,7 @@ int weir__fuse_marker (weir__worker *r, uint32_t kind, uint32_t flag)
     weir__batch_header hdr = {kind, flag};
     int ended = weir__path_marker_in (p, &hdr, weir__apply_epoch_end);
     //  Its stream ends with its reader's
-    if (ended == 1 && (weir__path_send (p) || weir__path_marker (p, WEIR__BATCH_EOS, 0)))
+    if (ended == 1 && weir__path_end (p))
         ended = -1;
     s_took (r, p, start);
     return ended < 0 ? -1 : 0;
@@ -115,14 +108,14 @@ int weir__fuse_sink_send (weir__sink *sink)
 {
     //  A full batch through the processor first: the path's send then
     //  finds it empty, and claims more of the epoch's budget as it does
-    if (sink->batch.count >= sink->limit && weir__fuse_send (s_worker_of (sink)))
+    if (sink->batch.count >= sink->limit && weir__fuse_send (weir__sink_worker (sink)))
         return WEIR__SINK_ABORT;
     return weir__path_sink_send (sink);
 }
 
 int weir__fuse_sink_idle (weir__sink *sink)
 {
-    weir__worker *r = s_worker_of (sink);
+    weir__worker *r = weir__sink_worker (sink);
     int rc = weir__path_idle (r);
     if (rc)
         return rc;

@@ -432,8 +432,9 @@ static unsigned s_cpus (void)
 //  Why processor TO cannot run in the threads of FROM, the stage feeding
 //  it, or NULL when it can: the reader's threads hand it their batches as
 //  they fill them, so it must have their number of threads (a reader
-//  feeds one stage: weir__graph_check); it must not need a queue (several inputs, a key, a tee's or
-//  identity's forwarding of whole batches)
+//  feeds one stage: weir__graph_check); it must not need a queue
+//  (several inputs, a key, a tee's or identity's forwarding of whole
+//  batches)
 static const char *s_unfusable (const weir__stage *from, const weir__stage *to)
 {
     if (to->nins != 1)
@@ -442,7 +443,7 @@ static const char *s_unfusable (const weir__stage *from, const weir__stage *to)
         return "the stage feeding it is not a reader";
     if (to->key)
         return "its input is partitioned by key= (each key to one of its threads)";
-    if (to->fans_out || to->host)
+    if (to->fans_out)
         return "a tee forwards whole batches";
     if (to->callbacks && weir__callbacks_passthrough (to->callbacks))
         return "it forwards whole batches";

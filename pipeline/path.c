@@ -323,6 +323,11 @@ int weir__path_forward (weir__worker *w, const char *payload, size_t len, uint32
     return 0;
 }
 
+int weir__path_end (weir__worker *w)
+{
+    return weir__path_send (w) || weir__path_marker (w, WEIR__BATCH_EOS, 0) ? -1 : 0;
+}
+
 int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__epoch_end_fn *end)
 {
     weir__stage *stage = w->stage;
@@ -356,7 +361,7 @@ int weir__path_marker_in (weir__worker *w, const weir__batch_header *hdr, weir__
 
 int weir__path_sink_reject (weir__sink *sink, const weir__bad *bad)
 {
-    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__worker *w = weir__sink_worker (sink);
     weir__stage *stage = w->stage;
     weir__err err;
     weir__err_init (&err);
@@ -383,19 +388,19 @@ int weir__path_reject (weir__worker *w, const msgpack_object *record, const char
 
 void weir__path_sink_warn (weir__sink *sink, const char *message)
 {
-    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__worker *w = weir__sink_worker (sink);
     weir__job_log (w->stage->run->job, WEIR_LOG_WARNING, "%s: %s", w->stage->name, message);
 }
 
 void weir__path_sink_truncated (weir__sink *sink)
 {
-    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__worker *w = weir__sink_worker (sink);
     weir__input_truncated (w->stage->input);
 }
 
 void weir__path_sink_seen (weir__sink *sink, uint64_t size)
 {
-    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__worker *w = weir__sink_worker (sink);
     if (w->shard != SIZE_MAX)
         weir__input_seen (w->stage->input, w->shard, size);
 }
@@ -413,7 +418,7 @@ int weir__path_idle (weir__worker *w)
 
 int weir__path_sink_idle (weir__sink *sink)
 {
-    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__worker *w = weir__sink_worker (sink);
     int rc = weir__path_idle (w);
     if (rc)
         return rc;
@@ -436,7 +441,7 @@ int weir__path_lingered (weir__sink *sink, uint64_t now)
 
 int weir__path_sink_send (weir__sink *sink)
 {
-    weir__worker *w = (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+    weir__worker *w = weir__sink_worker (sink);
     weir__stage *stage = w->stage;
     weir__stage_input_count (w);
     if (sink->batch.count >= sink->limit && weir__path_send (w))

@@ -63,6 +63,10 @@ static inline int weir__path_fold (weir__worker *w, const char *p, size_t n)
     before.  0 or -1.  */
 int weir__path_marker (weir__worker *w, uint32_t kind, uint32_t flag);
 
+/*  The end of the worker's stream: what it holds sent on, then an EOS
+    marker.  0 or -1.  */
+int weir__path_end (weir__worker *w);
+
 /*  The next message for the worker: its header and, for a batch, its
     records (valid until the next receive).  Batches are counted here.  0,
     or -1 when the job is being torn down.  */

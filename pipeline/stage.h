@@ -18,6 +18,7 @@
 #define WEIR_STAGE_H_INCLUDED
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <weir/plugin.h>
@@ -291,5 +292,11 @@ weir__prop *weir__stage_prop (const weir__stage *self, const char *key);
     in (a reader: what it read) and sent on, and the bad records it
     skipped.  Any thread.  */
 void weir__stage_records (const weir__stage *self, uint64_t *in, uint64_t *out, uint64_t *rejected);
+
+/*  The worker whose sink SINK is (a reader's sink callbacks get the sink).  */
+static inline weir__worker *weir__sink_worker (weir__sink *sink)
+{
+    return (weir__worker *) ((char *) sink - offsetof (weir__worker, sink));
+}
 
 #endif

@@ -185,8 +185,8 @@ static void s_processor (weir__worker *w)
                         : weir__apply_batch (w, payload, len))
             break;
     }
-    if (ended == 1 && weir__path_send (w) == 0)
-        weir__path_marker (w, WEIR__BATCH_EOS, 0);
+    if (ended == 1)
+        weir__path_end (w);
     weir__apply_close (w);
 }
 
