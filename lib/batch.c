@@ -76,13 +76,14 @@ char *weir__batch_take (weir__batch *b, size_t *len)
     char *fresh = malloc (b->cap);
     if (!fresh)
         return NULL;
-    weir__batch_header h = {b->kind ? b->kind : WEIR__BATCH_DATA, b->count};
+    weir__batch_header h;
+    weir__batch_header_of (b, &h);
+    h.kind = b->kind ? b->kind : WEIR__BATCH_DATA;
     memcpy (b->data, &h, sizeof h);
     char *out = b->data;
     *len = b->len;
     b->data = fresh;
-    b->len = WEIR__BATCH_HEADER;
-    b->count = 0;
+    weir__batch_clear (b);
     return out;
 }
 
@@ -90,6 +91,23 @@ void weir__batch_clear (weir__batch *b)
 {
     b->len = WEIR__BATCH_HEADER;
     b->count = 0;
+    b->origin_stage = b->origins = 0;
+    b->origin_open = 0;
+}
+
+void weir__batch_header_of (const weir__batch *b, weir__batch_header *h)
+{
+    memset (h, 0, sizeof *h);
+    h->kind = WEIR__BATCH_DATA;
+    h->count = b->count;
+    if (!b->origin_stage || !b->origins)
+        return;
+    h->origin_stage = b->origin_stage;
+    h->origins = b->origins;
+    memcpy (h->origin, b->origin, sizeof h->origin);
+    //  The open run holds every record added since it began
+    if (b->origin_open)
+        h->origin[b->origins - 1].count = b->count - b->origin[b->origins - 1].first;
 }
 
 int weir__records_init (weir__records *it)

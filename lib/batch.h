@@ -22,9 +22,34 @@ enum {
     WEIR__BATCH_COMBINED = 4, /*  partial aggregates by key follow (lib/shuffle.h)  */
 };
 
+/*  Records of a reader's batch read one after another from one shard:
+    COUNT of them from the batch's record FIRST on, the first at the
+    shard's OFFSET.  */
+typedef struct weir__batch_origin {
+    uint64_t offset;
+    uint32_t shard;
+    uint32_t first;
+    uint32_t count;
+    uint32_t reserved;
+} weir__batch_origin;
+
+/*  Runs of records a batch says the origin of: one per shard it holds
+    records of, as a reader thread goes from shard to shard  */
+#define WEIR__BATCH_ORIGINS 4
+
 typedef struct weir__batch_header {
     uint32_t kind;
     uint32_t count; /*  records in the batch  */
+    /*  A reader's batch: where its records were read, in ORIGINS runs,
+        from the shards of the stage of index ORIGIN_STAGE - 1.  0 in
+        ORIGIN_STAGE or ORIGINS: not known (a processor's batch, a
+        followed input), as in every marker; records past a bad one that
+        was skipped, or past the last run, are in none.  A failure in a
+        record of a run can name the file and the line it came from
+        (pipeline/origin.h).  */
+    uint32_t origin_stage;
+    uint32_t origins;
+    weir__batch_origin origin[WEIR__BATCH_ORIGINS];
 } weir__batch_header;
 
 #define WEIR__BATCH_HEADER ((size_t) sizeof (weir__batch_header))
@@ -38,6 +63,14 @@ typedef struct weir__batch {
     uint32_t count;    /*  records committed  */
     uint32_t kind;     /*  what its header says it holds: WEIR__BATCH_DATA unless set  */
     int oom;           /*  an append failed for lack of memory  */
+    /*  Where its records were read (the header's origin fields), kept by
+        the reader that fills it; while ORIGIN_OPEN, every record added
+        is one more of the last run (whose count is then the batch's
+        count less its first).  Zeroed when the batch is taken or
+        cleared  */
+    uint32_t origin_stage, origins;
+    weir__batch_origin origin[WEIR__BATCH_ORIGINS];
+    int origin_open;
     msgpack_packer pk; /*  writes into this batch  */
 } weir__batch;
 
@@ -74,6 +107,10 @@ char *weir__batch_take (weir__batch *b, size_t *len);
 
 /*  Empty the batch, keeping its buffer.  */
 void weir__batch_clear (weir__batch *b);
+
+/*  The header B would be sent with now: a data batch of its records,
+    with their origin when it is known.  */
+void weir__batch_header_of (const weir__batch *b, weir__batch_header *h);
 
 /*  Read the header of a received message; 0, or -1 if it is too short.  */
 static inline int weir__batch_header_read (const void *data, size_t len, weir__batch_header *h)

@@ -224,7 +224,7 @@ static int s_send (weir__exchange *self, unsigned link, unsigned rank, s_route r
 int weir__exchange_send (weir__exchange *self, unsigned link, unsigned rank, unsigned producer,
                          unsigned consumer, weir__batch *b, uint64_t *wait_ns)
 {
-    weir__batch_header hdr = {b->kind, b->count};
+    weir__batch_header hdr = {.kind = b->kind, .count = b->count};
     memcpy (b->data, &hdr, sizeof hdr);
     int rc = s_send (self, link, rank, (s_route){producer, consumer}, b->data, b->len, wait_ns);
     weir__batch_clear (b);
@@ -234,7 +234,7 @@ int weir__exchange_send (weir__exchange *self, unsigned link, unsigned rank, uns
 int weir__exchange_send_marker (weir__exchange *self, unsigned link, unsigned producer, uint32_t kind,
                                 uint32_t flag, uint64_t *wait_ns)
 {
-    weir__batch_header marker = {kind, flag};
+    weir__batch_header marker = {.kind = kind, .count = flag};
     int rc = 0;
     for (unsigned r = 0; r < self->ranks && !rc; r++)
         if (r != self->rank)

@@ -507,7 +507,7 @@ int weir__queue_send_marker (weir__queue *self, unsigned producer, uint32_t kind
 {
     if (self->shared && self->producers > 1 && !s_round_in (self, kind, &flag))
         return 0;
-    weir__batch_header marker = {kind, flag};
+    weir__batch_header marker = {.kind = kind, .count = flag};
     for (unsigned c = 0; c < self->consumers; c++) {
         zmq_msg_t msg;
         if (zmq_msg_init_size (&msg, sizeof marker))

@@ -4,20 +4,26 @@
 #include "pipeline/apply.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "pipeline/controller.h"
 #include "pipeline/keyed.h"
+#include "pipeline/origin.h"
 #include "pipeline/path.h"
 
 /*  A callback returned -1: fail the job, with the callback's own
     weir_fail message if it gave one (the job's first error wins), else
-    with one naming CALLBACK and the epoch.  */
+    with one naming CALLBACK, the epoch and, in process, the record's
+    place in the input when it is known.  */
 static void s_failed (weir__worker *w, const char *callback)
 {
     weir__stage *stage = w->stage;
     weir__err err;
-    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s returned an error without a message (epoch %" PRIu64 ")",
-                   stage->name, callback, weir__controller_epoch (stage->run->controller));
+    char where[WEIR__ORIGIN_WHERE] = "";
+    if (!weir__job_failed (stage->run->job) && !strcmp (callback, "process"))
+        weir__origin_where (w, where, sizeof where);
+    weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s returned an error without a message (epoch %" PRIu64 "%s)",
+                   stage->name, callback, weir__controller_epoch (stage->run->controller), where);
     weir__job_fail (stage->run->job, &err);
 }
 
@@ -40,17 +46,20 @@ int weir__apply_open (weir__worker *w)
     return 0;
 }
 
-int weir__apply_batch (weir__worker *w, const char *payload, size_t len)
+int weir__apply_batch (weir__worker *w, const weir__batch_header *hdr, const char *payload, size_t len)
 {
     weir__stage *stage = w->stage;
     const weir_processor *proc = weir__callbacks_table (stage->callbacks);
     weir__records_reset (&w->decoder, payload, len);
+    w->origin = *hdr;
+    w->record_index = 0;
     msgpack_object obj;
     int more;
     //  A failed (or aborted) job leaves the batch at once: behind a slow
     //  callback, the rest of it could take long
-    while ((more = weir__records_next (&w->decoder, &obj)) == 1) {
+    for (size_t at = 0; (more = weir__records_next (&w->decoder, &obj)) == 1; at = w->decoder.off) {
         w->record = &obj;
+        w->record_pos = at;
         int rc = proc->process (w, w->tstate, &obj);
         w->record = NULL;
         if (rc == WEIR_REJECTED && w->rejecting) {
@@ -63,6 +72,7 @@ int weir__apply_batch (weir__worker *w, const char *payload, size_t len)
         }
         if (weir__job_failed (stage->run->job))
             return 0;
+        w->record_index++;
     }
     if (more < 0) {
         weir__err err;

@@ -18,12 +18,13 @@
     processor's thread_open.  0, or -1 when it failed the job.  */
 int weir__apply_open (weir__worker *w);
 
-/*  Each record of a data batch (LEN bytes at PAYLOAD) through the
+/*  Each record of a data batch (LEN bytes at PAYLOAD, its header HDR,
+    whose origin names the records' place in a failure) through the
     processor's process callback, the bad ones to the stage's policy.  0,
     or -1 when it failed the job.  A job failed elsewhere leaves the batch
     at once (behind a slow callback, the rest of it could take long), and
     0 is returned: the worker's next receive or send hears of it.  */
-int weir__apply_batch (weir__worker *w, const char *payload, size_t len);
+int weir__apply_batch (weir__worker *w, const weir__batch_header *hdr, const char *payload, size_t len);
 
 /*  The end of an epoch for the worker (a weir__epoch_end_fn): the
     processor's epoch_end, then the key groups that changed stored for the

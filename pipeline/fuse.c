@@ -6,6 +6,7 @@
 #include "lib/clock.h"
 #include "pipeline/apply.h"
 #include "pipeline/controller.h"
+#include "pipeline/origin.h"
 #include "pipeline/path.h"
 
 //  Time P took in its reader's thread, since START: the processor's, not
@@ -57,7 +58,9 @@ int weir__fuse_send (weir__worker *r)
     //  The records are read where the reader put them, then the buffer is
     //  the reader's again: a processor keeps nothing of a record past its
     //  process call
-    int rc = weir__apply_batch (p, b->data + WEIR__BATCH_HEADER, weir__batch_payload (b));
+    weir__batch_header origin;
+    weir__batch_header_of (b, &origin);
+    int rc = weir__apply_batch (p, &origin, b->data + WEIR__BATCH_HEADER, weir__batch_payload (b));
     weir__batch_clear (b);
     r->sink.first_ns = 0;
     atomic_fetch_add_explicit (&from->counts.out, count, memory_order_relaxed);
@@ -84,7 +87,7 @@ int weir__fuse_marker (weir__worker *r, uint32_t kind, uint32_t flag)
         flag = (uint32_t) all;
     }
     uint64_t start = weir__now_ns ();
-    weir__batch_header hdr = {kind, flag};
+    weir__batch_header hdr = {.kind = kind, .count = flag};
     int ended = weir__path_marker_in (p, &hdr, weir__apply_epoch_end);
     //  Its stream ends with its reader's
     if (ended == 1 && weir__path_end (p))
@@ -126,5 +129,6 @@ int weir__fuse_sink_idle (weir__sink *sink)
     if (!weir__path_lingered (sink, now))
         return s_linger (r->fused, now);
     rc = weir__fuse_send (r);
+    weir__origin_mark (r);
     return rc ? rc : weir__path_send (r->fused);
 }

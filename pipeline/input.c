@@ -121,6 +121,11 @@ int weir__input_open (weir__input *self, const char *element, long where, weir__
     return err->code;
 }
 
+weir__records_kind weir__input_records (const weir__input *self)
+{
+    return self->cls->records;
+}
+
 int weir__input_follows (const weir__input *self)
 {
     return self->shards.follow;

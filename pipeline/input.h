@@ -42,6 +42,9 @@ int weir__input_open (weir__input *self, const char *element, long where, weir__
 /*  The passes over the input (1 until it opened).  */
 unsigned weir__input_passes (const weir__input *self);
 
+/*  How the reader's records stand in its files.  */
+weir__records_kind weir__input_records (const weir__input *self);
+
 /*  The reader follows its files (follow=1).  */
 int weir__input_follows (const weir__input *self);
 

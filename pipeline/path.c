@@ -13,6 +13,7 @@
 #include "lib/killpoint.h"
 #include "lib/shuffle.h"
 #include "pipeline/controller.h"
+#include "pipeline/origin.h"
 
 static void s_wait (weir__worker *w, uint64_t wait)
 {
@@ -366,6 +367,9 @@ int weir__path_sink_reject (weir__sink *sink, const weir__bad *bad)
     weir__err err;
     weir__err_init (&err);
     uint64_t epoch = weir__controller_epoch (stage->run->controller);
+    //  Its bytes are not in the batch: what follows them is not where
+    //  the batch's count would find it
+    weir__origin_cut (w);
     if (weir__rejects_input (stage->rejects, stage->run->job, epoch, bad, &err)) {
         weir__job_fail (stage->run->job, &err);
         return WEIR__SINK_ABORT;
@@ -379,7 +383,12 @@ int weir__path_reject (weir__worker *w, const msgpack_object *record, const char
     weir__err err;
     weir__err_init (&err);
     uint64_t epoch = weir__controller_epoch (stage->run->controller);
-    if (weir__rejects_record (stage->rejects, stage->run->job, epoch, record, reason, &err)) {
+    //  The place is found only for a message: a dead letter keeps the
+    //  record and its reason
+    char where[WEIR__ORIGIN_WHERE] = "";
+    if (!weir__rejects_skip (stage->rejects))
+        weir__origin_where (w, where, sizeof where);
+    if (weir__rejects_record (stage->rejects, stage->run->job, epoch, record, reason, where, &err)) {
         weir__job_fail (stage->run->job, &err);
         return -1;
     }
@@ -425,6 +434,7 @@ int weir__path_sink_idle (weir__sink *sink)
     //  Records in hand since linger= ms: send them on
     if (weir__path_lingered (sink, weir__now_ns ()) && weir__path_send (w))
         return WEIR__SINK_ABORT;
+    weir__origin_mark (w);
     return 0;
 }
 
@@ -446,6 +456,7 @@ int weir__path_sink_send (weir__sink *sink)
     weir__stage_input_count (w);
     if (sink->batch.count >= sink->limit && weir__path_send (w))
         return WEIR__SINK_ABORT;
+    weir__origin_mark (w);
     if (weir__job_failed (stage->run->job))
         return WEIR__SINK_ABORT;
     if (sink->quota == 0

@@ -17,6 +17,7 @@
 #include "lib/scan.h"
 #include "pipeline/controller.h"
 #include "pipeline/keyed.h"
+#include "pipeline/origin.h"
 #include "pipeline/path.h"
 #include "pipeline/stage.h"
 
@@ -265,10 +266,15 @@ int weir_fail (weir_stage *st, const char *fmt, ...)
     va_start (ap, fmt);
     vsnprintf (text, sizeof text, fmt, ap);
     va_end (ap);
-    //  open and init run before the first epoch, close after the last
+    //  open and init run before the first epoch, close after the last.
+    //  In process, the record's place in the input, when it is known and
+    //  the job has no error yet (only the first is kept)
+    char where[WEIR__ORIGIN_WHERE] = "";
+    if (st->record && !weir__job_failed (st->stage->run->job))
+        weir__origin_where (st, where, sizeof where);
     if (atomic_load (&st->stage->run->job->running))
-        weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s (epoch %" PRIu64 ")", st->stage->name, text,
-                       weir__controller_epoch (st->stage->run->controller));
+        weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s (epoch %" PRIu64 "%s)", st->stage->name, text,
+                       weir__controller_epoch (st->stage->run->controller), where);
     else
         weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s", st->stage->name, text);
     weir__job_fail (st->stage->run->job, &err);

@@ -112,19 +112,19 @@ int weir__rejects_input (weir__rejects *self, weir__job *job, uint64_t epoch, co
 }
 
 int weir__rejects_record (weir__rejects *self, weir__job *job, uint64_t epoch, const msgpack_object *record,
-                          const char *reason, weir__err *err)
+                          const char *reason, const char *where, weir__err *err)
 {
     if (!self->skip) {
-        //  The record itself, as JSON, so that the message names it: a
-        //  processor knows no file or offset
+        //  The record itself, as JSON, so that the message names it even
+        //  where its place in the input is not known
         weir__buf text;
         weir__buf_init (&text);
         int shown = weir__jsontext_append (&text, record) == 0;
         int cut = shown && text.len > 160;
         weir__err_set (err, WEIR_EPROCESSOR,
-                       "%s: a bad record%s%.*s%s: %s (epoch %" PRIu64 "; on-error=skip would skip it)",
+                       "%s: a bad record%s%.*s%s: %s (epoch %" PRIu64 "%s; on-error=skip would skip it)",
                        self->element, shown ? " " : "", shown ? (int) (cut ? 160 : text.len) : 0,
-                       shown ? text.data : "", cut ? "..." : "", reason, epoch);
+                       shown ? text.data : "", cut ? "..." : "", reason, epoch, where);
         weir__buf_release (&text);
         return err->code;
     }

@@ -49,9 +49,11 @@ int weir__rejects_input (weir__rejects *self, weir__job *job, uint64_t epoch, co
                          weir__err *err);
 
 /*  A record a processor rejected in EPOCH for REASON: without skip,
-    WEIR_EPROCESSOR naming it; else counted and kept as above.  */
+    WEIR_EPROCESSOR naming it, and its place in the input when WHERE
+    (weir__origin_where's text, or "") says it; else counted and kept as
+    above.  */
 int weir__rejects_record (weir__rejects *self, weir__job *job, uint64_t epoch, const msgpack_object *record,
-                          const char *reason, weir__err *err);
+                          const char *reason, const char *where, weir__err *err);
 
 /*  With the pipe quiescent: make the dead letter durable and keep what
     it committed.  */

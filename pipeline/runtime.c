@@ -78,7 +78,7 @@ static int s_writer_reject (void *arg, const msgpack_object *record, const char 
 {
     weir__stage *stage = arg;
     uint64_t epoch = weir__controller_epoch (stage->run->controller);
-    return weir__rejects_record (stage->rejects, stage->run->job, epoch, record, reason, err);
+    return weir__rejects_record (stage->rejects, stage->run->job, epoch, record, reason, "", err);
 }
 
 static int s_open_output (weir__stage *stage, weir__recovery *recovery, weir__err *err)
@@ -416,6 +416,8 @@ static int s_prepare (const weir__run *run, weir__recovery *recovery, weir__shar
     shared->keeps_keys = run->options->checkpoint_dir != NULL;
     shared->rank = (unsigned) weir__ranks_rank (run->ranks);
     shared->ranks = (unsigned) weir__ranks_size (run->ranks);
+    shared->stages = stages->items;
+    shared->nstages = stages->count;
     for (size_t i = 0; i < stages->count; i++)
         stages->items[i]->run = shared;
     //  A keyed stage's threads of every rank share the groups
@@ -578,7 +580,7 @@ int weir__runtime_run (const weir__run *run)
         }
         return weir__job_refuse (job, &err);
     }
-    weir__shared shared = {job, run->controller, NULL, 0, 0, 0, 1};
+    weir__shared shared = {job, run->controller, NULL, 0, 0, 0, 1, NULL, 0};
     s_wakeable wakeable = {run->stages, run->controller, NULL, NULL};
     if (s_prepare (run, recovery, &shared, &wakeable, &err) || s_work (run, recovery, &err))
         weir__job_fail (job, &err);

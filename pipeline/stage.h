@@ -84,6 +84,12 @@ struct weir_stage {
     size_t packed_from;  //  where the record being packed began
     void *tstate;        //  a processor's thread state
     int rejecting;       //  weir_reject was called for the record in process
+    //  A processor's: the origin of the batch it is applied to (its
+    //  header's), and the record given to process: its index in the
+    //  batch and the bytes before it (pipeline/origin.h)
+    weir__batch_header origin;
+    uint64_t record_index;
+    size_t record_pos;
     char reject_reason[256];
     weir__records decoder;  //  incoming records
     int decoder_ready;
@@ -119,6 +125,9 @@ typedef struct weir__shared {
     //  key would double the memory of a keyed stage.
     int keeps_keys;
     unsigned rank, ranks;  //  this process's, and the job's
+    //  Every stage, by index: whose records a batch's origin names
+    weir__stage *const *stages;
+    size_t nstages;
 } weir__shared;
 
 /*  A link from a stage's output to another stage's input.  The stage

@@ -10,6 +10,7 @@
 #include "pipeline/apply.h"
 #include "pipeline/fuse.h"
 #include "pipeline/controller.h"
+#include "pipeline/origin.h"
 #include "pipeline/path.h"
 
 //  Take SHARD into the worker's hand, or none (SIZE_MAX).
@@ -51,6 +52,7 @@ static void s_reader (weir__worker *w)
                 w->sink.quota = 0;
                 break;
             }
+            weir__origin_mark (w);
             rc = weir__input_read (input, w->shard, &w->sink, &err);
             weir__stage_input_count (w);
             if (rc)
@@ -182,7 +184,7 @@ static void s_processor (weir__worker *w)
         }
         //  Untouched batches go on as they are: no decoding, no copy
         if (passthrough ? weir__path_forward (w, payload, len, hdr.count)
-                        : weir__apply_batch (w, payload, len))
+                        : weir__apply_batch (w, &hdr, payload, len))
             break;
     }
     if (ended == 1)

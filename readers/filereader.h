@@ -122,13 +122,14 @@ int weir__filereader_discover (void *state, weir__shards *shards, weir__err *err
 int weir__filereader_wait (void *state, weir__sink *sink);
 
 /*  The reader class of a reader of files: OPEN calls weir__filereader_open
-    with its filereader class, and the rest is the skeleton's.  Discover
+    with its filereader class, and the rest is the skeleton's; RECORDS is
+    how its records stand in its files.  Discover
     and wait do nothing for a reader that does not follow (the engine
     calls them only for followed shards, shards->follow).  */
-#define WEIR__FILEREADER_READER(NAME, DESCRIPTION, PROPS, OPEN)                                              \
+#define WEIR__FILEREADER_READER(NAME, DESCRIPTION, PROPS, OPEN, RECORDS)                                     \
     {                                                                                                        \
         NAME, DESCRIPTION, PROPS, OPEN, weir__filereader_read, weir__filereader_close,                       \
-            weir__filereader_discover, weir__filereader_wait, NULL, NULL                                     \
+            weir__filereader_discover, weir__filereader_wait, NULL, NULL, RECORDS                            \
     }
 
 /*  Read KEY of READER's table as an integer in [MIN, MAX], the default

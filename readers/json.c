@@ -222,4 +222,5 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
 }
 
 const weir__reader_class weir__reader_json = WEIR__FILEREADER_READER (
-    "json", "JSON Lines: each line of text files as one JSON value, one msgpack record", s_props, s_open);
+    "json", "JSON Lines: each line of text files as one JSON value, one msgpack record", s_props, s_open,
+    WEIR__RECORDS_VALUES);

@@ -758,4 +758,5 @@ const weir__reader_class weir__reader_kafka = {
     s_wait,
     s_more,
     s_settle,
+    WEIR__RECORDS_COUNTED,
 };

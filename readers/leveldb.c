@@ -101,9 +101,15 @@ static int s_read (void *state, weir__shard *shard, uint64_t *offset, weir__sink
 }
 
 const weir__reader_class weir__reader_leveldb = {
-    "leveldb", "every entry of a LevelDB database as [key, value], in key order",
-    s_props,   s_open,
-    s_read,    s_close,
-    NULL,      NULL,
-    NULL,      NULL,
+    "leveldb",
+    "every entry of a LevelDB database as [key, value], in key order",
+    s_props,
+    s_open,
+    s_read,
+    s_close,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    WEIR__RECORDS_COUNTED,
 };

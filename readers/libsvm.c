@@ -364,4 +364,4 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
 
 const weir__reader_class weir__reader_libsvm = WEIR__FILEREADER_READER (
     "libsvm", "libsvm / liblinear text files: each line `label index:value ...` as [label, {index: value}]",
-    s_props, s_open);
+    s_props, s_open, WEIR__RECORDS_LINES);

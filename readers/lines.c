@@ -72,5 +72,6 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return weir__filereader_open (&s_files, props, state, shards, err);
 }
 
-const weir__reader_class weir__reader_lines = WEIR__FILEREADER_READER (
-    "lines", "each line of text files as a msgpack string, without its newline", s_props, s_open);
+const weir__reader_class weir__reader_lines =
+    WEIR__FILEREADER_READER ("lines", "each line of text files as a msgpack string, without its newline",
+                             s_props, s_open, WEIR__RECORDS_LINES);

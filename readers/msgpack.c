@@ -147,5 +147,5 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
     return weir__filereader_open (&s_files, props, state, shards, err);
 }
 
-const weir__reader_class weir__reader_msgpack =
-    WEIR__FILEREADER_READER ("msgpack", "each msgpack object of stream files", s_props, s_open);
+const weir__reader_class weir__reader_msgpack = WEIR__FILEREADER_READER (
+    "msgpack", "each msgpack object of stream files", s_props, s_open, WEIR__RECORDS_VERBATIM);

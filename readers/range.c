@@ -79,5 +79,15 @@ static void s_close (void *state)
 }
 
 const weir__reader_class weir__reader_range = {
-    "range", "the integers start .. start+count-1", s_props, s_open, s_read, s_close, NULL, NULL, NULL, NULL,
+    "range",
+    "the integers start .. start+count-1",
+    s_props,
+    s_open,
+    s_read,
+    s_close,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    WEIR__RECORDS_SELF,
 };

@@ -96,6 +96,15 @@ static inline int weir__sink_add (weir__sink *s)
     return 0;
 }
 
+/*  How a reader's records stand in its files.  */
+typedef enum {
+    WEIR__RECORDS_COUNTED = 0,  /*  a record is named by its count from an offset  */
+    WEIR__RECORDS_VERBATIM = 1, /*  their bytes are the file's, back to back  */
+    WEIR__RECORDS_LINES = 2,    /*  one per line  */
+    WEIR__RECORDS_VALUES = 3,   /*  one per line that is not blank (spaces, tabs, a CR)  */
+    WEIR__RECORDS_SELF = 4,     /*  a record says where it is (range: the integers)  */
+} weir__records_kind;
+
 typedef struct weir__reader_class {
     const char *name;
     const char *description;
@@ -128,6 +137,9 @@ typedef struct weir__reader_class {
         returned, and the engine warns and goes on.  NULL: nothing to tell.  */
     int (*settle) (void *state, const weir__shards *shards, const uint64_t *offsets, unsigned rank,
                    unsigned ranks, weir__err *err);
+    /*  How its records stand in a shard's bytes, for a failure downstream
+        to name the one it met (pipeline/origin.h)  */
+    weir__records_kind records;
 } weir__reader_class;
 
 extern const weir__reader_class weir__reader_range;

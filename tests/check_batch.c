@@ -33,7 +33,62 @@ START_TEST (test_batch_init)
     ck_assert_uint_eq (b.cap, WEIR__BATCH_HEADER + 64);
     ck_assert_uint_eq (b.len, WEIR__BATCH_HEADER);
     weir__batch_release (&b);
-    ck_assert_uint_eq (WEIR__BATCH_HEADER, 8);
+    //  Kind and count, then the origin: its stage and runs
+    ck_assert_uint_eq (WEIR__BATCH_HEADER, 16 + WEIR__BATCH_ORIGINS * 24);
+}
+END_TEST
+
+//  A reader's batch carries where its records were read: the runs as
+//  marked, the open one counting every record added since it began; a
+//  taken or cleared batch starts with none
+START_TEST (test_batch_origin)
+{
+    weir__batch b;
+    ck_assert_int_eq (weir__batch_init (&b, 256), 0);
+    b.origin_stage = 3;
+    b.origins = 2;
+    b.origin[0] = (weir__batch_origin){.offset = 100, .shard = 4, .first = 0, .count = 2};
+    b.origin[1] = (weir__batch_origin){.offset = 0, .shard = 5, .first = 2};
+    b.origin_open = 1;
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq (weir__batch_append (&b, "\x01", 1), 0);
+        b.count++;
+    }
+    size_t len;
+    char *data = weir__batch_take (&b, &len);
+    ck_assert_ptr_nonnull (data);
+    weir__batch_header h;
+    ck_assert_int_eq (weir__batch_header_read (data, len, &h), 0);
+    ck_assert_uint_eq (h.kind, WEIR__BATCH_DATA);
+    ck_assert_uint_eq (h.count, 5);
+    ck_assert_uint_eq (h.origin_stage, 3);
+    ck_assert_uint_eq (h.origins, 2);
+    ck_assert_uint_eq (h.origin[0].offset, 100);
+    ck_assert_uint_eq (h.origin[0].count, 2);
+    ck_assert_uint_eq (h.origin[1].shard, 5);
+    ck_assert_uint_eq (h.origin[1].first, 2);
+    ck_assert_uint_eq (h.origin[1].count, 3);
+    free (data);
+    ck_assert_uint_eq (b.origins, 0);
+    ck_assert_uint_eq (b.origin_stage, 0);
+    ck_assert_int_eq (b.origin_open, 0);
+
+    //  A closed run keeps its count; no stage, no origin at all
+    b.origin_stage = 1;
+    b.origins = 1;
+    b.origin[0] = (weir__batch_origin){.offset = 7, .shard = 0, .first = 0, .count = 1};
+    ck_assert_int_eq (weir__batch_append (&b, "\x01\x02", 2), 0);
+    b.count = 2;
+    weir__batch_header_of (&b, &h);
+    ck_assert_uint_eq (h.origins, 1);
+    ck_assert_uint_eq (h.origin[0].count, 1);
+    b.origin_stage = 0;
+    weir__batch_header_of (&b, &h);
+    ck_assert_uint_eq (h.origins, 0);
+    ck_assert_uint_eq (h.origin_stage, 0);
+    weir__batch_clear (&b);
+    ck_assert_uint_eq (b.origins, 0);
+    weir__batch_release (&b);
 }
 END_TEST
 
@@ -279,12 +334,12 @@ END_TEST
 START_TEST (test_batch_header_read_short)
 {
     weir__batch_header h;
-    char bytes[8] = {0};
-    ck_assert_int_eq (weir__batch_header_read (bytes, 7, &h), -1);
+    char bytes[WEIR__BATCH_HEADER] = {0};
+    ck_assert_int_eq (weir__batch_header_read (bytes, WEIR__BATCH_HEADER - 1, &h), -1);
     ck_assert_int_eq (weir__batch_header_read (bytes, 0, &h), -1);
 
     //  An end-of-stream marker is a header alone
-    weir__batch_header eos = {WEIR__BATCH_EOS, 0};
+    weir__batch_header eos = {.kind = WEIR__BATCH_EOS, .count = 0};
     memcpy (bytes, &eos, sizeof eos);
     ck_assert_int_eq (weir__batch_header_read (bytes, sizeof bytes, &h), 0);
     ck_assert_uint_eq (h.kind, WEIR__BATCH_EOS);
@@ -354,6 +409,7 @@ Suite *check_suite (void)
     Suite *s = suite_create ("batch");
     TCase *tc = tcase_create ("build");
     tcase_add_test (tc, test_batch_init);
+    tcase_add_test (tc, test_batch_origin);
     tcase_add_test (tc, test_batch_build_take_decode);
     tcase_add_test (tc, test_batch_many_in_order);
     tcase_add_test (tc, test_batch_grow_large_record);

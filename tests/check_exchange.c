@@ -401,7 +401,7 @@ static void s_stranger (const void *route, size_t route_len, int more, const cha
     char endpoint[64];
     snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%u", ranks[1].port);
     ck_assert_int_eq (zmq_connect (push, endpoint), 0);
-    weir__batch_header marker = {WEIR__BATCH_BARRIER, 1};
+    weir__batch_header marker = {.kind = WEIR__BATCH_BARRIER, .count = 1};
     ck_assert_int_ge (zmq_send (push, route, route_len, more ? ZMQ_SNDMORE : 0), 0);
     if (more)
         ck_assert_int_ge (zmq_send (push, &marker, sizeof marker, 0), 0);

@@ -1,0 +1,174 @@
+/*  pipeline/origin.c - where a reader's records were read.  */
+#include "config.h"
+#include "pipeline/origin.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/scan.h"
+#include "readers/lineno.h"
+#include "readers/source.h"
+
+void weir__origin_mark (weir__worker *r)
+{
+    weir__batch *b = &r->sink.batch;
+    weir__input *input = r->stage->input;
+    if (b->count == 0) {
+        b->origins = 0;
+        b->origin_open = 0;
+    }
+    //  The run being added to goes on while the shard in hand is its own
+    weir__batch_origin *last = b->origins ? &b->origin[b->origins - 1] : NULL;
+    if (b->origin_open && r->shard != SIZE_MAX && last->shard == (uint32_t) r->shard)
+        return;
+    weir__origin_cut (r);
+    if (r->shard == SIZE_MAX || b->origins == WEIR__BATCH_ORIGINS || weir__input_follows (input))
+        return;
+    b->origin_stage = (uint32_t) r->stage->index + 1;
+    b->origin[b->origins++] = (weir__batch_origin){
+        .offset = weir__input_offset (input, r->shard),
+        .shard = (uint32_t) r->shard,
+        .first = b->count,
+    };
+    b->origin_open = 1;
+}
+
+void weir__origin_cut (weir__worker *r)
+{
+    weir__batch *b = &r->sink.batch;
+    if (!b->origin_open)
+        return;
+    weir__batch_origin *last = &b->origin[b->origins - 1];
+    last->count = b->count - last->first;
+    //  A run of none says nothing
+    if (last->count == 0)
+        b->origins--;
+    b->origin_open = 0;
+}
+
+//  The byte where the line of record SKIP from byte AT of FD starts, one
+//  record per line, or per line not blank (VALUES): 0 and *FOUND, or -1
+static int s_find_line (int fd, uint64_t at, uint64_t skip, int values, uint64_t *found)
+{
+    const size_t size = 1u << 16;
+    char *buf = malloc (size);
+    if (!buf)
+        return -1;
+    //  The line being read: where it starts, and whether a byte of it is
+    //  not blank (only json counts blank lines out)
+    uint64_t start = at, pos = at;
+    int seen = 0;
+    int rc = -1;
+    for (;;) {
+        ssize_t n = pread (fd, buf, size, (off_t) pos);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            //  A last line without its newline
+            if (n == 0 && pos > start && skip == 0 && (seen || !values)) {
+                *found = start;
+                rc = 0;
+            }
+            break;
+        }
+        int done = 0;
+        for (ssize_t i = 0; i < n && !done; i++) {
+            char c = buf[i];
+            if (c != '\n') {
+                seen |= c != ' ' && c != '\t' && c != '\r';
+                continue;
+            }
+            int counts = !values || seen;
+            if (counts && skip == 0) {
+                *found = start;
+                done = 1;
+                rc = 0;
+            }
+            else if (counts)
+                skip--;
+            start = pos + (uint64_t) i + 1;
+            seen = 0;
+        }
+        if (done)
+            break;
+        pos += (uint64_t) n;
+    }
+    free (buf);
+    return rc;
+}
+
+//  Where record N of the batch's LEN bytes of records at DATA starts
+static size_t s_skip (const char *data, size_t len, uint64_t n)
+{
+    size_t at = 0, size, where;
+    for (uint64_t i = 0; i < n && at < len; i++) {
+        if (weir__scan (data + at, len - at, &size, &where) != WEIR__SCAN_OK)
+            break;
+        at += size;
+    }
+    return at;
+}
+
+void weir__origin_where (const weir__worker *w, char *buf, size_t size)
+{
+    const weir__batch_header *h = &w->origin;
+    *buf = 0;
+    const weir__shared *run = w->stage->run;
+    if (!h->origin_stage || h->origin_stage > run->nstages)
+        return;
+    //  The run the record is in, if any
+    const weir__batch_origin *o = NULL;
+    for (uint32_t i = 0; i < h->origins && i < WEIR__BATCH_ORIGINS && !o; i++)
+        if (w->record_index >= h->origin[i].first
+            && w->record_index - h->origin[i].first < h->origin[i].count)
+            o = &h->origin[i];
+    const weir__stage *reader = run->stages[h->origin_stage - 1];
+    const weir__input *input = reader->input;
+    const weir__shards *shards = input ? weir__input_shards_const (input) : NULL;
+    if (!o || !shards || o->shard >= shards->count)
+        return;
+    const weir__shard *shard = &shards->items[o->shard];
+    const char *path = shard->path;
+    uint64_t skip = w->record_index - o->first, at = o->offset;
+    weir__records_kind kind = weir__input_records (input);
+    if (kind == WEIR__RECORDS_SELF)
+        return;
+    if (path && kind == WEIR__RECORDS_VERBATIM) {
+        //  The run's records are the shard's bytes from AT on, and the
+        //  batch's bytes from its first record's
+        size_t from = s_skip (w->decoder.data, w->record_pos, o->first);
+        snprintf (buf, size, "; the record at byte %" PRIu64 " of '%s'%s",
+                  at + (uint64_t) (w->record_pos - from), path,
+                  shard->codec != WEIR__CODEC_NONE ? " (decompressed)" : "");
+        return;
+    }
+    //  Read again: a regular file only (opening a FIFO would wait for a
+    //  writer; standard input cannot be read twice)
+    struct stat st;
+    if (path && shard->codec == WEIR__CODEC_NONE
+        && (kind == WEIR__RECORDS_LINES || kind == WEIR__RECORDS_VALUES) && !weir__source_is_stdin (path)
+        && stat (path, &st) == 0 && S_ISREG (st.st_mode)) {
+        int fd = weir__source_open (path);
+        uint64_t line_at, before;
+        weir__err err;
+        weir__err_init (&err);
+        int found = fd >= 0 && s_find_line (fd, at, skip, kind == WEIR__RECORDS_VALUES, &line_at) == 0;
+        if (fd >= 0)
+            close (fd);
+        if (found && weir__lineno_count (reader->name, path, line_at, &before, &err) == 0) {
+            snprintf (buf, size, "; the record at line %" PRIu64 " of '%s' (byte %" PRIu64 ")", before + 1,
+                      path, line_at);
+            return;
+        }
+    }
+    //  Named by its count from where the batch began
+    if (path)
+        snprintf (buf, size, "; record %" PRIu64 " from offset %" PRIu64 " of '%s'", skip + 1, at, path);
+    else
+        snprintf (buf, size, "; record %" PRIu64 " from offset %" PRIu64 " of shard %" PRIu32 " of '%s'",
+                  skip + 1, at, o->shard, reader->name);
+}
