@@ -39,7 +39,7 @@ static void s_toy (unsigned i, uint8_t x[8], unsigned *label)
     x[3 + i % 5] = (uint8_t) (i * 37);
 }
 
-//  Toy example I into W on M, dense or as sparse pairs (index j + 1 for
+//  Toy example I into W on M, dense or as sparse pairs (index j for
 //  feature j, zeros left out)
 static void s_add_toy (model_worker *w, model_blob *m, unsigned i, int sparse)
 {
@@ -55,7 +55,7 @@ static void s_add_toy (model_worker *w, model_blob *m, unsigned i, int sparse)
     size_t n = 0;
     for (size_t j = 0; j < 8; j++)
         if (x[j]) {
-            idx[n] = j + 1;
+            idx[n] = j;
             val[n++] = x[j];
         }
     ck_assert_int_eq (model_worker_add_sparse (w, m, label, idx, val, n, 1.0f / 255), 0);
@@ -412,8 +412,20 @@ START_TEST (test_sparse_columns)
     ck_assert_uint_eq (model_column (m, 999), 999);
     ck_assert_uint_eq (model_column (m, 1000), s_fmix64 (1000) % 1000);
 
-    //  Only the touched columns move; a repeated index adds up
+    //  An index with no row is refused, a zero one too, and changes
+    //  nothing: neither the model nor what the worker holds
     model_worker *w = model_worker_new (&cfg);
+    uint64_t far[2] = {7, 1000};
+    float some[2] = {1, 0};
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 1, far, some, 2, 1), MODEL_EINDEX);
+    ck_assert_int_eq (model_predict_sparse (m, far, some, 2, 1, NULL), MODEL_EINDEX);
+    ck_assert_uint_eq (model_worker_pending (w), 0);
+    far[1] = 999;
+    ck_assert_int_eq (model_predict_sparse (m, far, some, 2, 1, NULL), 0);
+    ck_assert_str_eq (model_strerror (MODEL_EINDEX),
+                      "a sparse index is beyond the model's rows (indexing=direct)");
+
+    //  Only the touched columns move; a repeated index adds up
     uint64_t idx[3] = {7, 500, 7};
     float val[3] = {1, 2, 3};
     ck_assert_int_eq (model_worker_add_sparse (w, m, 1, idx, val, 3, 0.5f), 0);

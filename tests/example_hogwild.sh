@@ -67,6 +67,20 @@ expect_exit 1 "a record must be \\[label, features\\]" -- "$WEIR" run "range cou
 printf '\222\001\243abc' > "$T/bad.mp"
 expect_exit 1 "features must be a bin, an array of numbers or a map" -- \
     "$WEIR" run "msgpack path=$T/bad.mp ! softmax classes=2 ! null"
+# Bad input names the file and the record: the line of a libsvm file, the
+# byte of a msgpack one, a label past classes and an index that has no
+# row with indexing=direct (hashing folds every index into the rows)
+printf '1 1:0.5 3:1\n0 2:1\n12 2:1\n' > "$T/label.svm"
+expect_exit 1 "a label must be an integer from 0 to 9 \(epoch 1; the record at line 3 of '$T/label.svm' \(byte 18\)\)" -- \
+    "$WEIR" run "libsvm path=$T/label.svm ! softmax classes=10 ! null"
+printf '1 1:0.5 3:1\n0 99:1 100:1\n' > "$T/index.svm"
+expect_exit 1 "a record of label 0: index 100, but the model has 100 rows \(indexing=direct .*the record at line 2 of '$T/index.svm' \(byte 12\)" -- \
+    "$WEIR" run "libsvm path=$T/index.svm ! softmax classes=10 dim=100 indexing=direct ! null"
+"$WEIR" run -q "libsvm path=$T/index.svm ! softmax classes=10 dim=100 ! null" && ok || fail "hashed: index 100 is a row"
+# [0, bin 2], [1, bin 2], [7, bin 2]: 6 bytes each, the third at byte 12
+printf '\222\000\304\002ab\222\001\304\002cd\222\007\304\002ef' > "$T/label.mp"
+expect_exit 1 "a label must be an integer from 0 to 4 \(epoch 1; the record at byte 12 of '$T/label.mp'\)" -- \
+    "$WEIR" run "msgpack path=$T/label.mp ! softmax classes=5 ! null"
 
 # Killed at random and resumed, one thread: the same weights to the bit.
 # Each epoch of 1000 examples is flushed into the blob before its

@@ -29,6 +29,7 @@ const char *model_strerror (int code)
     case MODEL_EVALUE: return "a feature value is not finite";
     case MODEL_EBLOB: return "the memory does not hold a model of this shape";
     case MODEL_ECONFIG: return "a model setting is out of range";
+    case MODEL_EINDEX: return "a sparse index is beyond the model's rows (indexing=direct)";
     default: return "unknown error";
     }
 }

@@ -52,6 +52,7 @@ extern "C" {
 #define MODEL_EVALUE  -4 /*  a feature value (times scale) that is NaN or infinite  */
 #define MODEL_EBLOB   -5 /*  the memory is not a model of this shape (model_check)  */
 #define MODEL_ECONFIG -6 /*  a configuration value out of range  */
+#define MODEL_EINDEX -7  /*  a sparse index >= dim with MODEL_INDEX_DIRECT  */
 
 /*  The message for a MODEL_E* code (a static string).  */
 const char *model_strerror (int code);
@@ -79,8 +80,8 @@ typedef enum {
         Distinct indices may share a row; with dim much larger than the
         number of distinct indices that costs nothing measurable.  */
     MODEL_INDEX_HASH = 0,
-    /*  Index i < dim is row i, as for dense input; a larger index is
-        hashed as above.  */
+    /*  Index i is row i, as for dense input: an index of dim or more
+        has no row, and an example with one is refused (MODEL_EINDEX).  */
     MODEL_INDEX_DIRECT = 1,
 } model_indexing;
 
@@ -260,12 +261,14 @@ void model_worker_destroy (model_worker **self);
     the one for pixels (SCALE 1/255).
 
     Sparse: feature INDEX[k] has value VALUE[k] * SCALE (k < N), in the
-    row model_column() gives; repeated indices add up.
+    row model_column() gives; repeated indices add up.  With
+    MODEL_INDEX_DIRECT an index of dim or more is MODEL_EINDEX (a zero
+    value's index too: the data does not fit the model).
 
     An example of the other kind (dense after sparse or the reverse)
     first applies the pending mini-batch.  Returns 0, MODEL_ELABEL,
-    MODEL_EDIM, MODEL_EVALUE (a value or SCALE not finite) or
-    MODEL_ENOMEM; a refused example changes nothing and the worker stays
+    MODEL_EDIM, MODEL_EVALUE (a value or SCALE not finite), MODEL_EINDEX
+    or MODEL_ENOMEM; a refused example changes nothing and the worker stays
     usable.  The worker does not keep X, INDEX or VALUE.  */
 int model_worker_add_dense_u8 (model_worker *self, model_blob *m, unsigned label, const uint8_t *x, size_t n,
                                float scale);
@@ -295,7 +298,7 @@ void model_worker_take_stats (model_worker *self, model_stats *out);
     Prediction (eval mode)
 
     The most likely label of an example under M's current weights, or a
-    negative MODEL_E* code (MODEL_EDIM, MODEL_EVALUE).  When PROB is not
+    negative MODEL_E* code (MODEL_EDIM, MODEL_EVALUE, MODEL_EINDEX).  When PROB is not
     NULL it receives the classes' probabilities.  The arguments mean what
     they mean for training.  Any number of threads may predict, also while
     workers train (each weight is read atomically; the model may change
@@ -309,9 +312,11 @@ int model_predict_dense_f64 (model_blob *m, const double *x, size_t n, float sca
 int model_predict_sparse (model_blob *m, const uint64_t *index, const float *value, size_t n, float scale,
                           float *prob);
 
-/*  The row of sparse INDEX in M (the hash or direct mapping above).
-    Inline: it runs for every feature of every sparse example, and a
-    power-of-two dim (the default 2^18) takes a mask, not a division.  */
+/*  The row of sparse INDEX in M (the hash or direct mapping above; an
+    index of dim or more, which training and prediction refuse under
+    MODEL_INDEX_DIRECT, is hashed here all the same).  Inline: it runs
+    for every feature of every sparse example, and a power-of-two dim
+    (the default 2^18) takes a mask, not a division.  */
 static inline size_t model_column (const model_blob *m, uint64_t index)
 {
     if (m->indexing == MODEL_INDEX_DIRECT && index < m->dim)

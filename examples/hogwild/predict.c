@@ -82,6 +82,8 @@ int model_predict_sparse (model_blob *m, const uint64_t *index, const float *val
         float v = value[k] * scale;
         if (!(fabsf (v) <= FLT_MAX))
             rc = MODEL_EVALUE;
+        else if (m->indexing == MODEL_INDEX_DIRECT && index[k] >= m->dim)
+            rc = MODEL_EINDEX;
         else if (v != 0)
             s_score_add (m, score, model_column (m, index[k]), v);
     }

@@ -25,7 +25,8 @@
     The model's shape is fixed when it is made: classes= (required), dim=,
     or the length of the first dense record (a sparse record hashes its
     indices into 2^18 rows unless dim= says otherwise; indexing=direct
-    keeps index i < dim in row i).  A model restored by --resume or loaded
+    keeps index i in row i, and refuses a record with an index of dim or
+    more).  A model restored by --resume or loaded
     by --load-blobs brings its own shape; properties that disagree with it
     are refused.
 
@@ -59,6 +60,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <weir/plugin.h>
@@ -541,6 +543,20 @@ static model_blob *s_model (weir_stage *st, s_state *self, const s_features *f)
     return m;
 }
 
+//  The message for a record the model refused with RC
+static int s_refused (weir_stage *st, s_thread *t, const model_blob *m, const char *what, const s_features *f,
+                      int rc)
+{
+    //  The index that has no row, by name
+    for (size_t i = 0; rc == MODEL_EINDEX && i < f->n; i++)
+        if (t->indexes[i] >= m->dim)
+            return weir_fail (st,
+                              "%s: index %llu, but the model has %llu rows (indexing=direct keeps index i in "
+                              "row i; indexing=hash folds every index into them)",
+                              what, (unsigned long long) t->indexes[i], (unsigned long long) m->dim);
+    return weir_fail (st, "%s: %s", what, model_strerror (rc));
+}
+
 static int s_train (weir_stage *st, s_thread *t, model_blob *m, unsigned label, const s_features *f)
 {
     s_state *self = t->state;
@@ -553,8 +569,11 @@ static int s_train (weir_stage *st, s_thread *t, model_blob *m, unsigned label, 
         rc = model_worker_add_dense_f32 (t->worker, m, label, t->values, f->n, f->scale);
     else
         rc = model_worker_add_sparse (t->worker, m, label, t->indexes, t->values, f->n, f->scale);
-    if (rc)
-        return weir_fail (st, "a record of label %u: %s", label, model_strerror (rc));
+    if (rc) {
+        char what[64];
+        snprintf (what, sizeof what, "a record of label %u", label);
+        return s_refused (st, t, m, what, f, rc);
+    }
     if (++t->since >= S_PUBLISH_EVERY)
         s_publish (st, t);
     return 0;
@@ -572,7 +591,7 @@ static int s_predict (weir_stage *st, s_thread *t, model_blob *m, const msgpack_
     else
         predicted = model_predict_sparse (m, t->indexes, t->values, f->n, f->scale, NULL);
     if (predicted < 0)
-        return weir_fail (st, "cannot score a record: %s", model_strerror (predicted));
+        return s_refused (st, t, m, "cannot score a record", f, predicted);
     if (label && label->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
         atomic_fetch_add_explicit (&self->labeled, 1, memory_order_relaxed);
         if (label->via.u64 == (uint64_t) predicted)
@@ -608,7 +627,9 @@ static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
 static const weir_property_info s_props[] = {
     {"classes", NULL, "number of labels (2 or more); required for a new model"},
     {"dim", "0", "features per example; 0 takes the first dense record's length, or 2^18 rows for sparse"},
-    {"indexing", "hash", "hash folds sparse indexes into dim rows; direct keeps index i < dim in row i"},
+    {"indexing", "hash",
+     "hash folds sparse indexes into dim rows; direct keeps index i in row i and refuses an index of dim or "
+     "more"},
     {"scale", "", "multiplies each feature (1/255 for bytes when not given, 1 for numbers)"},
     {"lr", "0.2", "learning rate of a mini-batch's mean gradient"},
     {"schedule", "inv", "inv, invsqrt or constant: how lr decays with the examples learned"},

@@ -662,10 +662,13 @@ static MODEL__CLONES int s_sparse_example (model_worker *self, model_blob *m, un
                                            const uint64_t *index, const float *value, size_t n, float scale)
 {
     size_t got = 0;
+    bool direct = m->indexing == MODEL_INDEX_DIRECT;
     for (size_t k = 0; k < n; k++) {
         float v = value[k] * scale;
         if (!(fabsf (v) <= FLT_MAX))
             return MODEL_EVALUE;
+        if (direct && index[k] >= m->dim)
+            return MODEL_EINDEX;
         //  A zero contributes nothing: its row is neither read nor written
         if (v != 0) {
             self->eslot[got] = (uint32_t) model_column (m, index[k]);
