@@ -44,7 +44,7 @@ expect_exit 1 "\\(epoch [0-9]+; the record at line 40 of '$T/sixty.txt' \\(byte 
 head -n $((line - 1)) "$T/in.jsonl" > "$T/before.jsonl"
 "$WEIR" run -q "json path=$T/before.jsonl ! msgpack path=$T/before.mp" || fail "write msgpack"
 at=$(wc -c < "$T/before.mp")
-for how in "threads=1" "threads=2 split=8k"; do
+for how in "threads=1" "threads=2 split=8k" "threads=1 split=8k batch=4000"; do
     expect_exit 1 "\\(epoch 1; the record at byte $at of '$T/in.mp';" -- \
         "$WEIR" run "msgpack path=$T/in.mp $how ! $PROBE log=$T/log reject=1000003 ${how%% *} ! null"
 done
@@ -65,6 +65,15 @@ expect_exit 1 "1000003 is divisible by 1000003 \\(epoch 1; record [0-9]+ from of
     "$WEIR" run "json path=$T/in.jsonl.gz ! $PROBE log=$T/log reject=1000003 ! null"
 expect_exit 1 "process fails as asked at record 99 \\(epoch 1\\)" -- \
     "$WEIR" run "range count=1000 ! $PROBE log=$T/log fail=process ! null"
+
+# A bad line the reader skips before it in the same batch: what follows
+# is not where the batch's count would find it, and no place is named
+awk 'NR == 20 { print "{" } { print }' "$T/in.jsonl" > "$T/skipped.jsonl"
+expect_exit 1 "1000003 is divisible by 1000003 \\(epoch 1; on-error=skip would skip it\\)" -- \
+    "$WEIR" run "json path=$T/skipped.jsonl batch=20000 on-error=skip ! $PROBE log=$T/log reject=1000003 ! null"
+# In a later batch, sent after the bad line, the place is known again
+expect_exit 1 "\\(epoch 1; the record at line $((line + 1)) of '$T/skipped.jsonl' \\(byte $((byte + 2))\\);" -- \
+    "$WEIR" run "json path=$T/skipped.jsonl batch=100 on-error=skip ! $PROBE log=$T/log reject=1000003 ! null"
 
 # Skipped, a bad record goes to the dead letter as before, and the job on
 expect_exit 0 "" -- "$WEIR" run "json path=$T/in.jsonl ! $PROBE log=$T/log reject=1000003 on-error=skip ! null"
