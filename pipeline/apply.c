@@ -64,7 +64,7 @@ int weir__apply_batch (weir__worker *w, const weir__batch_header *hdr, const cha
         w->record = NULL;
         if (rc == WEIR_REJECTED && w->rejecting) {
             w->rejecting = 0;
-            rc = weir__path_reject (w, &obj, w->reject_reason);
+            rc = weir__path_reject (w, &obj, w->reject_reason, 1);
         }
         if (rc) {
             s_failed (w, "process");

@@ -3,6 +3,7 @@
 #include "pipeline/origin.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,11 @@ static int s_find_line (int fd, uint64_t at, uint64_t skip, int values, uint64_t
     uint64_t start = at, pos = at;
     int seen = 0;
     int rc = -1;
+    //  The json reader skips a byte order mark at the file's start: it
+    //  makes no line a value
+    unsigned char bom[3];
+    if (values && at == 0 && pread (fd, bom, 3, 0) == 3 && bom[0] == 0xef && bom[1] == 0xbb && bom[2] == 0xbf)
+        pos = 3;
     for (;;) {
         ssize_t n = pread (fd, buf, size, (off_t) pos);
         if (n < 0 && errno == EINTR)
@@ -146,13 +152,16 @@ void weir__origin_where (const weir__worker *w, char *buf, size_t size)
                   shard->codec != WEIR__CODEC_NONE ? " (decompressed)" : "");
         return;
     }
-    //  Read again: a regular file only (opening a FIFO would wait for a
-    //  writer; standard input cannot be read twice)
-    struct stat st;
+    //  Read again: a regular file only (a FIFO is opened without waiting
+    //  for a writer, and left; standard input cannot be read twice)
     if (path && shard->codec == WEIR__CODEC_NONE
-        && (kind == WEIR__RECORDS_LINES || kind == WEIR__RECORDS_VALUES) && !weir__source_is_stdin (path)
-        && stat (path, &st) == 0 && S_ISREG (st.st_mode)) {
-        int fd = weir__source_open (path);
+        && (kind == WEIR__RECORDS_LINES || kind == WEIR__RECORDS_VALUES) && !weir__source_is_stdin (path)) {
+        int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (fd >= 0 && (fstat (fd, &st) || !S_ISREG (st.st_mode))) {
+            close (fd);
+            fd = -1;
+        }
         uint64_t line_at, before;
         weir__err err;
         weir__err_init (&err);
@@ -165,10 +174,13 @@ void weir__origin_where (const weir__worker *w, char *buf, size_t size)
             return;
         }
     }
-    //  Named by its count from where the batch began
+    //  Named by its count among those read from where its run began (not
+    //  an offset: a Kafka partition's have gaps)
     if (path)
-        snprintf (buf, size, "; record %" PRIu64 " from offset %" PRIu64 " of '%s'", skip + 1, at, path);
+        snprintf (buf, size, "; record %" PRIu64 " of those read from offset %" PRIu64 " of '%s'%s", skip + 1,
+                  at, path, shard->codec != WEIR__CODEC_NONE ? " (decompressed)" : "");
     else
-        snprintf (buf, size, "; record %" PRIu64 " from offset %" PRIu64 " of shard %" PRIu32 " of '%s'",
+        snprintf (buf, size,
+                  "; record %" PRIu64 " of those read from offset %" PRIu64 " of shard %" PRIu32 " of '%s'",
                   skip + 1, at, o->shard, reader->name);
 }

@@ -37,7 +37,7 @@ void weir__origin_mark (weir__worker *r);
 void weir__origin_cut (weir__worker *r);
 
 /*  The place of the record W is processing, as the end of a sentence
-    ("; the record read from 'train.svm' line 12 (byte 4410)") into BUF
+    ("; the record at line 12 of 'train.svm' (byte 4410)") into BUF
     of SIZE bytes: empty when its batch was not marked that far.  Reads
     the file again for a reader of lines: call it only for a message.  */
 #define WEIR__ORIGIN_WHERE 512

@@ -55,7 +55,8 @@ static void s_crossed (weir__worker *w, weir__edge *e, uint32_t count)
 //  A record whose key is too long, for the producer W's bad-record policy
 static int s_reject_key (void *ctx, const msgpack_object *rec, const char *reason)
 {
-    return weir__path_reject (ctx, rec, reason) ? WEIR__SINK_ABORT : 0;
+    //  An emitted record: its place is not the input record's
+    return weir__path_reject (ctx, rec, reason, 0) ? WEIR__SINK_ABORT : 0;
 }
 
 //  Where W's parts go down its keyed link E: the stage's threads of
@@ -377,7 +378,7 @@ int weir__path_sink_reject (weir__sink *sink, const weir__bad *bad)
     return 0;
 }
 
-int weir__path_reject (weir__worker *w, const msgpack_object *record, const char *reason)
+int weir__path_reject (weir__worker *w, const msgpack_object *record, const char *reason, int placed)
 {
     weir__stage *stage = w->stage;
     weir__err err;
@@ -386,7 +387,7 @@ int weir__path_reject (weir__worker *w, const msgpack_object *record, const char
     //  The place is found only for a message: a dead letter keeps the
     //  record and its reason
     char where[WEIR__ORIGIN_WHERE] = "";
-    if (!weir__rejects_skip (stage->rejects))
+    if (placed && !weir__rejects_skip (stage->rejects))
         weir__origin_where (w, where, sizeof where);
     if (weir__rejects_record (stage->rejects, stage->run->job, epoch, record, reason, where, &err)) {
         weir__job_fail (stage->run->job, &err);

@@ -115,7 +115,9 @@ void weir__path_sink_seen (weir__sink *sink, uint64_t size);
 int weir__path_sink_reject (weir__sink *sink, const weir__bad *bad);
 
 /*  A processor rejected RECORD for REASON (weir_reject): with on-error=skip
-    count and keep it, 0; else fail the job, -1.  */
-int weir__path_reject (weir__worker *w, const msgpack_object *record, const char *reason);
+    count and keep it, 0; else fail the job, -1, naming the place in the
+    input of the record given to process when PLACED (RECORD is that
+    record, not one the processor emitted).  */
+int weir__path_reject (weir__worker *w, const msgpack_object *record, const char *reason, int placed);
 
 #endif

@@ -61,7 +61,7 @@ expect_exit 1 "probe.so: a bad record 1000003: 1000003 is divisible by 1000003 \
 # A compressed file is not read again for a line: the record's count from
 # the offset its batch began at.  And range's records say where they are
 gzip -c "$T/in.jsonl" > "$T/in.jsonl.gz"
-expect_exit 1 "1000003 is divisible by 1000003 \\(epoch 1; record [0-9]+ from offset [0-9]+ of '$T/in.jsonl.gz';" -- \
+expect_exit 1 "1000003 is divisible by 1000003 \\(epoch 1; record [0-9]+ of those read from offset [0-9]+ of '$T/in.jsonl.gz' \\(decompressed\\);" -- \
     "$WEIR" run "json path=$T/in.jsonl.gz ! $PROBE log=$T/log reject=1000003 ! null"
 expect_exit 1 "process fails as asked at record 99 \\(epoch 1\\)" -- \
     "$WEIR" run "range count=1000 ! $PROBE log=$T/log fail=process ! null"
@@ -74,6 +74,12 @@ expect_exit 1 "1000003 is divisible by 1000003 \\(epoch 1; on-error=skip would s
 # In a later batch, sent after the bad line, the place is known again
 expect_exit 1 "\\(epoch 1; the record at line $((line + 1)) of '$T/skipped.jsonl' \\(byte $((byte + 2))\\);" -- \
     "$WEIR" run "json path=$T/skipped.jsonl batch=100 on-error=skip ! $PROBE log=$T/log reject=1000003 ! null"
+
+# A byte order mark alone on the first line: the json reader skips it, and
+# it is no record's line
+printf '\357\273\277\n1\n\n1000003\n' > "$T/bom.jsonl"
+expect_exit 1 "\\(epoch 1; the record at line 4 of '$T/bom.jsonl' \\(byte 7\\);" -- \
+    "$WEIR" run "json path=$T/bom.jsonl ! $PROBE log=$T/log reject=1000003 ! null"
 
 # Skipped, a bad record goes to the dead letter as before, and the job on
 expect_exit 0 "" -- "$WEIR" run "json path=$T/in.jsonl ! $PROBE log=$T/log reject=1000003 on-error=skip ! null"

@@ -76,6 +76,12 @@ expect_exit 1 "a label must be an integer from 0 to 9 \(epoch 1; the record at l
 printf '1 1:0.5 3:1\n0 99:1 100:1\n' > "$T/index.svm"
 expect_exit 1 "a record of label 0: index 100, but the model has 100 rows \(indexing=direct .*the record at line 2 of '$T/index.svm' \(byte 12\)" -- \
     "$WEIR" run "libsvm path=$T/index.svm ! softmax classes=10 dim=100 indexing=direct ! null"
+# Evaluated, a feature the model has no row for weighs nothing, as in
+# liblinear's predict
+head -1 "$T/index.svm" > "$T/fits.svm"
+"$WEIR" run -q --checkpoint "$T/ck.direct" "libsvm path=$T/fits.svm ! softmax classes=10 dim=100 indexing=direct ! null" \
+    && "$WEIR" run -q --load-blobs "$T/ck.direct" "libsvm path=$T/index.svm ! softmax mode=eval ! lines path=$T/direct.out" \
+    && [ "$(wc -l < "$T/direct.out")" -eq 2 ] && ok || fail "eval over an index with no row"
 "$WEIR" run -q "libsvm path=$T/index.svm ! softmax classes=10 dim=100 ! null" && ok || fail "hashed: index 100 is a row"
 # [0, bin 2], [1, bin 2], [7, bin 2]: 6 bytes each, the third at byte 12
 printf '\222\000\304\002ab\222\001\304\002cd\222\007\304\002ef' > "$T/label.mp"

@@ -263,7 +263,8 @@ void model_worker_destroy (model_worker **self);
     Sparse: feature INDEX[k] has value VALUE[k] * SCALE (k < N), in the
     row model_column() gives; repeated indices add up.  With
     MODEL_INDEX_DIRECT an index of dim or more is MODEL_EINDEX (a zero
-    value's index too: the data does not fit the model).
+    value's index too: the data does not fit the model; prediction
+    ignores such a feature instead).
 
     An example of the other kind (dense after sparse or the reverse)
     first applies the pending mini-batch.  Returns 0, MODEL_ELABEL,
@@ -298,7 +299,10 @@ void model_worker_take_stats (model_worker *self, model_stats *out);
     Prediction (eval mode)
 
     The most likely label of an example under M's current weights, or a
-    negative MODEL_E* code (MODEL_EDIM, MODEL_EVALUE, MODEL_EINDEX).  When PROB is not
+    negative MODEL_E* code (MODEL_EDIM, MODEL_EVALUE).  A sparse feature
+    the model has no row for (MODEL_INDEX_DIRECT, index dim or more)
+    weighs nothing, as liblinear's predict ignores features past its
+    model's: a test set may hold features no training example had.  When PROB is not
     NULL it receives the classes' probabilities.  The arguments mean what
     they mean for training.  Any number of threads may predict, also while
     workers train (each weight is read atomically; the model may change

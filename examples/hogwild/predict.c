@@ -82,8 +82,10 @@ int model_predict_sparse (model_blob *m, const uint64_t *index, const float *val
         float v = value[k] * scale;
         if (!(fabsf (v) <= FLT_MAX))
             rc = MODEL_EVALUE;
+        //  A feature the model has no row for weighs nothing, as
+        //  liblinear's predict ignores those past its model's
         else if (m->indexing == MODEL_INDEX_DIRECT && index[k] >= m->dim)
-            rc = MODEL_EINDEX;
+            continue;
         else if (v != 0)
             s_score_add (m, score, model_column (m, index[k]), v);
     }

@@ -25,8 +25,9 @@
     The model's shape is fixed when it is made: classes= (required), dim=,
     or the length of the first dense record (a sparse record hashes its
     indices into 2^18 rows unless dim= says otherwise; indexing=direct
-    keeps index i in row i, and refuses a record with an index of dim or
-    more).  A model restored by --resume or loaded
+    keeps index i in row i, and refuses a training record with an index
+    of dim or more; evaluation ignores such a feature, as liblinear's
+    predict does).  A model restored by --resume or loaded
     by --load-blobs brings its own shape; properties that disagree with it
     are refused.
 
@@ -628,8 +629,8 @@ static const weir_property_info s_props[] = {
     {"classes", NULL, "number of labels (2 or more); required for a new model"},
     {"dim", "0", "features per example; 0 takes the first dense record's length, or 2^18 rows for sparse"},
     {"indexing", "hash",
-     "hash folds sparse indexes into dim rows; direct keeps index i in row i and refuses an index of dim or "
-     "more"},
+     "hash folds sparse indexes into dim rows; direct keeps index i in row i and refuses a training record "
+     "with an index of dim or more"},
     {"scale", "", "multiplies each feature (1/255 for bytes when not given, 1 for numbers)"},
     {"lr", "0.2", "learning rate of a mini-batch's mean gradient"},
     {"schedule", "inv", "inv, invsqrt or constant: how lr decays with the examples learned"},
