@@ -46,20 +46,17 @@ int weir__apply_open (weir__worker *w)
     return 0;
 }
 
-int weir__apply_batch (weir__worker *w, const weir__batch_header *hdr, const char *payload, size_t len)
+static int s_batch (weir__worker *w, const char *payload, size_t len)
 {
     weir__stage *stage = w->stage;
     const weir_processor *proc = weir__callbacks_table (stage->callbacks);
     weir__records_reset (&w->decoder, payload, len);
-    w->origin = *hdr;
-    w->record_index = 0;
     msgpack_object obj;
     int more;
     //  A failed (or aborted) job leaves the batch at once: behind a slow
     //  callback, the rest of it could take long
-    for (size_t at = 0; (more = weir__records_next (&w->decoder, &obj)) == 1; at = w->decoder.off) {
+    while ((more = weir__records_next (&w->decoder, &obj)) == 1) {
         w->record = &obj;
-        w->record_pos = at;
         int rc = proc->process (w, w->tstate, &obj);
         w->record = NULL;
         if (rc == WEIR_REJECTED && w->rejecting) {
@@ -72,7 +69,6 @@ int weir__apply_batch (weir__worker *w, const weir__batch_header *hdr, const cha
         }
         if (weir__job_failed (stage->run->job))
             return 0;
-        w->record_index++;
     }
     if (more < 0) {
         weir__err err;
@@ -85,6 +81,17 @@ int weir__apply_batch (weir__worker *w, const weir__batch_header *hdr, const cha
         return -1;
     }
     return 0;
+}
+
+int weir__apply_batch (weir__worker *w, const weir__batch_header *hdr, const char *payload, size_t len)
+{
+    //  The caller's header while its records go through: a failure finds
+    //  the record's place from it and the decoder's offset, and nothing
+    //  is noted record by record (pipeline/origin.h)
+    w->origin = hdr;
+    int rc = s_batch (w, payload, len);
+    w->origin = NULL;
+    return rc;
 }
 
 int weir__apply_epoch_end (weir__worker *w)

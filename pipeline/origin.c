@@ -52,8 +52,9 @@ void weir__origin_cut (weir__worker *r)
 }
 
 //  The byte where the line of record SKIP from byte AT of FD starts, one
-//  record per line, or per line not blank (VALUES): 0 and *FOUND, or -1
-static int s_find_line (int fd, uint64_t at, uint64_t skip, int values, uint64_t *found)
+//  record per line, or per line not blank (VALUES), and the newlines
+//  from AT to it: 0 with *FOUND and *PASSED, or -1
+static int s_find_line (int fd, uint64_t at, uint64_t skip, int values, uint64_t *found, uint64_t *passed)
 {
     const size_t size = 1u << 16;
     char *buf = malloc (size);
@@ -61,7 +62,7 @@ static int s_find_line (int fd, uint64_t at, uint64_t skip, int values, uint64_t
         return -1;
     //  The line being read: where it starts, and whether a byte of it is
     //  not blank (only json counts blank lines out)
-    uint64_t start = at, pos = at;
+    uint64_t start = at, pos = at, lines = 0;
     int seen = 0;
     int rc = -1;
     //  The json reader skips a byte order mark at the file's start: it
@@ -77,6 +78,7 @@ static int s_find_line (int fd, uint64_t at, uint64_t skip, int values, uint64_t
             //  A last line without its newline
             if (n == 0 && pos > start && skip == 0 && (seen || !values)) {
                 *found = start;
+                *passed = lines;
                 rc = 0;
             }
             break;
@@ -91,12 +93,14 @@ static int s_find_line (int fd, uint64_t at, uint64_t skip, int values, uint64_t
             int counts = !values || seen;
             if (counts && skip == 0) {
                 *found = start;
+                *passed = lines;
                 done = 1;
                 rc = 0;
             }
             else if (counts)
                 skip--;
             start = pos + (uint64_t) i + 1;
+            lines++;
             seen = 0;
         }
         if (done)
@@ -107,30 +111,43 @@ static int s_find_line (int fd, uint64_t at, uint64_t skip, int values, uint64_t
     return rc;
 }
 
-//  Where record N of the batch's LEN bytes of records at DATA starts
-static size_t s_skip (const char *data, size_t len, uint64_t n)
+//  The record of the batch at DATA that ends at byte END (the decoder's
+//  offset while process has it): its index and the byte it starts at,
+//  and where record FIRST starts.  Found only for a message: the apply
+//  loop notes nothing record by record.  -1 when the bytes do not scan
+static int s_record (const char *data, size_t end, uint64_t first, uint64_t *index, size_t *start,
+                     size_t *first_at)
 {
     size_t at = 0, size, where;
-    for (uint64_t i = 0; i < n && at < len; i++) {
-        if (weir__scan (data + at, len - at, &size, &where) != WEIR__SCAN_OK)
-            break;
+    *first_at = 0;
+    for (uint64_t i = 0; at < end; i++) {
+        if (i == first)
+            *first_at = at;
+        if (weir__scan (data + at, end - at, &size, &where) != WEIR__SCAN_OK)
+            return -1;
+        *index = i;
+        *start = at;
         at += size;
     }
-    return at;
+    return at == end && end ? 0 : -1;
 }
 
 void weir__origin_where (const weir__worker *w, char *buf, size_t size)
 {
-    const weir__batch_header *h = &w->origin;
+    const weir__batch_header *h = w->origin;
     *buf = 0;
     const weir__shared *run = w->stage->run;
-    if (!h->origin_stage || h->origin_stage > run->nstages)
+    if (!h || !h->origin_stage || h->origin_stage > run->nstages)
         return;
-    //  The run the record is in, if any
+    //  The record: its index in the batch, where it starts
+    uint64_t index;
+    size_t start, ignored;
+    if (s_record (w->decoder.data, w->decoder.off, 0, &index, &start, &ignored))
+        return;
+    //  The run it is in, if any
     const weir__batch_origin *o = NULL;
     for (uint32_t i = 0; i < h->origins && i < WEIR__BATCH_ORIGINS && !o; i++)
-        if (w->record_index >= h->origin[i].first
-            && w->record_index - h->origin[i].first < h->origin[i].count)
+        if (index >= h->origin[i].first && index - h->origin[i].first < h->origin[i].count)
             o = &h->origin[i];
     const weir__stage *reader = run->stages[h->origin_stage - 1];
     const weir__input *input = reader->input;
@@ -139,17 +156,17 @@ void weir__origin_where (const weir__worker *w, char *buf, size_t size)
         return;
     const weir__shard *shard = &shards->items[o->shard];
     const char *path = shard->path;
-    uint64_t skip = w->record_index - o->first, at = o->offset;
+    uint64_t skip = index - o->first, at = o->offset;
     weir__records_kind kind = weir__input_records (input);
     if (kind == WEIR__RECORDS_SELF)
         return;
     if (path && kind == WEIR__RECORDS_VERBATIM) {
         //  The run's records are the shard's bytes from AT on, and the
         //  batch's bytes from its first record's
-        size_t from = s_skip (w->decoder.data, w->record_pos, o->first);
-        snprintf (buf, size, "; the record at byte %" PRIu64 " of '%s'%s",
-                  at + (uint64_t) (w->record_pos - from), path,
-                  shard->codec != WEIR__CODEC_NONE ? " (decompressed)" : "");
+        size_t from;
+        s_record (w->decoder.data, w->decoder.off, o->first, &index, &start, &from);
+        snprintf (buf, size, "; the record at byte %" PRIu64 " of '%s'%s", at + (uint64_t) (start - from),
+                  path, shard->codec != WEIR__CODEC_NONE ? " (decompressed)" : "");
         return;
     }
     //  Read again: a regular file only (a FIFO is opened without waiting
@@ -162,15 +179,17 @@ void weir__origin_where (const weir__worker *w, char *buf, size_t size)
             close (fd);
             fd = -1;
         }
-        uint64_t line_at, before;
+        uint64_t line_at, passed, before;
         weir__err err;
         weir__err_init (&err);
-        int found = fd >= 0 && s_find_line (fd, at, skip, kind == WEIR__RECORDS_VALUES, &line_at) == 0;
+        int found =
+            fd >= 0 && s_find_line (fd, at, skip, kind == WEIR__RECORDS_VALUES, &line_at, &passed) == 0;
         if (fd >= 0)
             close (fd);
-        if (found && weir__lineno_count (reader->name, path, line_at, &before, &err) == 0) {
-            snprintf (buf, size, "; the record at line %" PRIu64 " of '%s' (byte %" PRIu64 ")", before + 1,
-                      path, line_at);
+        //  The newlines before the run, then those the search passed
+        if (found && weir__lineno_count (reader->name, path, at, &before, &err) == 0) {
+            snprintf (buf, size, "; the record at line %" PRIu64 " of '%s' (byte %" PRIu64 ")",
+                      before + passed + 1, path, line_at);
             return;
         }
     }

@@ -84,12 +84,9 @@ struct weir_stage {
     size_t packed_from;  //  where the record being packed began
     void *tstate;        //  a processor's thread state
     int rejecting;       //  weir_reject was called for the record in process
-    //  A processor's: the origin of the batch it is applied to (its
-    //  header's), and the record given to process: its index in the
-    //  batch and the bytes before it (pipeline/origin.h)
-    weir__batch_header origin;
-    uint64_t record_index;
-    size_t record_pos;
+    //  A processor's: the header of the batch being applied, whose origin
+    //  names its records' place in a failure (pipeline/origin.h), or NULL
+    const weir__batch_header *origin;
     char reject_reason[256];
     weir__records decoder;  //  incoming records
     int decoder_ready;
