@@ -2,9 +2,11 @@
     buffer that travels as one ZeroMQ message.
 
     Batching is what makes the per-record cost small: one queue message
-    costs about 200 ns, one record a few.  A message starts with an 8-byte
-    header (kind, record count) so that a stage can count records, or pass a
-    batch on untouched, without decoding it.  Control markers (an
+    costs about 200 ns, one record a few.  A message starts with a
+    header (kind, record count, and for a reader's batch where its
+    records were read: 112 bytes in all) so that a stage can count
+    records, or pass a batch on untouched, without decoding it, and a
+    failure can name a record's place.  Control markers (an
     epoch's barrier, the end of the stream) are header-only messages of
     other kinds, and so travel in-band behind the data they follow.  */
 #ifndef WEIR_BATCH_H_INCLUDED
