@@ -39,8 +39,17 @@ static void s_toy (unsigned i, uint8_t x[8], unsigned *label)
     x[3 + i % 5] = (uint8_t) (i * 37);
 }
 
-//  Toy example I into W on M, dense or as sparse pairs (index j for
-//  feature j, zeros left out)
+//  The sparse index of the toy's feature J: SPARSE 1 spreads the features
+//  over rows 100 .. 800, too far out for the worker to learn them as
+//  dense (see s_dense_enough in worker.c); 2 keeps them in rows 0 .. 7,
+//  where it does
+static size_t s_col (size_t j, int sparse)
+{
+    return sparse == 1 ? 100 + j * 100 : j;
+}
+
+//  Toy example I into W on M, dense or as sparse pairs (index s_col (j)
+//  for feature j, zeros left out)
 static void s_add_toy (model_worker *w, model_blob *m, unsigned i, int sparse)
 {
     uint8_t x[8];
@@ -55,7 +64,7 @@ static void s_add_toy (model_worker *w, model_blob *m, unsigned i, int sparse)
     size_t n = 0;
     for (size_t j = 0; j < 8; j++)
         if (x[j]) {
-            idx[n] = j;
+            idx[n] = s_col (j, sparse);
             val[n++] = x[j];
         }
     ck_assert_int_eq (model_worker_add_sparse (w, m, label, idx, val, n, 1.0f / 255), 0);
@@ -294,6 +303,7 @@ START_TEST (test_push)
     //  And sparse examples, whose L2 shrinks only the rows each
     //  mini-batch touched
     cfg.indexing = MODEL_INDEX_DIRECT;
+    cfg.dim = 1000;
     cfg.push = 1;
     model_blob *sparse1 = s_model (&cfg, &size);
     s_train_toy (sparse1, &cfg, 0, 1003, 1);
@@ -329,7 +339,8 @@ START_TEST (test_push)
         }
         unsigned shared = 0;  //  weights both changed
         for (unsigned c = 0; c < 3; c++) {
-            for (size_t j = 0; j < 8; j++) {
+            for (size_t k = 0; k < 8; k++) {
+                size_t j = s_col (k, sparse);
                 float both = s_weight (alone_a, c, j) + s_weight (alone_b, c, j);
                 shared += s_weight (alone_a, c, j) != 0 && s_weight (alone_b, c, j) != 0;
                 ck_assert_float_eq (s_weight (m, c, j), both);
@@ -529,7 +540,7 @@ END_TEST
 START_TEST (test_mixed)
 {
     model_config cfg;
-    model_config_defaults (&cfg, 3, 8);
+    model_config_defaults (&cfg, 3, 1000);
     cfg.indexing = MODEL_INDEX_DIRECT;
     size_t size;
     model_blob *m = s_model (&cfg, &size);
@@ -539,7 +550,7 @@ START_TEST (test_mixed)
     s_toy (0, x, &label);
     ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
     ck_assert_int_eq (model_worker_add_dense_u8 (w, m, label, x, 8, 1.0f / 255), 0);
-    uint64_t idx[1] = {0};
+    uint64_t idx[1] = {900};  //  too far to be learned as dense
     float val[1] = {1};
     ck_assert_int_eq (model_worker_add_sparse (w, m, 0, idx, val, 1, 1), 0);
     ck_assert_uint_eq (atomic_load (&m->step), 2);
@@ -550,6 +561,143 @@ START_TEST (test_mixed)
     ck_assert_uint_eq (atomic_load (&m->step), 4);
     model_worker_destroy (&w);
     free (m);
+}
+END_TEST
+
+//  A sparse example whose rows all lie below eight times its nonzero
+//  features is learned as the dense example it is, to the very bits; one
+//  spread wider stays sparse.  Which way an example went shows in the
+//  step counter: a change of kind applies the pending mini-batch
+START_TEST (test_densify)
+{
+    model_config cfg;
+    model_config_defaults (&cfg, 3, 8);
+    cfg.indexing = MODEL_INDEX_DIRECT;
+    cfg.minibatch = 4;
+    cfg.push = 3;
+    size_t size;
+    model_blob *dense = s_model (&cfg, &size), *sparse = s_model (&cfg, &size);
+    s_train_toy (dense, &cfg, 0, 1003, 0);
+    s_train_toy (sparse, &cfg, 0, 1003, 2);
+    ck_assert_mem_eq (dense, sparse, size);
+    ck_assert_float_ne (s_weight (sparse, 0, 0), 0);
+    free (dense);
+    free (sparse);
+
+    //  Repeated indices add up, as in a sparse example: 1 and 2 in row 1
+    //  are 3 there
+    model_blob *twice = s_model (&cfg, &size), *once = s_model (&cfg, &size);
+    uint64_t rep[3] = {1, 0, 1}, one_rep[2] = {1, 0};
+    float rep_value[3] = {1, 2, 2}, once_value[2] = {3, 2};
+    model_worker *wt = model_worker_new (&cfg), *wo = model_worker_new (&cfg);
+    ck_assert_int_eq (model_worker_add_sparse (wt, twice, 1, rep, rep_value, 3, 1), 0);
+    ck_assert_int_eq (model_worker_add_sparse (wo, once, 1, one_rep, once_value, 2, 1), 0);
+    model_worker_flush (wt);
+    model_worker_flush (wo);
+    ck_assert_mem_eq (twice, once, size);
+    ck_assert_float_ne (s_weight (once, 1, 1), 0);
+    model_worker_destroy (&wt);
+    model_worker_destroy (&wo);
+    free (twice);
+    free (once);
+
+    cfg.dim = 1000;
+    cfg.minibatch = 16;
+    model_blob *m = s_model (&cfg, &size);
+    model_worker *w = model_worker_new (&cfg);
+    uint64_t near[2] = {0, 5}, mid[2] = {0, 20}, far[2] = {0, 900}, out[2] = {0, 1000};
+    float one[2] = {1, 1}, bad[2] = {1, NAN};
+    uint8_t x[8] = {0};
+    //  Rows below 6 for 2 features: dense
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, near, one, 2, 1), 0);
+    //  Below 21: dense while dense examples are pending (16 times), so
+    //  that examples near the line do not split mini-batch after
+    //  mini-batch
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 1, mid, one, 2, 1), 0);
+    ck_assert_uint_eq (model_worker_pending (w), 2);
+    ck_assert_uint_eq (atomic_load (&m->step), 0);
+    //  Below 901: sparse, which applies the two dense ones
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 2, far, one, 2, 1), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 2);
+    ck_assert_uint_eq (model_worker_pending (w), 1);
+    //  Below 21 after a sparse one (8 times): sparse
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 1, mid, one, 2, 1), 0);
+    //  No feature at all: the kind of the mini-batch
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 1, NULL, NULL, 0, 1), 0);
+    ck_assert_uint_eq (model_worker_pending (w), 3);
+    ck_assert_uint_eq (atomic_load (&m->step), 2);
+    ck_assert_int_eq (model_worker_add_dense_u8 (w, m, 0, x, 8, 1), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 5);
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 1, NULL, NULL, 0, 1), 0);
+    ck_assert_uint_eq (model_worker_pending (w), 2);
+    //  A refused example changes nothing, whichever way it would go
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 1, near, bad, 2, 1), MODEL_EVALUE);
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 1, out, one, 2, 1), MODEL_EINDEX);
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 1, near, one, 2, INFINITY), MODEL_EVALUE);
+    ck_assert_uint_eq (model_worker_pending (w), 2);
+    ck_assert_uint_eq (atomic_load (&m->step), 5);
+    model_worker_flush (w);
+    ck_assert_uint_eq (atomic_load (&m->step), 7);
+    //  Both dense ones wrote row 0 and the sparse ones row 900
+    ck_assert_float_ne (s_weight (m, 0, 0), 0);
+    ck_assert_float_ne (s_weight (m, 2, 900), 0);
+    model_worker_destroy (&w);
+    free (m);
+
+    //  The same checks and counts on examples long enough for the vector
+    //  loops (16 features at a time): the fault, the highest index or the
+    //  zeros within them
+    cfg.minibatch = 16;
+    m = s_model (&cfg, &size);
+    w = model_worker_new (&cfg);
+    uint64_t wide[40];
+    float ones[40], sparse40[40];
+    for (unsigned k = 0; k < 40; k++) {
+        wide[k] = k;
+        ones[k] = 1;
+        sparse40[k] = k % 10 == 9;  //  4 nonzero: rows below 40 > 8 * 4
+    }
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, wide, ones, 40, 1), 0);
+    ones[5] = NAN;
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, wide, ones, 40, 1), MODEL_EVALUE);
+    ones[5] = 1;
+    ones[20] = -INFINITY;
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, wide, ones, 40, 1), MODEL_EVALUE);
+    ones[20] = 1;
+    wide[3] = 1000;
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, wide, ones, 40, 1), MODEL_EINDEX);
+    ck_assert_uint_eq (model_worker_pending (w), 1);
+    ck_assert_uint_eq (atomic_load (&m->step), 0);
+    wide[3] = 3;
+    wide[12] = 900;  //  rows below 901 > 16 * 40: sparse
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, wide, ones, 40, 1), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 1);
+    wide[12] = 12;
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, wide, sparse40, 40, 1), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 1);
+    ck_assert_uint_eq (model_worker_pending (w), 2);
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, wide, ones, 40, 1), 0);
+    ck_assert_uint_eq (atomic_load (&m->step), 3);
+    model_worker_flush (w);
+    model_worker_destroy (&w);
+    free (m);
+
+    //  A model whose dense buffers would be more than 2^22 floats a copy
+    //  learns every sparse example as sparse; one of 2^18 rows of 16
+    //  lanes is the widest that does not
+    model_config_defaults (&cfg, 10, ((size_t) 1 << 18) + 1);
+    cfg.indexing = MODEL_INDEX_DIRECT;
+    for (int over = 1; over >= 0; over--) {
+        cfg.dim = ((size_t) 1 << 18) + (size_t) over;
+        m = s_model (&cfg, &size);
+        w = model_worker_new (&cfg);
+        ck_assert_int_eq (model_worker_add_sparse (w, m, 0, near, one, 2, 1), 0);
+        ck_assert_int_eq (model_worker_add_dense_u8 (w, m, 0, x, 8, 1), 0);
+        ck_assert_uint_eq (atomic_load (&m->step), (unsigned) over);
+        model_worker_flush (w);
+        model_worker_destroy (&w);
+        free (m);
+    }
 }
 END_TEST
 
@@ -567,7 +715,7 @@ START_TEST (test_resume_exact)
 {
     for (int sparse = 0; sparse <= 1; sparse++) {
         model_config cfg;
-        model_config_defaults (&cfg, 3, sparse ? 64 : 8);
+        model_config_defaults (&cfg, 3, sparse ? 1000 : 8);
         cfg.minibatch = 7;
         cfg.l2 = 1e-3f;
         size_t size;
@@ -611,10 +759,11 @@ static void *s_hogwild (void *arg)
         s_toy (i * 2 + job->seed, x, &label);
         if (model_worker_add_dense_u8 (w, job->m, label, x, 8, 1.0f / 255))
             break;
-        uint64_t idx[1] = {label};
-        float val[1] = {1};
-        //  Sparse examples on the same columns, to race on them too
-        if (i % 10 == 0 && model_worker_add_sparse (w, job->m, label, idx, val, 1, 1))
+        uint64_t idx[2] = {label, 900};
+        float val[2] = {1, 1};
+        //  Sparse examples on the same columns, to race on them too (900:
+        //  too far to be learned as dense)
+        if (i % 10 == 0 && model_worker_add_sparse (w, job->m, label, idx, val, 2, 1))
             break;
         if (i % 500 == 0)
             (void) model_predict_dense_u8 (job->m, x, 8, 1.0f / 255, NULL);
@@ -629,7 +778,7 @@ static void *s_hogwild (void *arg)
 START_TEST (test_two_threads)
 {
     model_config cfg;
-    model_config_defaults (&cfg, 3, 8);
+    model_config_defaults (&cfg, 3, 1000);
     cfg.indexing = MODEL_INDEX_DIRECT;
     size_t size;
     model_blob *m = s_model (&cfg, &size);
@@ -796,6 +945,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_dense_short);
     tcase_add_test (tc, test_dense_reference);
     tcase_add_test (tc, test_mixed);
+    tcase_add_test (tc, test_densify);
     tcase_add_test (tc, test_resume_exact);
     tcase_add_test (tc, test_two_threads);
     suite_add_tcase (s, tc);

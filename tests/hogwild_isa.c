@@ -4,7 +4,9 @@
 
         hogwild_isa
 
-    Trains deterministic pseudo-random examples, dense and sparse, with
+    Trains deterministic pseudo-random examples, dense, sparse (dense
+    enough to be learned as dense) and scattered (sparse ones spread
+    over sixteen times the rows, learned as sparse), with
     and without L2, on rows of 4, 8, 16 and 32 lanes and with mini-batches
     that are and are not one tile, and prints for each a line
     "CLASSES DIM MINIBATCH L2 KIND CHECKSUM", the checksum being FNV-1a of
@@ -35,14 +37,18 @@ static uint64_t s_fnv (const unsigned char *p, size_t n)
     return h;
 }
 
+static const char *s_kinds[] = {"dense", "sparse", "scattered"};
+
 static int s_run (unsigned classes, size_t dim, unsigned minibatch, float l2, int sparse)
 {
+    //  Scattered: feature j in row 16 j
+    size_t spread = sparse == 2 ? 16 : 1, rows = dim * spread;
     model_config cfg;
-    model_config_defaults (&cfg, classes, dim);
+    model_config_defaults (&cfg, classes, rows);
     cfg.minibatch = minibatch;
     cfg.l2 = l2;
     cfg.indexing = MODEL_INDEX_DIRECT;
-    size_t size = model_bytes (classes, dim);
+    size_t size = model_bytes (classes, rows);
     void *mem = aligned_alloc (64, (size + 63) / 64 * 64);
     model_worker *w = model_worker_new (&cfg);
     float *x = malloc (dim * sizeof *x), *value = malloc (dim * sizeof *value);
@@ -59,7 +65,7 @@ static int s_run (unsigned classes, size_t dim, unsigned minibatch, float l2, in
             uint32_t r = s_next ();
             x[j] = r % 3 == 0 ? 0 : (float) ((double) (r >> 8) / (double) (1u << 23) - 1);
             if (x[j] != 0) {
-                index[got] = j;
+                index[got] = j * spread;
                 value[got++] = x[j];
             }
         }
@@ -74,7 +80,7 @@ static int s_run (unsigned classes, size_t dim, unsigned minibatch, float l2, in
             model_worker_flush (w);
     }
     model_worker_flush (w);
-    printf ("%u %zu %u %g %s %016llx\n", classes, dim, minibatch, (double) l2, sparse ? "sparse" : "dense",
+    printf ("%u %zu %u %g %s %016llx\n", classes, dim, minibatch, (double) l2, s_kinds[sparse],
             (unsigned long long) s_fnv (mem, size));
     model_worker_destroy (&w);
     free (mem);
@@ -97,7 +103,7 @@ int main (void)
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
         for (size_t b = 0; b < sizeof minibatches / sizeof *minibatches; b++)
             for (int l2 = 0; l2 <= 1; l2++)
-                for (int sparse = 0; sparse <= 1; sparse++)
+                for (int sparse = 0; sparse <= 2; sparse++)
                     rc |= s_run (shapes[s].classes, shapes[s].dim, minibatches[b], l2 ? 0.01f : 0, sparse);
     return rc;
 }

@@ -26,6 +26,10 @@
     dense one the rows of features below its longest example's length, a
     sparse one the rows of its nonzero features.  L2 regularization is
     lazy: it shrinks the rows a mini-batch writes, when it is applied.
+    A sparse example dense enough (every row it has below eight times
+    its number of nonzero features, and a model of at most 2^22 floats of
+    weights) is learned as the dense example it is, with the dense loops:
+    Fashion-MNIST as libsvm under MODEL_INDEX_DIRECT, for one.
 
     Conventions:
     - functions that can fail return 0 (or a label) on success and a
@@ -226,10 +230,12 @@ typedef struct {
 
 /*  A new worker for models of CFG's shape, trained with CFG's
     hyperparameters (copied: CFG may go away).  Its buffers come with the
-    first example of each kind: dense, three copies of classes x dim
-    floats (the weights, the values they were read as, their gradient);
-    sparse, an index of dim uint32_t (1 MiB for 2^18 rows) and three rows
-    of floats and two uint32_t per row touched since the last push.  NULL when out of memory or CFG fails
+    first example of each kind: dense, the address space of three copies
+    of the weights (the weights, the values they were read as, their
+    gradient) and of 16 examples, of which only the rows the longest
+    example so far reaches are touched; sparse, an index of dim uint32_t
+    (1 MiB for 2^18 rows) and three rows of floats and two uint32_t per
+    row touched since the last push.  NULL when out of memory or CFG fails
    model_config_check.  A worker belongs to one thread at a time; different workers may train the same model
    concurrently.  */
 model_worker *model_worker_new (const model_config *cfg);
@@ -264,7 +270,15 @@ void model_worker_destroy (model_worker **self);
     row model_column() gives; repeated indices add up.  With
     MODEL_INDEX_DIRECT an index of dim or more is MODEL_EINDEX (a zero
     value's index too: the data does not fit the model; prediction
-    ignores such a feature instead).
+    ignores such a feature instead).  An example whose rows all lie
+    below 8 times its nonzero features (16 times while the worker is on
+    dense mini-batches, so that examples near the line do not split
+    mini-batches), on a model of at most 2^22 floats of weights, is a
+    dense example: under MODEL_INDEX_DIRECT and without L2, it learns
+    exactly the bits model_worker_add_dense_f32 learns from the same
+    values with zeros between them; its L2 shrinks the rows below its
+    highest, as a dense mini-batch's does.  An example without nonzero features takes the
+    pending mini-batch's kind.
 
     An example of the other kind (dense after sparse or the reverse)
     first applies the pending mini-batch.  Returns 0, MODEL_ELABEL,
