@@ -584,6 +584,70 @@ START_TEST (test_densify)
     free (dense);
     free (sparse);
 
+    //  Hashed into 8 rows, the same: each example is the dense one with
+    //  its values in the rows model_column gives
+    cfg.indexing = MODEL_INDEX_HASH;
+    dense = s_model (&cfg, &size);
+    sparse = s_model (&cfg, &size);
+    model_worker *wd = model_worker_new (&cfg), *ws = model_worker_new (&cfg);
+    for (unsigned i = 0; i < 1003; i++) {
+        uint8_t x[8];
+        unsigned label;
+        s_toy (i, x, &label);
+        uint64_t idx[8];
+        float val[8], row[8] = {0};
+        size_t n = 0;
+        for (size_t j = 0; j < 8; j++)
+            if (x[j]) {
+                idx[n] = j;
+                val[n++] = x[j];
+                row[model_column (dense, j)] += (float) x[j] * (1.0f / 255);
+            }
+        ck_assert_int_eq (model_worker_add_sparse (ws, sparse, label, idx, val, n, 1.0f / 255), 0);
+        ck_assert_int_eq (model_worker_add_dense_f32 (wd, dense, label, row, 8, 1), 0);
+    }
+    model_worker_flush (wd);
+    model_worker_flush (ws);
+    ck_assert_mem_eq (dense, sparse, size);
+    model_worker_destroy (&wd);
+    model_worker_destroy (&ws);
+    free (dense);
+    free (sparse);
+    cfg.indexing = MODEL_INDEX_DIRECT;
+
+    //  A zero contributes nothing, not even its row to the example's
+    //  length: with L2 an example with zeros in rows 2 .. 16 (some in the
+    //  vector loops, one after) shrinks no more rows than the one
+    //  without, and one with only a zero, far out, none
+    model_config l2 = cfg;
+    l2.dim = 1000;
+    l2.l2 = 0.1f;
+    model_blob *with = s_model (&l2, &size), *without = s_model (&l2, &size);
+    for (size_t j = 15; j < 1000; j += 984) {
+        atomic_store (&model_weights (with)[j * with->row], 1.0f);
+        atomic_store (&model_weights (without)[j * without->row], 1.0f);
+    }
+    uint64_t z_idx[17], far_zero[1] = {999};
+    float z_val[17], nothing[1] = {0};
+    for (unsigned k = 0; k < 17; k++) {
+        z_idx[k] = k;
+        z_val[k] = k < 2;
+    }
+    model_worker *ww = model_worker_new (&l2), *wn = model_worker_new (&l2);
+    ck_assert_int_eq (model_worker_add_sparse (ww, with, 1, z_idx, z_val, 17, 1), 0);
+    ck_assert_int_eq (model_worker_add_sparse (ww, with, 1, far_zero, nothing, 1, 1), 0);
+    ck_assert_int_eq (model_worker_add_sparse (wn, without, 1, z_idx, z_val, 2, 1), 0);
+    ck_assert_int_eq (model_worker_add_sparse (wn, without, 1, NULL, NULL, 0, 1), 0);
+    model_worker_flush (ww);
+    model_worker_flush (wn);
+    ck_assert_mem_eq (with, without, size);
+    ck_assert_float_eq (s_weight (with, 0, 15), 1.0f);
+    ck_assert_float_eq (s_weight (with, 0, 999), 1.0f);
+    model_worker_destroy (&ww);
+    model_worker_destroy (&wn);
+    free (with);
+    free (without);
+
     //  Repeated indices add up, as in a sparse example: 1 and 2 in row 1
     //  are 3 there
     model_blob *twice = s_model (&cfg, &size), *once = s_model (&cfg, &size);
@@ -666,6 +730,12 @@ START_TEST (test_densify)
     ones[20] = 1;
     wide[3] = 1000;
     ck_assert_int_eq (model_worker_add_sparse (w, m, 0, wide, ones, 40, 1), MODEL_EINDEX);
+    //  A zero value's index too, in the upper eight of the sixteen
+    wide[3] = 3;
+    wide[12] = 1000;
+    ones[12] = 0;
+    ck_assert_int_eq (model_worker_add_sparse (w, m, 0, wide, ones, 40, 1), MODEL_EINDEX);
+    ones[12] = 1;
     ck_assert_uint_eq (model_worker_pending (w), 1);
     ck_assert_uint_eq (atomic_load (&m->step), 0);
     wide[3] = 3;

@@ -95,11 +95,10 @@ struct model_worker {
 
     //  Dense: the private copy of the weights of features < hi, in the
     //  shared layout; their values when last read from the model (dbase,
-    //  bbase); their summed gradient, the same way (zero outside features
-    //  < hi).  The tile: up to S_TILE examples waiting to be scored,
-    //  scaled (example e at [e * stride]), their labels and lengths, the
-    //  longest; then their scores and derivatives (lanes each).  carry:
-    //  dsnap and bsnap hold what the last mini-batch learned; steps:
+    //  bbase); their summed gradient, the same way (zero between
+    //  mini-batches; its rows are zeroed as hi grows to them).  The tile: up to S_TILE examples waiting to be
+    //  scored, scaled (example e at [e * stride]), their labels and lengths, the longest; then their scores
+    //  and derivatives (lanes each).  carry: dsnap and bsnap hold what the last mini-batch learned; steps:
     //  mini-batches learned on them since the last push
     float *dsnap, *dbase, *bbase, *dgrad, *tile, *tscore;
     unsigned tiled, tlabel[S_TILE];
@@ -203,7 +202,7 @@ static void s_check_model (const model_worker *self, const model_blob *m)
     (void) self;
     (void) m;
     assert (m && m->magic == MODEL_MAGIC && m->classes == self->cfg.classes && m->dim == self->cfg.dim
-            && m->row == self->lanes);
+            && m->indexing == (uint32_t) self->cfg.indexing && m->row == self->lanes);
     assert (!self->pending || m == self->m);
 }
 
@@ -733,13 +732,16 @@ static void s_densify (model_worker *self, unsigned label, size_t got, size_t to
     s_learn_dense (self, label, top);
 }
 
-//  What s_direct_dense needs to know of an example of N features: its
-//  highest index, its nonzero values (scaled by SCALE) and whether all
-//  are finite.  Exact, so any version gives the same answer
+//  What s_direct_dense needs to know of an example of N features (values
+//  scaled by SCALE): whether all are finite, its highest index (*HIGH),
+//  one past the highest index of a nonzero value (*TOP: 0 when none; a
+//  zero contributes nothing, not even its row to the example's length)
+//  and how many are nonzero (*GOT).  Exact, so any version gives the
+//  same answer
 static bool s_scan (const uint64_t *index, const float *value, size_t n, float scale, uint64_t *high,
-                    size_t *got)
+                    uint64_t *top, size_t *got)
 {
-    uint64_t h = 0;
+    uint64_t h = 0, t = 0;
     size_t g = 0;
     bool ok = true;
     for (size_t k = 0; k < n; k++) {
@@ -747,8 +749,11 @@ static bool s_scan (const uint64_t *index, const float *value, size_t n, float s
         ok &= fabsf (v) <= FLT_MAX;
         g += v != 0;
         h = index[k] > h ? index[k] : h;
+        uint64_t past = v != 0 ? index[k] + 1 : 0;
+        t = past > t ? past : t;
     }
     *high = h;
+    *top = t;
     *got = g;
     return ok;
 }
@@ -757,11 +762,14 @@ static bool s_scan (const uint64_t *index, const float *value, size_t n, float s
 //  The same sixteen features at a time in AVX-512 (GCC 12 at -O2 leaves
 //  the loop above scalar): a third of the time the sparse example of
 //  Fashion-MNIST took in weir went into it
-__attribute__ ((target ("avx512f,popcnt"))) static bool
-s_scan_avx512 (const uint64_t *index, const float *value, size_t n, float scale, uint64_t *high, size_t *got)
+__attribute__ ((target ("avx512f,popcnt"))) static bool s_scan_avx512 (const uint64_t *index,
+                                                                       const float *value, size_t n,
+                                                                       float scale, uint64_t *high,
+                                                                       uint64_t *top, size_t *got)
 {
     __m512 k = _mm512_set1_ps (scale), big = _mm512_set1_ps (FLT_MAX), zero = _mm512_setzero_ps ();
     __m512i h0 = _mm512_setzero_si512 (), h1 = _mm512_setzero_si512 ();
+    __m512i t0 = _mm512_setzero_si512 (), t1 = _mm512_setzero_si512 (), one = _mm512_set1_epi64 (1);
     size_t j = 0, g = 0;
     __mmask16 fine = 0xffff;
     for (; j + 16 <= n; j += 16) {
@@ -769,15 +777,23 @@ s_scan_avx512 (const uint64_t *index, const float *value, size_t n, float scale,
         //  |v| <= FLT_MAX is false for an infinity and for NaN
         fine &= _mm512_cmp_ps_mask (_mm512_abs_ps (v), big, _CMP_LE_OQ);
         //  v != 0 is true for NaN, as in s_scan
-        g += (size_t) __builtin_popcount (_mm512_cmp_ps_mask (v, zero, _CMP_NEQ_UQ));
-        h0 = _mm512_max_epu64 (h0, _mm512_loadu_si512 (index + j));
-        h1 = _mm512_max_epu64 (h1, _mm512_loadu_si512 (index + j + 8));
+        __mmask16 nonzero = _mm512_cmp_ps_mask (v, zero, _CMP_NEQ_UQ);
+        g += (size_t) __builtin_popcount (nonzero);
+        __m512i i0 = _mm512_loadu_si512 (index + j), i1 = _mm512_loadu_si512 (index + j + 8);
+        h0 = _mm512_max_epu64 (h0, i0);
+        h1 = _mm512_max_epu64 (h1, i1);
+        //  One past each index of a nonzero value: the low eight lanes of
+        //  the mask are the first eight features, the high eight the rest
+        t0 = _mm512_mask_max_epu64 (t0, (__mmask8) nonzero, t0, _mm512_add_epi64 (i0, one));
+        t1 = _mm512_mask_max_epu64 (t1, (__mmask8) (nonzero >> 8), t1, _mm512_add_epi64 (i1, one));
     }
-    uint64_t h;
+    uint64_t h, t;
     size_t rest;
-    bool ok = s_scan (index + j, value + j, n - j, scale, &h, &rest);
-    uint64_t v = _mm512_reduce_max_epu64 (_mm512_max_epu64 (h0, h1));
-    *high = v > h ? v : h;
+    bool ok = s_scan (index + j, value + j, n - j, scale, &h, &t, &rest);
+    uint64_t vh = _mm512_reduce_max_epu64 (_mm512_max_epu64 (h0, h1));
+    uint64_t vt = _mm512_reduce_max_epu64 (_mm512_max_epu64 (t0, t1));
+    *high = vh > h ? vh : h;
+    *top = vt > t ? vt : t;
     *got = g + rest;
     return ok && fine == 0xffff;
 }
@@ -791,25 +807,28 @@ s_scan_avx512 (const uint64_t *index, const float *value, size_t n, float scale,
 static MODEL__CLONES bool s_direct_dense (model_worker *self, const uint64_t *index, const float *value,
                                           size_t n, float scale)
 {
-    uint64_t high;
+    uint64_t high, top;
     size_t got;
     bool ok;
 #if MODEL__X86_DISPATCH
     if (__builtin_cpu_supports ("avx512f"))
-        ok = s_scan_avx512 (index, value, n, scale, &high, &got);
+        ok = s_scan_avx512 (index, value, n, scale, &high, &top, &got);
     else
 #endif
-        ok = s_scan (index, value, n, scale, &high, &got);
-    if (!ok || (n && high >= self->cfg.dim) || !s_dense_enough (self, got, n ? (size_t) high + 1 : 0))
+        ok = s_scan (index, value, n, scale, &high, &top, &got);
+    //  TOP is at most HIGH + 1, so at most dim when HIGH is in range
+    if (!ok || (n && high >= self->cfg.dim) || !s_dense_enough (self, got, (size_t) top))
         return false;
     if (s_dense_buffers (self))
         return false;
-    size_t top = n ? (size_t) high + 1 : 0;
     float *x = self->tile + self->tiled * self->stride;
-    memset (x, 0, top * sizeof *x);
-    for (size_t k = 0; k < n; k++)
-        x[index[k]] += value[k] * scale;
-    self->tlen[self->tiled] = top;  //  what s_learn_dense will note: kept by s_begin
+    memset (x, 0, (size_t) top * sizeof *x);
+    for (size_t k = 0; k < n; k++) {
+        float v = value[k] * scale;
+        if (v != 0)
+            x[index[k]] += v;
+    }
+    self->tlen[self->tiled] = (size_t) top;  //  what s_learn_dense will note: kept by s_begin
     return true;
 }
 
@@ -843,7 +862,7 @@ int model_worker_add_sparse (model_worker *self, model_blob *m, unsigned label, 
         return MODEL_ELABEL;
     if (!(fabsf (scale) <= FLT_MAX))
         return MODEL_EVALUE;
-    if (self->cfg.indexing == MODEL_INDEX_DIRECT && s_direct_dense (self, index, value, n, scale)) {
+    if (m->indexing == MODEL_INDEX_DIRECT && s_direct_dense (self, index, value, n, scale)) {
         size_t top = self->tlen[self->tiled];
         s_begin (self, m, S_DENSE);
         s_learn_dense (self, label, top);
