@@ -39,6 +39,8 @@ START_TEST (test_pick)
     ck_assert_str_eq (s_pick (S_B, S_A, NULL, out, &err), "10.1.0.5");
     //  Another namespace of the same boot is another stack
     ck_assert_str_eq (s_pick (S_A, S_C, NULL, out, &err), "192.168.7.8");
+    //  Nor a loopback this host lacks: Debian names a host 127.0.1.1
+    ck_assert_ptr_null (s_pick ("boot-a 1 127.0.0.1/8", "boot-b 1 127.0.1.1/8", NULL, out, &err));
     //  An address both hosts have (a containers' bridge) is neither's
     ck_assert_str_eq (
         s_pick ("boot-a 1 172.17.0.1/16 10.5.0.2/24", "boot-b 1 172.17.0.1/16 10.5.0.3/24", NULL, out, &err),
