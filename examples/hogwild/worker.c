@@ -46,9 +46,10 @@
     feature, finding each one's private row and reading it from wherever
     it is.  So a sparse example whose rows all lie below eight times its
     number of nonzero features (Fashion-MNIST's pixels: 390 of 784, under
-    indexing=direct) is scattered into the tile, zeros and all, and
-    learned as the dense example it is; a hashed one, whose rows spread
-    over the whole model, stays sparse.  Its L2 then shrinks the rows a
+    indexing=direct) is scattered into the tile, zeros between its
+    features, and learned as the dense example it is; one hashed into
+    the default 2^18 rows, which spread it over the whole model, stays
+    sparse.  Its L2 then shrinks the rows a
     dense mini-batch writes (those below its longest example).  The dense
     buffers are address space the size of the model; only the rows the
     longest example reaches are ever touched.
@@ -96,10 +97,12 @@ struct model_worker {
     //  Dense: the private copy of the weights of features < hi, in the
     //  shared layout; their values when last read from the model (dbase,
     //  bbase); their summed gradient, the same way (zero between
-    //  mini-batches; its rows are zeroed as hi grows to them).  The tile: up to S_TILE examples waiting to be
-    //  scored, scaled (example e at [e * stride]), their labels and lengths, the longest; then their scores
-    //  and derivatives (lanes each).  carry: dsnap and bsnap hold what the last mini-batch learned; steps:
-    //  mini-batches learned on them since the last push
+    //  mini-batches; its rows are zeroed as hi grows to them).  The
+    //  tile: up to S_TILE examples waiting to be scored, scaled (example
+    //  e at [e * stride]), their labels and lengths, the longest; then
+    //  their scores and derivatives (lanes each).  carry: dsnap and bsnap
+    //  hold what the last mini-batch learned; steps: mini-batches learned
+    //  on them since the last push
     float *dsnap, *dbase, *bbase, *dgrad, *tile, *tscore;
     unsigned tiled, tlabel[S_TILE];
     size_t tlen[S_TILE], tneed;
@@ -801,11 +804,11 @@ __attribute__ ((target ("avx512f,popcnt"))) static bool s_scan_avx512 (const uin
 
 //  Under indexing=direct: whether the example (N features) is a valid one
 //  dense enough to be learned as dense, scattered straight into the tile
-//  from INDEX and VALUE.  Its checks and counts are one loop; an example
+//  from INDEX and VALUE.  Its checks and counts are one scan; an example
 //  that fails one goes the sparse way, which finds and names the first
 //  fault
-static MODEL__CLONES bool s_direct_dense (model_worker *self, const uint64_t *index, const float *value,
-                                          size_t n, float scale)
+static bool s_direct_dense (model_worker *self, const uint64_t *index, const float *value, size_t n,
+                            float scale)
 {
     uint64_t high, top;
     size_t got;
