@@ -199,6 +199,24 @@ static int s_ports (weir__stage *stage, int (*ports) (const weir__props *, const
     return weir__stage_set_ports (stage, names, count) ? weir__err_set (err, WEIR_ENOMEM, "out of memory") : 0;
 }
 
+//  fuse= of STAGE, an element of kind WANT: auto (-1: pipeline/graph.c
+//  decides, once every stage is known), 0 or 1.  Read with the other
+//  properties every stage has, before the element's own check: route
+//  would take a fuse='.x > 1' meant as a branch for no branch at all
+static int s_fuse (weir__stage *stage, int want, weir__err *err)
+{
+    stage->fuse = -1;
+    weir__prop *fuse = want == WEIR_ELEMENT_PROCESSOR ? weir__props_find (&stage->props, "fuse") : NULL;
+    if (!fuse || strcmp (fuse->value, "auto") == 0)
+        return 0;
+    if (strcmp (fuse->value, "0") != 0 && strcmp (fuse->value, "1") != 0)
+        return weir__stage_error (
+            stage, err, WEIR_EPROPERTY, fuse->value_offset < 0 ? -1 : fuse->value_offset + fuse->quoted,
+            "%s: fuse=%s: expected auto, 0 or 1 (a property every stage has)", stage->name, fuse->value);
+    stage->fuse = fuse->value[0] == '1';
+    return 0;
+}
+
 //  The element of STAGE, in a straight LINE or not: a builtin of the kind
 //  its place wants, a plugin, or callbacks added in code; then the
 //  properties every stage of its kind takes.  The engine's own calls come
@@ -294,6 +312,7 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
                                   &batch, err))
         || (want != WEIR_ELEMENT_WRITER
             && (rc = weir__props_int (&stage->props, stage->name, "linger", 5, 0, 60000, &linger, err)))
+        || (rc = s_fuse (stage, want, err))
         || (check && (rc = check (&stage->props, stage->name, weir_kind_properties (want), err)))
         || (rc = s_ports (stage, ports, err))) {
         //  What the element's check cannot place is about the element
@@ -331,16 +350,6 @@ static int s_resolve (weir__stage *stage, int line, weir__err *err)
     stage->capacity = (unsigned) capacity;
     stage->batch = (unsigned) batch;
     stage->linger_ms = (unsigned) linger;
-    //  fuse= (pipeline/graph.c decides, once every stage is known)
-    stage->fuse = -1;
-    weir__prop *fuse = want == WEIR_ELEMENT_PROCESSOR ? weir__props_find (&stage->props, "fuse") : NULL;
-    if (fuse && strcmp (fuse->value, "auto") != 0) {
-        if (strcmp (fuse->value, "0") != 0 && strcmp (fuse->value, "1") != 0)
-            return weir__stage_error (stage, err, WEIR_EPROPERTY,
-                                      fuse->value_offset < 0 ? -1 : fuse->value_offset + fuse->quoted,
-                                      "%s: fuse=%s: expected auto, 0 or 1", stage->name, fuse->value);
-        stage->fuse = fuse->value[0] == '1';
-    }
     return 0;
 }
 

@@ -88,6 +88,10 @@ refused "route: unmatched= and default= both say where unmatched records go" \
     "$E ! route name=r e='.a' unmatched=drop default=x  r.e ! $N  r.x ! null"
 refused "route: a condition goes with the branch it sends to" "$E ! route '.a' ! $N"
 refused "route: property 'threads': 0 is out of range" "$E ! route name=r e='.a' threads=0  r.e ! $N"
+# A branch named as a property every stage has is that property, and
+# its value is judged as the property's, before the route's branches
+refused "route: fuse=\.a > 1: expected auto, 0 or 1 \(a property every stage has\)" \
+    "$E ! route name=r fuse='.a > 1' default=rest  r.fuse ! $N  r.rest ! null"
 # The caret under a condition's mistake
 "$WEIR" run "$E ! route name=r e='.level = \"x\"'  r.e ! $N" 2> "$T/err"
 prefix="$E ! route name=r e='.level "
