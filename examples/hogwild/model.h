@@ -277,8 +277,8 @@ void model_worker_destroy (model_worker **self);
     dense example: under MODEL_INDEX_DIRECT and without L2, it learns
     exactly the bits model_worker_add_dense_f32 learns from the same
     values with zeros between them; its L2 shrinks the rows below its
-    highest, as a dense mini-batch's does.  An example without nonzero features takes the
-    pending mini-batch's kind.
+    highest, as a dense mini-batch's does.  An example without nonzero
+    features takes the pending mini-batch's kind.
 
     An example of the other kind (dense after sparse or the reverse)
     first applies the pending mini-batch.  Returns 0, MODEL_ELABEL,

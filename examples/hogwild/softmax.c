@@ -631,8 +631,7 @@ static const weir_property_info s_props[] = {
     {"indexing", "hash",
      "hash folds sparse indexes into dim rows; direct keeps index i in row i and refuses a training record "
      "with an index of dim or more (a record whose rows all lie below 8 times its nonzero features is "
-     "learned "
-     "with the dense loops)"},
+     "learned with the dense loops)"},
     {"scale", "", "multiplies each feature (1/255 for bytes when not given, 1 for numbers)"},
     {"lr", "0.2", "learning rate of a mini-batch's mean gradient"},
     {"schedule", "inv", "inv, invsqrt or constant: how lr decays with the examples learned"},

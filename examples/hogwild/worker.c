@@ -804,11 +804,11 @@ __attribute__ ((target ("avx512f,popcnt"))) static bool s_scan_avx512 (const uin
 
 //  Under indexing=direct: whether the example (N features) is a valid one
 //  dense enough to be learned as dense, scattered straight into the tile
-//  from INDEX and VALUE.  Its checks and counts are one scan; an example
-//  that fails one goes the sparse way, which finds and names the first
-//  fault
+//  from INDEX and VALUE, its length in *LEN.  Its checks and counts are
+//  one scan; an example that fails one goes the sparse way, which finds
+//  and names the first fault
 static bool s_direct_dense (model_worker *self, const uint64_t *index, const float *value, size_t n,
-                            float scale)
+                            float scale, size_t *len)
 {
     uint64_t high, top;
     size_t got;
@@ -831,7 +831,7 @@ static bool s_direct_dense (model_worker *self, const uint64_t *index, const flo
         if (v != 0)
             x[index[k]] += v;
     }
-    self->tlen[self->tiled] = (size_t) top;  //  what s_learn_dense will note: kept by s_begin
+    *len = (size_t) top;
     return true;
 }
 
@@ -865,13 +865,12 @@ int model_worker_add_sparse (model_worker *self, model_blob *m, unsigned label, 
         return MODEL_ELABEL;
     if (!(fabsf (scale) <= FLT_MAX))
         return MODEL_EVALUE;
-    if (m->indexing == MODEL_INDEX_DIRECT && s_direct_dense (self, index, value, n, scale)) {
-        size_t top = self->tlen[self->tiled];
+    size_t got, top;
+    if (m->indexing == MODEL_INDEX_DIRECT && s_direct_dense (self, index, value, n, scale, &top)) {
         s_begin (self, m, S_DENSE);
         s_learn_dense (self, label, top);
         return 0;
     }
-    size_t got, top;
     int rc = s_example_buffers (self, n);
     if (!rc)
         rc = s_sparse_convert (self, m, index, value, n, scale, &got, &top);
