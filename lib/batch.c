@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <weir/weir.h>
 
+#include "lib/scan.h"
 #include "lib/unpack.h"
 
 //  msgpack's packer writes every value in pieces of 1 to 9 bytes.  A
@@ -226,5 +227,28 @@ int weir__records_next (weir__records *it, msgpack_object *obj)
     msgpack_unpack_return rc = weir__unpack (it->data, it->len, &it->off, &it->zone, obj);
     if (rc == MSGPACK_UNPACK_SUCCESS || rc == MSGPACK_UNPACK_EXTRA_BYTES)
         return 1;
+    return rc == MSGPACK_UNPACK_NOMEM_ERROR ? WEIR__RECORDS_NOMEM : -1;
+}
+
+int weir__records_next_bytes (weir__records *it, const char **data, size_t *len)
+{
+    if (it->off >= it->len)
+        return 0;
+    size_t size, where;
+    if (weir__scan (it->data + it->off, it->len - it->off, &size, &where) != WEIR__SCAN_OK)
+        return -1;
+    *data = it->data + it->off;
+    *len = size;
+    it->off += size;
+    return 1;
+}
+
+int weir__records_decode (weir__records *it, const char *data, size_t len, msgpack_object *obj)
+{
+    size_t off = 0;
+    msgpack_zone_clear (&it->zone);
+    msgpack_unpack_return rc = weir__unpack (data, len, &off, &it->zone, obj);
+    if (rc == MSGPACK_UNPACK_SUCCESS && off == len)
+        return 0;
     return rc == MSGPACK_UNPACK_NOMEM_ERROR ? WEIR__RECORDS_NOMEM : -1;
 }

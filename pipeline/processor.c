@@ -270,7 +270,7 @@ int weir_fail (weir_stage *st, const char *fmt, ...)
     //  In process, the record's place in the input, when it is known and
     //  the job has no error yet (only the first is kept)
     char where[WEIR__ORIGIN_WHERE] = "";
-    if (st->record && !weir__job_failed (st->stage->run->job))
+    if (st->processing && !weir__job_failed (st->stage->run->job))
         weir__origin_where (st, where, sizeof where);
     if (atomic_load (&st->stage->run->job->running))
         weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s (epoch %" PRIu64 "%s)", st->stage->name, text,

@@ -79,6 +79,7 @@ struct weir_stage {
     //  its processor is given, whose key weir_key_state reads
     struct weir__keyed *keyed;
     const msgpack_object *record;
+    int processing;      //  in process or process_bytes: a failure names the record's place
     size_t shard;        //  a reader's shard in hand, or SIZE_MAX
     uint64_t seen;       //  its offset when last counted into the input's progress
     size_t packed_from;  //  where the record being packed began

@@ -242,6 +242,123 @@ START_TEST (test_callback_errors_stop_the_job)
 }
 END_TEST
 
+/*  A processor that parses its records' bytes itself: it checks each is
+    one whole msgpack object, sums the integers and rejects every one
+    ending in 7.  'process' is called instead on a keyed stage.  */
+typedef struct {
+    atomic_uint_fast64_t bytes_calls, object_calls, sum, whole;
+} s_raw;
+
+static int s_raw_open (weir_stage *st, void **state)
+{
+    *state = weir_user (st);
+    return 0;
+}
+
+static int s_raw_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_raw *r = tstate;
+    atomic_fetch_add (&r->object_calls, 1);
+    atomic_fetch_add (&r->sum, rec->via.u64);
+    return weir_emit (st, rec);
+}
+
+static int s_raw_bytes (weir_stage *st, void *tstate, const char *data, size_t len)
+{
+    s_raw *r = tstate;
+    atomic_fetch_add (&r->bytes_calls, 1);
+    msgpack_zone zone;
+    msgpack_zone_init (&zone, 256);
+    msgpack_object rec;
+    size_t off = 0;
+    int rc = msgpack_unpack (data, len, &off, &zone, &rec);
+    msgpack_zone_destroy (&zone);
+    if (rc != MSGPACK_UNPACK_SUCCESS || off != len || rec.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return weir_fail (st, "not one whole integer in %zu bytes", len);
+    atomic_fetch_add (&r->whole, 1);
+    if (rec.via.u64 % 10 == 7)
+        return weir_reject (st, "ends in 7");
+    atomic_fetch_add (&r->sum, rec.via.u64);
+    msgpack_pack_uint64 (weir_packer (st), rec.via.u64);
+    return weir_emit_packed (st);
+}
+
+static const weir_processor s_raw_proc = {
+    WEIR_PROCESSOR_INIT,
+    .name = "raw",
+    .description = "parses its records itself",
+    .open = s_raw_open,
+    .process = s_raw_process,
+    .process_bytes = s_raw_bytes,
+};
+
+START_TEST (test_process_bytes)
+{
+    char *dir = testutil_mkdtemp ();
+    char dead[4200], dl[4300];
+    snprintf (dead, sizeof dead, "%s/dead.mp", dir);
+    snprintf (dl, sizeof dl, "dead-letter=%s", dead);
+    //  Records of several sizes: fixints, uint16s and uint32s
+    const char *rp[] = {"count=100000", "batch=100", NULL};
+    const char *pp[] = {"threads=2", "on-error=skip", dl, NULL};
+    s_raw r;
+    memset (&r, 0, sizeof r);
+    weir_pipe *pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_raw_proc, &r, pp), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    ck_assert_uint_eq (r.bytes_calls, 100000);
+    ck_assert_uint_eq (r.whole, 100000);
+    ck_assert_uint_eq (r.object_calls, 0);
+    //  Every number but those ending in 7, which went to the dead letter
+    uint64_t want = 100000ull * 99999 / 2 - (10000ull * 7 + 10ull * (10000ull * 9999 / 2));
+    ck_assert_uint_eq (r.sum, want);
+    weir_stage_stats stats = WEIR_STAGE_STATS_INIT;
+    ck_assert_int_eq (weir_pipe_stats (pipe, 1, &stats), 0);
+    ck_assert_uint_eq (stats.records_out, 90000);
+    weir_pipe_destroy (&pipe);
+    //  The dead letter holds each rejected record decoded, with its reason
+    size_t len;
+    char *data = testutil_read (dead, &len);
+    msgpack_unpacked u;
+    msgpack_unpacked_init (&u);
+    size_t off = 0, letters = 0;
+    uint64_t dead_sum = 0;
+    while (msgpack_unpack_next (&u, data, len, &off) == MSGPACK_UNPACK_SUCCESS) {
+        const msgpack_object *rec = NULL, *reason = NULL;
+        ck_assert_int_eq (weir_field (&u.data, ".record", &rec), 0);
+        ck_assert_int_eq (weir_field (&u.data, ".reason", &reason), 0);
+        ck_assert_int_eq (rec->type, MSGPACK_OBJECT_POSITIVE_INTEGER);
+        ck_assert_uint_eq (rec->via.u64 % 10, 7);
+        ck_assert (reason->type == MSGPACK_OBJECT_STR && reason->via.str.size == 9
+                   && !memcmp (reason->via.str.ptr, "ends in 7", 9));
+        dead_sum += rec->via.u64;
+        letters++;
+    }
+    ck_assert_uint_eq (off, len);
+    ck_assert_uint_eq (letters, 10000);
+    ck_assert_uint_eq (dead_sum, 10000ull * 7 + 10ull * (10000ull * 9999 / 2));
+    msgpack_unpacked_destroy (&u);
+    free (data);
+
+    //  A keyed stage finds each record's state from its decoded key:
+    //  'process' gets the records
+    memset (&r, 0, sizeof r);
+    const char *kp[] = {"threads=2", "key=.", NULL};
+    pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_raw_proc, &r, kp), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    ck_assert_uint_eq (r.object_calls, 100000);
+    ck_assert_uint_eq (r.bytes_calls, 0);
+    ck_assert_uint_eq (r.sum, 100000ull * 99999 / 2);
+    weir_pipe_destroy (&pipe);
+    testutil_rmdir (dir);
+}
+END_TEST
+
 START_TEST (test_stop_ends_cleanly)
 {
     s_probe p;
@@ -896,6 +1013,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_callbacks_one_thread);
     tcase_add_test (tc, test_callbacks_four_threads);
     tcase_add_test (tc, test_callback_errors_stop_the_job);
+    tcase_add_test (tc, test_process_bytes);
     tcase_add_test (tc, test_stop_ends_cleanly);
     tcase_add_test (tc, test_fanout_and_filter);
     tcase_add_test (tc, test_graph_in_code);

@@ -90,6 +90,20 @@ typedef struct weir_processor {
         and every port must be linked (to null, to drop what it gets).
         weir_emit() sends to the first port, weir_emit_to() to any.  */
     const char *const *ports;
+    /*  Appended: 'process' for a processor that parses its records'
+        msgpack itself, because it knows their form and decoding them into
+        objects would cost more than its work (a training record of
+        hundreds of features is hundreds of objects).  When set, the
+        engine calls it instead of 'process' with the LEN bytes of one
+        whole, well-formed msgpack object at DATA, valid during the call,
+        and decodes nothing; it returns as 'process' does, and may reject
+        the record (weir_reject: the dead letter gets it decoded).
+        'process' stays required: the engine calls it instead on a stage
+        given key=, whose state is found from the decoded record, and a
+        processor may call its own 'process' on a record of a form its
+        parser does not take, decoded with msgpack_unpack, so that only
+        one of its paths says what is wrong with a record.  */
+    int (*process_bytes) (weir_stage *st, void *tstate, const char *data, size_t len);
 } weir_processor;
 
 /*  The first two fields, for a designated initializer:
