@@ -10,7 +10,10 @@
     array of numbers (dense) or a map {index: number} (sparse, as the
     libsvm reader gives).  The learning itself is model.h's (model.c,
     worker.c, predict.c): this file reads properties and records and keeps
-    the model in the workspace.
+    the model in the workspace.  It reads the records' bytes itself
+    (process_bytes; record.h), the common forms straight into the arrays
+    the model takes, and leaves any other to the decoded objects, whose
+    path says what is wrong with a bad record.
 
     Everything training depends on lives in the blob (blob=, default
     "softmax"): the shape, the weights, the biases and the step counter
@@ -68,6 +71,7 @@
 
 #include "heldout.h"
 #include "model.h"
+#include "record.h"
 
 //  Examples between two updates of a thread's metrics
 #define S_PUBLISH_EVERY 4096
@@ -107,7 +111,8 @@ typedef struct {
     float *values;         //  a record's numbers
     uint64_t *indexes;     //  a sparse record's indexes
     size_t cap;
-    uint64_t since;  //  examples since the metrics were published
+    uint64_t since;      //  examples since the metrics were published
+    msgpack_zone *zone;  //  for the records record.h does not read
 } s_thread;
 
 //  A property as a number; -1 after failing the job.
@@ -403,6 +408,8 @@ static void s_thread_close (weir_stage *st, void *tstate)
     }
     free (t->values);
     free (t->indexes);
+    if (t->zone)
+        msgpack_zone_free (t->zone);
     free (t);
 }
 
@@ -602,26 +609,75 @@ static int s_predict (weir_stage *st, s_thread *t, model_blob *m, const msgpack_
     return weir_emit_packed (st);
 }
 
-static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+//  A record whose LABEL and features F are read: trained on or scored
+static int s_learn (weir_stage *st, s_thread *t, const msgpack_object *label, const s_features *f)
 {
-    s_thread *t = tstate;
     s_state *self = t->state;
-    if (rec->type != MSGPACK_OBJECT_ARRAY || rec->via.array.size != 2)
-        return weir_fail (st, "a record must be [label, features], not a msgpack %s%s",
-                          weir_type_name (rec),
-                          rec->type == MSGPACK_OBJECT_ARRAY ? " of another length" : "");
-    const msgpack_object *label = &rec->via.array.ptr[0];
-    s_features f = {0};
-    if (s_features_of (st, t, &rec->via.array.ptr[1], &f))
-        return -1;
-    model_blob *m = s_model (st, self, &f);
+    model_blob *m = s_model (st, self, f);
     if (!m)
         return -1;
     if (self->eval)
-        return s_predict (st, t, m, label, &f);
+        return s_predict (st, t, m, label, f);
     if (label->type != MSGPACK_OBJECT_POSITIVE_INTEGER || label->via.u64 >= m->classes)
         return weir_fail (st, "a label must be an integer from 0 to %u", m->classes - 1);
-    return s_train (st, t, m, (unsigned) label->via.u64, &f);
+    return s_train (st, t, m, (unsigned) label->via.u64, f);
+}
+
+static int s_process (weir_stage *st, void *tstate, const msgpack_object *rec)
+{
+    s_thread *t = tstate;
+    if (rec->type != MSGPACK_OBJECT_ARRAY || rec->via.array.size != 2)
+        return weir_fail (st, "a record must be [label, features], not a msgpack %s%s", weir_type_name (rec),
+                          rec->type == MSGPACK_OBJECT_ARRAY ? " of another length" : "");
+    s_features f = {0};
+    if (s_features_of (st, t, &rec->via.array.ptr[1], &f))
+        return -1;
+    return s_learn (st, t, &rec->via.array.ptr[0], &f);
+}
+
+//  A record of a form record.h does not read, decoded as objects
+static int s_process_decoded (weir_stage *st, s_thread *t, const char *data, size_t len)
+{
+    if (!t->zone && !(t->zone = msgpack_zone_new (MSGPACK_ZONE_CHUNK_SIZE)))
+        return weir_fail (st, "out of memory");
+    msgpack_zone_clear (t->zone);
+    msgpack_object rec;
+    size_t off = 0;
+    msgpack_unpack_return rc = msgpack_unpack (data, len, &off, t->zone, &rec);
+    if (rc != MSGPACK_UNPACK_SUCCESS)
+        return weir_fail (st, "a record of %zu bytes cannot be decoded (msgpack error %d)", len, (int) rc);
+    return s_process (st, t, &rec);
+}
+
+//  The engine's record bytes: the forms nearly all data has, read
+//  straight into T's arrays (record.h); any other, decoded
+static int s_process_bytes (weir_stage *st, void *tstate, const char *data, size_t len)
+{
+    s_thread *t = tstate;
+    s_state *self = t->state;
+    record_head h;
+    if (!record_head_parse (data, len, &h) || (!h.labeled && !self->eval))
+        return s_process_decoded (st, t, data, len);
+    s_features f = {.n = h.n};
+    if (h.sparse) {
+        if (s_room (st, t, h.n))
+            return -1;
+        if (!record_pairs (&h, t->indexes, t->values))
+            return s_process_decoded (st, t, data, len);
+        f.kind = S_SPARSE;
+        f.scale = self->scale_given ? self->scale : 1.0f;
+    }
+    else {
+        f.kind = S_BYTES;
+        f.bytes = h.bytes;
+        f.scale = self->scale_given ? self->scale : 1.0f / 255.0f;
+    }
+    msgpack_object label = {.type = MSGPACK_OBJECT_NIL};
+    if (h.labeled) {
+        label.type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+        label.via.u64 = h.label;
+    }
+    return s_learn (st, t, &label, &f);
 }
 
 //  What 'weir elements' and 'weir plugin' show of it (the README's table)
@@ -660,6 +716,7 @@ static const weir_processor s_softmax = {
     .open = s_open,
     .thread_open = s_thread_open,
     .process = s_process,
+    .process_bytes = s_process_bytes,
     .epoch_end = s_epoch_end,
     .thread_close = s_thread_close,
     .close = s_close,

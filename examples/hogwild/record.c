@@ -1,0 +1,194 @@
+/*  examples/hogwild/record.c - a training record's msgpack bytes read
+    without decoding them into objects.  */
+#include "record.h"
+
+#include <string.h>
+
+//  N bytes big-endian
+static inline uint64_t s_be (const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline uint64_t s_be64 (const uint8_t *p)
+{
+    //  Written out, compilers make it one load and a byte swap; the loop
+    //  of s_be stays a loop of bytes
+    return (uint64_t) p[0] << 56 | (uint64_t) p[1] << 48 | (uint64_t) p[2] << 40 | (uint64_t) p[3] << 32
+           | (uint64_t) p[4] << 24 | (uint64_t) p[5] << 16 | (uint64_t) p[6] << 8 | (uint64_t) p[7];
+}
+
+//  A float64 at Q
+static inline int s_float64 (const uint8_t *q, float *value)
+{
+    if (q[0] != 0xcb)
+        return 0;
+    uint64_t u = s_be64 (q + 1);
+    double d;
+    memcpy (&d, &u, sizeof d);
+    *value = (float) d;
+    return 1;
+}
+
+//  A non-negative integer at *P (before END): 1, its value in *V and *P
+//  past it; 0 when it is encoded otherwise or cut short
+static inline int s_uint (const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *q = *p;
+    if (q >= end)
+        return 0;
+    if (*q < 0x80) {
+        *v = *q;
+        *p = q + 1;
+        return 1;
+    }
+    if (*q < 0xcc || *q > 0xcf)
+        return 0;
+    int n = 1 << (*q - 0xcc);
+    if (end - q < 1 + n)
+        return 0;
+    *v = s_be (q + 1, n);
+    *p = q + 1 + n;
+    return 1;
+}
+
+//  A number at *P as a float, the way the objects give it
+static inline int s_number (const uint8_t **p, const uint8_t *end, float *v)
+{
+    const uint8_t *q = *p;
+    if (q >= end)
+        return 0;
+    uint8_t c = *q;
+    if (c == 0xcb && end - q >= 9) {
+        s_float64 (q, v);
+        *p = q + 9;
+        return 1;
+    }
+    if (c == 0xca && end - q >= 5) {
+        uint32_t u = (uint32_t) s_be (q + 1, 4);
+        float f;
+        memcpy (&f, &u, sizeof f);
+        *v = f;
+        *p = q + 5;
+        return 1;
+    }
+    if (c >= 0xe0) {  //  negative fixint
+        *v = (float) (double) (int8_t) c;
+        *p = q + 1;
+        return 1;
+    }
+    if (c >= 0xd0 && c <= 0xd3) {
+        int n = 1 << (c - 0xd0);
+        if (end - q < 1 + n)
+            return 0;
+        uint64_t u = s_be (q + 1, n);
+        //  Sign-extend from n bytes
+        int64_t i =
+            n == 8 ? (int64_t) u : (int64_t) (u ^ (1ull << (8 * n - 1))) - (int64_t) (1ull << (8 * n - 1));
+        *v = (float) (double) i;
+        *p = q + 1 + n;
+        return 1;
+    }
+    uint64_t u;
+    if (!s_uint (p, end, &u))
+        return 0;
+    *v = (float) (double) u;
+    return 1;
+}
+
+int record_head_parse (const void *data, size_t len, record_head *head)
+{
+    const uint8_t *p = data, *end = p + len;
+    memset (head, 0, sizeof *head);
+    if (len < 3 || *p++ != 0x92)
+        return 0;
+    if (*p == 0xc0) {
+        p++;
+        head->labeled = 0;
+    }
+    else if (s_uint (&p, end, &head->label))
+        head->labeled = 1;
+    else
+        return 0;
+    if (p >= end)
+        return 0;
+    uint8_t c = *p;
+    if (c >= 0xc4 && c <= 0xc6) {
+        int n = 1 << (c - 0xc4);
+        if (end - p < 1 + n)
+            return 0;
+        head->n = (size_t) s_be (p + 1, n);
+        p += 1 + n;
+        if ((size_t) (end - p) < head->n)
+            return 0;
+        head->bytes = p;
+        return 1;
+    }
+    if (c >= 0x80 && c <= 0x8f) {
+        head->n = c & 0x0f;
+        p++;
+    }
+    else if (c == 0xde || c == 0xdf) {
+        int n = c == 0xde ? 2 : 4;
+        if (end - p < 1 + n)
+            return 0;
+        head->n = (size_t) s_be (p + 1, n);
+        p += 1 + n;
+    }
+    else
+        return 0;
+    //  Every pair takes two bytes at least: a count beyond that is a lie
+    if (head->n > (size_t) (end - p) / 2)
+        return 0;
+    head->sparse = 1;
+    head->pairs = p;
+    head->end = end;
+    return 1;
+}
+
+//  The pair the libsvm reader writes, an index (a fixint, or a uint 8 or
+//  16) and a float64, at *P with 12 bytes left at least: 1 and *P past
+//  it, or 0.  A branch for each index width, not a length computed from
+//  the type byte: the branches are predicted, so the next pair's address
+//  does not wait for this pair's bytes, and the loop runs at the speed of
+//  its loads instead of their latency.
+static inline int s_pair (const uint8_t **p, uint64_t *index, float *value)
+{
+    const uint8_t *q = *p;
+    if (q[0] < 0x80) {
+        if (!s_float64 (q + 1, value))
+            return 0;
+        *index = q[0];
+        *p = q + 10;
+        return 1;
+    }
+    if (q[0] == 0xcd) {
+        if (!s_float64 (q + 3, value))
+            return 0;
+        *index = (uint64_t) q[1] << 8 | q[2];
+        *p = q + 12;
+        return 1;
+    }
+    if (q[0] == 0xcc) {
+        if (!s_float64 (q + 2, value))
+            return 0;
+        *index = q[1];
+        *p = q + 11;
+        return 1;
+    }
+    return 0;
+}
+
+int record_pairs (const record_head *head, uint64_t *indexes, float *values)
+{
+    const uint8_t *p = head->pairs, *end = head->end;
+    size_t n = head->n;
+    for (size_t i = 0; i < n; i++)
+        if (!((end - p >= 12 && s_pair (&p, &indexes[i], &values[i]))
+              || (s_uint (&p, end, &indexes[i]) && s_number (&p, end, &values[i]))))
+            return 0;
+    return 1;
+}
