@@ -54,9 +54,10 @@ static int s_plugin (int argc, char **argv)
     printf ("abi:         %d\n", table->abi);
     printf ("weir:        built for processor ABI %d; this weir %s\n", WEIR_PLUGIN_ABI, weir_version ());
     printf ("path:        %s\n", weir_plugin_path (plugin));
-    printf ("callbacks:  %s%s%s process%s%s%s\n", table->open ? " open" : "", table->init ? " init" : "",
-            table->thread_open ? " thread_open" : "", table->epoch_end ? " epoch_end" : "",
-            table->thread_close ? " thread_close" : "", table->close ? " close" : "");
+    printf ("callbacks:  %s%s%s process%s%s%s%s\n", table->open ? " open" : "", table->init ? " init" : "",
+            table->thread_open ? " thread_open" : "", table->process_bytes ? " process_bytes" : "",
+            table->epoch_end ? " epoch_end" : "", table->thread_close ? " thread_close" : "",
+            table->close ? " close" : "");
     //  Named outputs: each a branch the description starts with NAME.PORT
     if (table->ports && table->ports[0]) {
         printf ("outputs:    ");

@@ -20,7 +20,7 @@ static void s_failed (weir__worker *w, const char *callback)
     weir__stage *stage = w->stage;
     weir__err err;
     char where[WEIR__ORIGIN_WHERE] = "";
-    if (!weir__job_failed (stage->run->job) && !strcmp (callback, "process"))
+    if (!weir__job_failed (stage->run->job) && !strncmp (callback, "process", 7))
         weir__origin_where (w, where, sizeof where);
     weir__err_set (&err, WEIR_EPROCESSOR, "%s: %s returned an error without a message (epoch %" PRIu64 "%s)",
                    stage->name, callback, weir__controller_epoch (stage->run->controller), where);
@@ -81,7 +81,7 @@ static int s_batch_bytes (weir__worker *w, size_t len)
             rc = weir__path_reject (w, &obj, w->reject_reason, 1);
         }
         if (rc) {
-            s_failed (w, "process");
+            s_failed (w, "process_bytes");
             return -1;
         }
         if (weir__job_failed (stage->run->job))

@@ -31,9 +31,13 @@ static void s_check_prefixes (const char *data, size_t len)
         memcpy (copy, data, cut);
         record_head h;
         if (record_head_parse (copy, cut, &h)) {
-            if (h.sparse) {
+            if (h.form == RECORD_PAIRS) {
                 ck_assert_uint_le (h.n, 64);
                 ck_assert_int_eq (record_pairs (&h, indexes, values), 0);
+            }
+            else if (h.form == RECORD_NUMBERS) {
+                ck_assert_uint_le (h.n, 64);
+                ck_assert_int_eq (record_numbers (&h, values), 0);
             }
             else
                 ck_assert (h.bytes + h.n <= (const uint8_t *) copy + cut);
@@ -78,7 +82,7 @@ START_TEST (test_pairs_as_objects)
     ck_assert_int_eq (record_head_parse (sb.data, sb.size, &h), 1);
     ck_assert_int_eq (h.labeled, 1);
     ck_assert_uint_eq (h.label, 300);
-    ck_assert_int_eq (h.sparse, 1);
+    ck_assert_int_eq (h.form, RECORD_PAIRS);
     ck_assert_uint_eq (h.n, n);
     uint64_t indexes[64];
     float values[64];
@@ -99,6 +103,65 @@ START_TEST (test_pairs_as_objects)
     msgpack_zone_destroy (&zone);
     s_check_prefixes (sb.data, sb.size);
     msgpack_sbuffer_destroy (&sb);
+}
+END_TEST
+
+//  An array of numbers in every encoding: the objects' numbers
+START_TEST (test_numbers_as_objects)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init (&sb);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_array (&pk, 2);
+    msgpack_pack_uint64 (&pk, 4);
+    msgpack_pack_array (&pk, 20);  //  an array16
+    for (int i = 0; i < 20; i++)
+        switch (i % 10) {
+        case 0: msgpack_pack_double (&pk, 1.0 / 3 + i); break;
+        case 1: msgpack_pack_float (&pk, 0.75f * (float) i); break;
+        case 2: msgpack_pack_int64 (&pk, -7); break;
+        case 3: msgpack_pack_int64 (&pk, -129); break;
+        case 4: msgpack_pack_int64 (&pk, -70000); break;
+        case 5: msgpack_pack_int64 (&pk, INT64_MIN + 1); break;
+        case 6: msgpack_pack_uint64 (&pk, (uint64_t) i); break;
+        case 7: msgpack_pack_uint64 (&pk, 255); break;
+        case 8: msgpack_pack_uint64 (&pk, 1ull << 40); break;
+        default: msgpack_pack_uint64 (&pk, UINT64_MAX - 1); break;
+        }
+    record_head h;
+    ck_assert_int_eq (record_head_parse (sb.data, sb.size, &h), 1);
+    ck_assert_int_eq (h.form, RECORD_NUMBERS);
+    ck_assert_uint_eq (h.label, 4);
+    ck_assert_uint_eq (h.n, 20);
+    float values[20];
+    ck_assert_int_eq (record_numbers (&h, values), 1);
+    msgpack_zone zone;
+    msgpack_zone_init (&zone, 4096);
+    msgpack_object rec;
+    size_t off = 0;
+    ck_assert_int_eq (msgpack_unpack (sb.data, sb.size, &off, &zone, &rec), MSGPACK_UNPACK_SUCCESS);
+    for (size_t i = 0; i < 20; i++) {
+        float want = s_object_number (&rec.via.array.ptr[1].via.array.ptr[i]);
+        ck_assert_msg (!memcmp (&values[i], &want, sizeof want), "number %zu: %a, the objects give %a", i,
+                       (double) values[i], (double) want);
+    }
+    msgpack_zone_destroy (&zone);
+    s_check_prefixes (sb.data, sb.size);
+    msgpack_sbuffer_destroy (&sb);
+
+    //  A fixarray, and numbers of another type refused
+    const uint8_t fix[] = {0x92, 0x00, 0x93, 0x01, 0xff, 0xcc, 0xc8};
+    ck_assert_int_eq (record_head_parse (fix, sizeof fix, &h), 1);
+    ck_assert_int_eq (h.form, RECORD_NUMBERS);
+    ck_assert_int_eq (record_numbers (&h, values), 1);
+    ck_assert (values[0] == 1.0f && values[1] == -1.0f && values[2] == 200.0f);
+    const uint8_t str[] = {0x92, 0x00, 0x92, 0x01, 0xa1, 'x'};
+    ck_assert_int_eq (record_head_parse (str, sizeof str, &h), 1);
+    ck_assert_int_eq (record_numbers (&h, values), 0);
+    const uint8_t nil[] = {0x92, 0x00, 0x91, 0xc0};
+    ck_assert_int_eq (record_head_parse (nil, sizeof nil, &h), 1);
+    ck_assert_int_eq (record_numbers (&h, values), 0);
 }
 END_TEST
 
@@ -147,7 +210,7 @@ START_TEST (test_bin_and_nil_label)
     const uint8_t fix[] = {0x92, 0x07, 0xc4, 3, 10, 20, 30};
     record_head h;
     ck_assert_int_eq (record_head_parse (fix, sizeof fix, &h), 1);
-    ck_assert_int_eq (h.sparse, 0);
+    ck_assert_int_eq (h.form, RECORD_BYTES);
     ck_assert_uint_eq (h.label, 7);
     ck_assert_uint_eq (h.n, 3);
     ck_assert_ptr_eq (h.bytes, fix + 4);
@@ -169,7 +232,7 @@ START_TEST (test_bin_and_nil_label)
 
     const uint8_t empty[] = {0x92, 0x01, 0x80};
     ck_assert_int_eq (record_head_parse (empty, sizeof empty, &h), 1);
-    ck_assert_int_eq (h.sparse, 1);
+    ck_assert_int_eq (h.form, RECORD_PAIRS);
     ck_assert_uint_eq (h.n, 0);
     ck_assert_int_eq (record_pairs (&h, NULL, NULL), 1);
 }
@@ -190,10 +253,12 @@ START_TEST (test_other_forms)
         {"a label as an int8", {0x92, 0xd0, 0x05, 0x80}, 4},
         {"a float label", {0x92, 0xca, 0x3f, 0x80, 0, 0, 0x80}, 7},
         {"a str label", {0x92, 0xa1, 'a', 0x80}, 4},
-        {"dense numbers", {0x92, 0x01, 0x92, 0x01, 0x02}, 5},
         {"str features", {0x92, 0x01, 0xa1, 'a'}, 4},
         {"a bin longer than the record", {0x92, 0x01, 0xc4, 5, 1, 2}, 6},
         {"a map that says more pairs than its bytes hold", {0x92, 0x01, 0xde, 0x01, 0x00, 0x01, 0x02}, 7},
+        {"an array that says more numbers than its bytes hold",
+         {0x92, 0x01, 0xdc, 0x00, 0x03, 0x01, 0x02},
+         7},
         {"no features", {0x92, 0x01}, 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -230,6 +295,7 @@ Suite *check_suite (void)
     TCase *tc = tcase_create ("core");
     tcase_add_test (tc, test_pairs_as_objects);
     tcase_add_test (tc, test_reader_pairs);
+    tcase_add_test (tc, test_numbers_as_objects);
     tcase_add_test (tc, test_bin_and_nil_label);
     tcase_add_test (tc, test_other_forms);
     suite_add_tcase (s, tc);

@@ -124,28 +124,41 @@ int record_head_parse (const void *data, size_t len, record_head *head)
         p += 1 + n;
         if ((size_t) (end - p) < head->n)
             return 0;
+        head->form = RECORD_BYTES;
         head->bytes = p;
         return 1;
     }
-    if (c >= 0x80 && c <= 0x8f) {
+    size_t wide = 0;  //  bytes of a 16 or 32 count
+    if (c >= 0x80 && c <= 0x9f)
         head->n = c & 0x0f;
-        p++;
-    }
-    else if (c == 0xde || c == 0xdf) {
-        int n = c == 0xde ? 2 : 4;
-        if (end - p < 1 + n)
-            return 0;
-        head->n = (size_t) s_be (p + 1, n);
-        p += 1 + n;
-    }
+    else if (c == 0xdc || c == 0xde)
+        wide = 2;
+    else if (c == 0xdd || c == 0xdf)
+        wide = 4;
     else
         return 0;
-    //  Every pair takes two bytes at least: a count beyond that is a lie
-    if (head->n > (size_t) (end - p) / 2)
+    head->form = (c >= 0x80 && c <= 0x8f) || c == 0xde || c == 0xdf ? RECORD_PAIRS : RECORD_NUMBERS;
+    if ((size_t) (end - p) < 1 + wide)
         return 0;
-    head->sparse = 1;
-    head->pairs = p;
+    if (wide)
+        head->n = (size_t) s_be (p + 1, (int) wide);
+    p += 1 + wide;
+    //  Every number takes a byte at least, every pair two: a count beyond
+    //  that is a lie
+    if (head->n > (size_t) (end - p) / (head->form == RECORD_PAIRS ? 2 : 1))
+        return 0;
+    head->items = p;
     head->end = end;
+    return 1;
+}
+
+int record_numbers (const record_head *head, float *values)
+{
+    const uint8_t *p = head->items, *end = head->end;
+    size_t n = head->n;
+    for (size_t i = 0; i < n; i++)
+        if (!s_number (&p, end, &values[i]))
+            return 0;
     return 1;
 }
 
@@ -184,7 +197,7 @@ static inline int s_pair (const uint8_t **p, uint64_t *index, float *value)
 
 int record_pairs (const record_head *head, uint64_t *indexes, float *values)
 {
-    const uint8_t *p = head->pairs, *end = head->end;
+    const uint8_t *p = head->items, *end = head->end;
     size_t n = head->n;
     for (size_t i = 0; i < n; i++)
         if (!((end - p >= 12 && s_pair (&p, &indexes[i], &values[i]))

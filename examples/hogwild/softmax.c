@@ -644,6 +644,8 @@ static int s_process_decoded (weir_stage *st, s_thread *t, const char *data, siz
     msgpack_object rec;
     size_t off = 0;
     msgpack_unpack_return rc = msgpack_unpack (data, len, &off, t->zone, &rec);
+    if (rc == MSGPACK_UNPACK_NOMEM_ERROR)
+        return weir_fail (st, "out of memory decoding a record of %zu bytes", len);
     if (rc != MSGPACK_UNPACK_SUCCESS)
         return weir_fail (st, "a record of %zu bytes cannot be decoded (msgpack error %d)", len, (int) rc);
     return s_process (st, t, &rec);
@@ -658,19 +660,19 @@ static int s_process_bytes (weir_stage *st, void *tstate, const char *data, size
     record_head h;
     if (!record_head_parse (data, len, &h) || (!h.labeled && !self->eval))
         return s_process_decoded (st, t, data, len);
-    s_features f = {.n = h.n};
-    if (h.sparse) {
-        if (s_room (st, t, h.n))
-            return -1;
-        if (!record_pairs (&h, t->indexes, t->values))
-            return s_process_decoded (st, t, data, len);
-        f.kind = S_SPARSE;
-        f.scale = self->scale_given ? self->scale : 1.0f;
-    }
-    else {
+    s_features f = {.n = h.n, .scale = self->scale_given ? self->scale : 1.0f};
+    if (h.form == RECORD_BYTES) {
         f.kind = S_BYTES;
         f.bytes = h.bytes;
         f.scale = self->scale_given ? self->scale : 1.0f / 255.0f;
+    }
+    else {
+        if (s_room (st, t, h.n))
+            return -1;
+        f.kind = h.form == RECORD_PAIRS ? S_SPARSE : S_DENSE;
+        if (!(h.form == RECORD_PAIRS ? record_pairs (&h, t->indexes, t->values)
+                                     : record_numbers (&h, t->values)))
+            return s_process_decoded (st, t, data, len);
     }
     msgpack_object label = {.type = MSGPACK_OBJECT_NIL};
     if (h.labeled) {

@@ -1,8 +1,7 @@
 /*  tests/plugins/no_process.c - a table without its required callback.  */
 #include <weir/plugin.h>
 
-static const weir_processor table = {
-    WEIR_PLUGIN_ABI, sizeof (weir_processor), "empty", "has no process", 0, 0, 0, 0, 0, 0, 0, 0, 0};
+static const weir_processor table = {WEIR_PROCESSOR_INIT, .name = "empty", .description = "has no process"};
 
 const weir_processor *weir_plugin_processor (void)
 {

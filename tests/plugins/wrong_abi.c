@@ -7,8 +7,11 @@ static int process (weir_stage *st, void *tstate, const msgpack_object *rec)
     return weir_emit (st, rec);
 }
 
-static const weir_processor table = {
-    WEIR_PLUGIN_ABI + 1, sizeof (weir_processor), "future", "from the future", 0, 0, 0, process, 0, 0, 0, 0, 0};
+static const weir_processor table = {.abi = WEIR_PLUGIN_ABI + 1,
+                                     .size = sizeof (weir_processor),
+                                     .name = "future",
+                                     .description = "from the future",
+                                     .process = process};
 
 const weir_processor *weir_plugin_processor (void)
 {
