@@ -292,22 +292,29 @@ static const weir_processor s_raw_proc = {
     .process_bytes = s_raw_bytes,
 };
 
+//  range count=100000 ! raw PROPS ! null, run to its end: records of
+//  several sizes (fixints, uint16s, uint32s)
+static weir_pipe *s_run_raw (s_raw *r, const char *const *props)
+{
+    const char *rp[] = {"count=100000", "batch=100", NULL};
+    memset (r, 0, sizeof *r);
+    weir_pipe *pipe = s_new ();
+    ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
+    ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_raw_proc, r, props), 0);
+    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
+    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    return pipe;
+}
+
 START_TEST (test_process_bytes)
 {
     char *dir = testutil_mkdtemp ();
     char dead[4200], dl[4300];
     snprintf (dead, sizeof dead, "%s/dead.mp", dir);
     snprintf (dl, sizeof dl, "dead-letter=%s", dead);
-    //  Records of several sizes: fixints, uint16s and uint32s
-    const char *rp[] = {"count=100000", "batch=100", NULL};
     const char *pp[] = {"threads=2", "on-error=skip", dl, NULL};
     s_raw r;
-    memset (&r, 0, sizeof r);
-    weir_pipe *pipe = s_new ();
-    ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
-    ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_raw_proc, &r, pp), 0);
-    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
-    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    weir_pipe *pipe = s_run_raw (&r, pp);
     ck_assert_uint_eq (r.bytes_calls, 100000);
     ck_assert_uint_eq (r.whole, 100000);
     ck_assert_uint_eq (r.object_calls, 0);
@@ -344,13 +351,8 @@ START_TEST (test_process_bytes)
 
     //  A keyed stage finds each record's state from its decoded key:
     //  'process' gets the records
-    memset (&r, 0, sizeof r);
     const char *kp[] = {"threads=2", "key=.", NULL};
-    pipe = s_new ();
-    ck_assert_int_eq (weir_pipe_add (pipe, "range", rp), 0);
-    ck_assert_int_eq (weir_pipe_add_processor (pipe, &s_raw_proc, &r, kp), 0);
-    ck_assert_int_eq (weir_pipe_add (pipe, "null", NULL), 0);
-    ck_assert_int_eq (weir_pipe_run (pipe), 0);
+    pipe = s_run_raw (&r, kp);
     ck_assert_uint_eq (r.object_calls, 100000);
     ck_assert_uint_eq (r.bytes_calls, 0);
     ck_assert_uint_eq (r.sum, 100000ull * 99999 / 2);
