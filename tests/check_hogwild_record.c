@@ -205,6 +205,54 @@ START_TEST (test_reader_pairs)
 }
 END_TEST
 
+//  The other shapes the fast loop takes: float32 values, counts as
+//  fixints and uint8s mixed, float64 and float32 mixed; the numbers are
+//  the objects'
+START_TEST (test_reader_pair_kinds)
+{
+    for (int kind = 0; kind < 3; kind++) {
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init (&sb);
+        msgpack_packer pk;
+        msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_uint64 (&pk, 2);
+        msgpack_pack_map (&pk, 300);
+        for (unsigned i = 0; i < 300; i++) {
+            msgpack_pack_uint64 (&pk, i * 3);
+            if (kind == 0)
+                msgpack_pack_float (&pk, (float) i / 7);
+            else if (kind == 1)
+                msgpack_pack_uint8 (&pk, (uint8_t) (i * 37));
+            else if (i % 2)
+                msgpack_pack_double (&pk, i / 3.0);
+            else
+                msgpack_pack_float (&pk, (float) i / 3);
+        }
+        record_head h;
+        ck_assert_int_eq (record_head_parse (sb.data, sb.size, &h), 1);
+        static uint64_t indexes[300];
+        static float values[300];
+        ck_assert_int_eq (record_pairs (&h, indexes, values), 1);
+        msgpack_zone zone;
+        msgpack_zone_init (&zone, 4096);
+        msgpack_object rec;
+        size_t off = 0;
+        ck_assert_int_eq (msgpack_unpack (sb.data, sb.size, &off, &zone, &rec), MSGPACK_UNPACK_SUCCESS);
+        const msgpack_object_map *map = &rec.via.array.ptr[1].via.map;
+        for (unsigned i = 0; i < 300; i++) {
+            ck_assert_uint_eq (indexes[i], i * 3);
+            float want = s_object_number (&map->ptr[i].val);
+            ck_assert_msg (!memcmp (&values[i], &want, sizeof want),
+                           "kind %d, pair %u: %a, the objects give %a", kind, i, (double) values[i],
+                           (double) want);
+        }
+        msgpack_zone_destroy (&zone);
+        msgpack_sbuffer_destroy (&sb);
+    }
+}
+END_TEST
+
 START_TEST (test_bin_and_nil_label)
 {
     const uint8_t fix[] = {0x92, 0x07, 0xc4, 3, 10, 20, 30};
@@ -295,6 +343,7 @@ Suite *check_suite (void)
     TCase *tc = tcase_create ("core");
     tcase_add_test (tc, test_pairs_as_objects);
     tcase_add_test (tc, test_reader_pairs);
+    tcase_add_test (tc, test_reader_pair_kinds);
     tcase_add_test (tc, test_numbers_as_objects);
     tcase_add_test (tc, test_bin_and_nil_label);
     tcase_add_test (tc, test_other_forms);

@@ -532,6 +532,56 @@ START_TEST (test_scan_sparse_pairs)
 }
 END_TEST
 
+//  The pairs of other common shapes the walk takes in its run: float32
+//  values, counts (fixints and uint8s), and uint8 indexes, with the
+//  element limit where it falls as in the general walk
+START_TEST (test_scan_sparse_pair_kinds)
+{
+    for (int kind = 0; kind < 3; kind++) {
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init (&sb);
+        msgpack_packer pk;
+        msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
+        msgpack_pack_array (&pk, 2);
+        msgpack_pack_int (&pk, 1);
+        msgpack_pack_map (&pk, 300);
+        size_t last = 0;  //  where the last value starts
+        for (int i = 0; i < 300; i++) {
+            msgpack_pack_uint16 (&pk, (uint16_t) (i * 3));
+            last = sb.size;
+            if (kind == 0)
+                msgpack_pack_float (&pk, (float) i / 7);
+            else if (kind == 1)
+                msgpack_pack_uint8 (&pk, (uint8_t) (i * 37));  //  fixints and uint8s mixed
+            else if (i % 2)
+                msgpack_pack_double (&pk, i);
+            else
+                msgpack_pack_float (&pk, (float) i);
+        }
+        size_t size = 0, where = 0;
+        ck_assert_int_eq (weir__scan (sb.data, sb.size, &size, &where), WEIR__SCAN_OK);
+        ck_assert_uint_eq (size, sb.size);
+        s_check_prefixes (sb.data, sb.size);
+        uint64_t objects = 3 + 600;
+        ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects, &size, &where), WEIR__SCAN_OK);
+        ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects - 1, &size, &where),
+                          WEIR__SCAN_TOO_LARGE);
+        ck_assert_uint_eq (where, last);
+        //  A byte of no pair's shape in the last value is the general
+        //  walk's to judge: 0xc1 is never valid
+        char *copy = malloc (sb.size);
+        memcpy (copy, sb.data, sb.size);
+        copy[last] = (char) 0xc1;
+        ck_assert_int_eq (weir__scan (copy, sb.size, &size, &where), WEIR__SCAN_INVALID);
+        ck_assert_uint_eq (where, last);
+        //  And a truncated record is truncated, whatever its last pair
+        ck_assert_int_eq (weir__scan (sb.data, sb.size - 1, &size, &where), WEIR__SCAN_INCOMPLETE);
+        free (copy);
+        msgpack_sbuffer_destroy (&sb);
+    }
+}
+END_TEST
+
 START_TEST (test_scan_trailing_bytes)
 {
     size_t size = 0, where;
@@ -667,6 +717,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_scan_empty_input);
     tcase_add_test (tc, test_scan_trailing_bytes);
     tcase_add_test (tc, test_scan_sparse_pairs);
+    tcase_add_test (tc, test_scan_sparse_pair_kinds);
     suite_add_tcase (s, tc);
 
     tc = tcase_create ("refusals");

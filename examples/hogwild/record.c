@@ -162,37 +162,51 @@ int record_numbers (const record_head *head, float *values)
     return 1;
 }
 
-//  The pair the libsvm reader writes, an index (a fixint, or a uint 8 or
-//  16) and a float64, at *P with 12 bytes left at least: 1 and *P past
-//  it, or 0.  A branch for each index width, not a length computed from
-//  the type byte: the branches are predicted, so the next pair's address
-//  does not wait for this pair's bytes, and the loop runs at the speed of
-//  its loads instead of their latency.
+//  A pair of the common shapes at *P, with 12 bytes left at least: an
+//  index (a fixint, or a uint 8 or 16), then a float64 (as the libsvm
+//  reader writes), a float32 or a count (a fixint or a uint8).  1 and *P
+//  past it, or 0.  A branch for each width, each adding a constant, not a
+//  length computed from the type byte: the branches are predicted, so the
+//  next pair's address does not wait for this pair's bytes, and the loop
+//  runs at the speed of its loads instead of their latency.
 static inline int s_pair (const uint8_t **p, uint64_t *index, float *value)
 {
     const uint8_t *q = *p;
     if (q[0] < 0x80) {
-        if (!s_float64 (q + 1, value))
-            return 0;
         *index = q[0];
-        *p = q + 10;
-        return 1;
+        q += 1;
     }
-    if (q[0] == 0xcd) {
-        if (!s_float64 (q + 3, value))
-            return 0;
+    else if (q[0] == 0xcd) {
         *index = (uint64_t) q[1] << 8 | q[2];
-        *p = q + 12;
-        return 1;
+        q += 3;
     }
-    if (q[0] == 0xcc) {
-        if (!s_float64 (q + 2, value))
-            return 0;
+    else if (q[0] == 0xcc) {
         *index = q[1];
-        *p = q + 11;
-        return 1;
+        q += 2;
     }
-    return 0;
+    else
+        return 0;
+    if (q[0] == 0xcb) {
+        s_float64 (q, value);
+        q += 9;
+    }
+    else if (q[0] == 0xca) {
+        uint32_t u = (uint32_t) q[1] << 24 | (uint32_t) q[2] << 16 | (uint32_t) q[3] << 8 | q[4];
+        memcpy (value, &u, sizeof u);
+        q += 5;
+    }
+    else if (q[0] < 0x80) {
+        *value = (float) q[0];
+        q += 1;
+    }
+    else if (q[0] == 0xcc) {
+        *value = (float) q[1];
+        q += 2;
+    }
+    else
+        return 0;
+    *p = q;
+    return 1;
 }
 
 int record_pairs (const record_head *head, uint64_t *indexes, float *values)
