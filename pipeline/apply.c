@@ -59,61 +59,38 @@ static int s_malformed (weir__worker *w, int more, size_t len)
     return -1;
 }
 
-//  The records of a batch given undecoded to a processor that parses them
-//  itself.  Only a rejected record is decoded, for its dead letter.
-static int s_batch_bytes (weir__worker *w, size_t len)
-{
-    weir__stage *stage = w->stage;
-    const weir_processor *proc = weir__callbacks_table (stage->callbacks);
-    const char *data;
-    size_t size;
-    int more;
-    while ((more = weir__records_next_bytes (&w->decoder, &data, &size)) == 1) {
-        w->processing = 1;
-        int rc = proc->process_bytes (w, w->tstate, data, size);
-        w->processing = 0;
-        if (rc == WEIR_REJECTED && w->rejecting) {
-            w->rejecting = 0;
-            msgpack_object obj;
-            int bad = weir__records_decode (&w->decoder, data, size, &obj);
-            if (bad)
-                return s_malformed (w, bad, len);
-            rc = weir__path_reject (w, &obj, w->reject_reason, 1);
-        }
-        if (rc) {
-            s_failed (w, "process_bytes");
-            return -1;
-        }
-        if (weir__job_failed (stage->run->job))
-            return 0;
-    }
-    return more < 0 ? s_malformed (w, more, len) : 0;
-}
-
 static int s_batch (weir__worker *w, const char *payload, size_t len)
 {
     weir__stage *stage = w->stage;
     const weir_processor *proc = weir__callbacks_table (stage->callbacks);
     weir__records_reset (&w->decoder, payload, len);
-    //  A keyed stage finds the record's state from its decoded key
-    if (proc->process_bytes && !w->keyed)
-        return s_batch_bytes (w, len);
+    //  A processor that parses its records itself gets their bytes, and
+    //  only a rejected one is decoded, for its dead letter; a keyed stage
+    //  finds the record's state from its decoded key
+    int bytes = proc->process_bytes && !w->keyed;
     msgpack_object obj;
+    const char *data = NULL;
+    size_t size = 0;
     int more;
     //  A failed (or aborted) job leaves the batch at once: behind a slow
     //  callback, the rest of it could take long
-    while ((more = weir__records_next (&w->decoder, &obj)) == 1) {
-        w->record = &obj;
+    while ((more = bytes ? weir__records_next_bytes (&w->decoder, &data, &size)
+                         : weir__records_next (&w->decoder, &obj))
+           == 1) {
+        w->record = bytes ? NULL : &obj;
         w->processing = 1;
-        int rc = proc->process (w, w->tstate, &obj);
+        int rc = bytes ? proc->process_bytes (w, w->tstate, data, size) : proc->process (w, w->tstate, &obj);
         w->processing = 0;
         w->record = NULL;
         if (rc == WEIR_REJECTED && w->rejecting) {
             w->rejecting = 0;
+            int bad = bytes ? weir__records_decode (&w->decoder, data, size, &obj) : 0;
+            if (bad)
+                return s_malformed (w, bad, len);
             rc = weir__path_reject (w, &obj, w->reject_reason, 1);
         }
         if (rc) {
-            s_failed (w, "process");
+            s_failed (w, bytes ? "process_bytes" : "process");
             return -1;
         }
         if (weir__job_failed (stage->run->job))

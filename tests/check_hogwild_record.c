@@ -46,6 +46,60 @@ static void s_check_prefixes (const char *data, size_t len)
     }
 }
 
+//  The N numbers (and indexes, for a map) read from the record in SB are
+//  those of its decoded objects, to the bit
+static void s_same_as_objects (const msgpack_sbuffer *sb, const uint64_t *indexes, const float *values,
+                               size_t n)
+{
+    msgpack_zone zone;
+    msgpack_zone_init (&zone, 4096);
+    msgpack_object rec;
+    size_t off = 0;
+    ck_assert_int_eq (msgpack_unpack (sb->data, sb->size, &off, &zone, &rec), MSGPACK_UNPACK_SUCCESS);
+    const msgpack_object *features = &rec.via.array.ptr[1];
+    for (size_t i = 0; i < n; i++) {
+        const msgpack_object *o;
+        if (features->type == MSGPACK_OBJECT_MAP) {
+            ck_assert_uint_eq (indexes[i], features->via.map.ptr[i].key.via.u64);
+            o = &features->via.map.ptr[i].val;
+        }
+        else
+            o = &features->via.array.ptr[i];
+        float want = s_object_number (o);
+        ck_assert_msg (!memcmp (&values[i], &want, sizeof want), "item %zu: %a, the objects give %a", i,
+                       (double) values[i], (double) want);
+    }
+    msgpack_zone_destroy (&zone);
+}
+
+//  Packs [LABEL, {i * 3: value}] for i below 300 into SB, the values of
+//  KIND: 0 float32s, 1 counts (fixints and uint8s mixed), 2 float64s and
+//  float32s in turn, 3 float64s with one float32 among them (at 150)
+static void s_pack_pairs (msgpack_sbuffer *sb, uint64_t label, int kind)
+{
+    msgpack_sbuffer_init (sb);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, sb, msgpack_sbuffer_write);
+    msgpack_pack_array (&pk, 2);
+    msgpack_pack_uint64 (&pk, label);
+    msgpack_pack_map (&pk, 300);
+    for (unsigned i = 0; i < 300; i++) {
+        msgpack_pack_uint64 (&pk, i * 3);
+        if (kind == 0)
+            msgpack_pack_float (&pk, (float) i / 7);
+        else if (kind == 1)
+            msgpack_pack_uint8 (&pk, (uint8_t) (i * 37));
+        else if (kind == 2 && i % 2)
+            msgpack_pack_double (&pk, i / 3.0);
+        else if (kind == 2)
+            msgpack_pack_float (&pk, (float) i / 3);
+        else if (i == 150)
+            msgpack_pack_float (&pk, 0.5f);
+        else
+            msgpack_pack_double (&pk, i / 255.0);
+    }
+}
+
 //  Packs [LABEL, {index: value}] with every width of index and every
 //  encoding of number the packer makes, and compares the pairs read with
 //  the decoded objects'
@@ -88,19 +142,7 @@ START_TEST (test_pairs_as_objects)
     float values[64];
     ck_assert_int_eq (record_pairs (&h, indexes, values), 1);
 
-    msgpack_zone zone;
-    msgpack_zone_init (&zone, 4096);
-    msgpack_object rec;
-    size_t off = 0;
-    ck_assert_int_eq (msgpack_unpack (sb.data, sb.size, &off, &zone, &rec), MSGPACK_UNPACK_SUCCESS);
-    const msgpack_object_map *map = &rec.via.array.ptr[1].via.map;
-    for (size_t i = 0; i < n; i++) {
-        ck_assert_uint_eq (indexes[i], map->ptr[i].key.via.u64);
-        float want = s_object_number (&map->ptr[i].val);
-        ck_assert_msg (!memcmp (&values[i], &want, sizeof want), "pair %zu: %a, the objects give %a", i,
-                       (double) values[i], (double) want);
-    }
-    msgpack_zone_destroy (&zone);
+    s_same_as_objects (&sb, indexes, values, n);
     s_check_prefixes (sb.data, sb.size);
     msgpack_sbuffer_destroy (&sb);
 }
@@ -136,17 +178,7 @@ START_TEST (test_numbers_as_objects)
     ck_assert_uint_eq (h.n, 20);
     float values[20];
     ck_assert_int_eq (record_numbers (&h, values), 1);
-    msgpack_zone zone;
-    msgpack_zone_init (&zone, 4096);
-    msgpack_object rec;
-    size_t off = 0;
-    ck_assert_int_eq (msgpack_unpack (sb.data, sb.size, &off, &zone, &rec), MSGPACK_UNPACK_SUCCESS);
-    for (size_t i = 0; i < 20; i++) {
-        float want = s_object_number (&rec.via.array.ptr[1].via.array.ptr[i]);
-        ck_assert_msg (!memcmp (&values[i], &want, sizeof want), "number %zu: %a, the objects give %a", i,
-                       (double) values[i], (double) want);
-    }
-    msgpack_zone_destroy (&zone);
+    s_same_as_objects (&sb, NULL, values, 20);
     s_check_prefixes (sb.data, sb.size);
     msgpack_sbuffer_destroy (&sb);
 
@@ -171,19 +203,7 @@ END_TEST
 START_TEST (test_reader_pairs)
 {
     msgpack_sbuffer sb;
-    msgpack_sbuffer_init (&sb);
-    msgpack_packer pk;
-    msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_array (&pk, 2);
-    msgpack_pack_uint64 (&pk, 9);
-    msgpack_pack_map (&pk, 300);
-    for (unsigned i = 0; i < 300; i++) {
-        msgpack_pack_uint64 (&pk, i * 3);
-        if (i == 150)
-            msgpack_pack_float (&pk, 0.5f);
-        else
-            msgpack_pack_double (&pk, i / 255.0);
-    }
+    s_pack_pairs (&sb, 9, 3);
     record_head h;
     ck_assert_int_eq (record_head_parse (sb.data, sb.size, &h), 1);
     ck_assert_uint_eq (h.label, 9);
@@ -212,42 +232,15 @@ START_TEST (test_reader_pair_kinds)
 {
     for (int kind = 0; kind < 3; kind++) {
         msgpack_sbuffer sb;
-        msgpack_sbuffer_init (&sb);
-        msgpack_packer pk;
-        msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
-        msgpack_pack_array (&pk, 2);
-        msgpack_pack_uint64 (&pk, 2);
-        msgpack_pack_map (&pk, 300);
-        for (unsigned i = 0; i < 300; i++) {
-            msgpack_pack_uint64 (&pk, i * 3);
-            if (kind == 0)
-                msgpack_pack_float (&pk, (float) i / 7);
-            else if (kind == 1)
-                msgpack_pack_uint8 (&pk, (uint8_t) (i * 37));
-            else if (i % 2)
-                msgpack_pack_double (&pk, i / 3.0);
-            else
-                msgpack_pack_float (&pk, (float) i / 3);
-        }
+        s_pack_pairs (&sb, 2, kind);
         record_head h;
         ck_assert_int_eq (record_head_parse (sb.data, sb.size, &h), 1);
         static uint64_t indexes[300];
         static float values[300];
         ck_assert_int_eq (record_pairs (&h, indexes, values), 1);
-        msgpack_zone zone;
-        msgpack_zone_init (&zone, 4096);
-        msgpack_object rec;
-        size_t off = 0;
-        ck_assert_int_eq (msgpack_unpack (sb.data, sb.size, &off, &zone, &rec), MSGPACK_UNPACK_SUCCESS);
-        const msgpack_object_map *map = &rec.via.array.ptr[1].via.map;
-        for (unsigned i = 0; i < 300; i++) {
+        for (unsigned i = 0; i < 300; i++)
             ck_assert_uint_eq (indexes[i], i * 3);
-            float want = s_object_number (&map->ptr[i].val);
-            ck_assert_msg (!memcmp (&values[i], &want, sizeof want),
-                           "kind %d, pair %u: %a, the objects give %a", kind, i, (double) values[i],
-                           (double) want);
-        }
-        msgpack_zone_destroy (&zone);
+        s_same_as_objects (&sb, indexes, values, 300);
         msgpack_sbuffer_destroy (&sb);
     }
 }

@@ -486,97 +486,91 @@ START_TEST (test_scan_depth_33_empty_innermost)
 }
 END_TEST
 
-//  A sparse example's map of indexes (fixint, uint16) to float64s, which
-//  the scan takes a pair at a time: its exact size, every prefix short,
-//  and max-elements met exactly, or missed by one at the value or at the
-//  index that goes past it
-START_TEST (test_scan_sparse_pairs)
+//  Packs [1, {i * 3: value}] for i below 300 into SB (indexes fixint
+//  below 128, then uint8 and uint16), the values of KIND: 0 float32s,
+//  1 counts (fixints and uint8s mixed), 2 float64s and float32s in turn,
+//  3 float64s with a pair of another shape among them (a float32 at
+//  150).  *LAST: where the last value starts.
+static void s_pack_pairs (msgpack_sbuffer *sb, int kind, size_t *last)
 {
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init (&sb);
+    msgpack_sbuffer_init (sb);
     msgpack_packer pk;
-    msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
+    msgpack_packer_init (&pk, sb, msgpack_sbuffer_write);
     msgpack_pack_array (&pk, 2);
-    msgpack_pack_int (&pk, 3);
+    msgpack_pack_int (&pk, 1);
     msgpack_pack_map (&pk, 300);
     for (int i = 0; i < 300; i++) {
-        msgpack_pack_uint16 (&pk, (uint16_t) (i * 3));  //  fixint below 128, then uint16
-        if (i == 150)
-            msgpack_pack_float (&pk, 0.5f);  //  a pair of another shape among them
+        msgpack_pack_uint16 (&pk, (uint16_t) (i * 3));
+        *last = sb->size;
+        if (kind == 0)
+            msgpack_pack_float (&pk, (float) i / 7);
+        else if (kind == 1)
+            msgpack_pack_uint8 (&pk, (uint8_t) (i * 37));
+        else if (kind == 2 && i % 2)
+            msgpack_pack_double (&pk, i);
+        else if (kind == 2)
+            msgpack_pack_float (&pk, (float) i);
+        else if (i == 150)
+            msgpack_pack_float (&pk, 0.5f);
         else
             msgpack_pack_double (&pk, i / 255.0);
     }
+}
+
+//  The map of pairs in SB, whose last value starts at LAST: its exact
+//  size, every prefix short, max-elements met exactly or missed by one
+//  at the last value, and damage in that value's type byte found, not
+//  skipped
+static void s_check_pairs (const msgpack_sbuffer *sb, size_t last)
+{
     size_t size = 0, where = 0;
-    ck_assert_int_eq (weir__scan (sb.data, sb.size, &size, &where), WEIR__SCAN_OK);
-    ck_assert_uint_eq (size, sb.size);
-    s_check_prefixes (sb.data, sb.size);
+    ck_assert_int_eq (weir__scan (sb->data, sb->size, &size, &where), WEIR__SCAN_OK);
+    ck_assert_uint_eq (size, sb->size);
+    s_check_prefixes (sb->data, sb->size);
     //  The array, its label, the map and its 600 keys and values
     uint64_t objects = 3 + 600;
-    ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects, &size, &where), WEIR__SCAN_OK);
-    //  One short: the last value is the first past the limit
-    ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects - 1, &size, &where),
+    ck_assert_int_eq (weir__scan_limited (sb->data, sb->size, objects, &size, &where), WEIR__SCAN_OK);
+    ck_assert_int_eq (weir__scan_limited (sb->data, sb->size, objects - 1, &size, &where),
                       WEIR__SCAN_TOO_LARGE);
-    ck_assert_uint_eq (where, sb.size - 9);
-    //  Two short: the last index is
-    ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects - 2, &size, &where),
-                      WEIR__SCAN_TOO_LARGE);
-    ck_assert_uint_eq (where, sb.size - 9 - 3);
-    //  Damage in a pair's value type byte is found, not skipped
-    char *copy = malloc (sb.size);
-    memcpy (copy, sb.data, sb.size);
-    copy[sb.size - 9] = (char) 0xc1;
-    ck_assert_int_eq (weir__scan (copy, sb.size, &size, &where), WEIR__SCAN_INVALID);
-    ck_assert_uint_eq (where, sb.size - 9);
+    ck_assert_uint_eq (where, last);
+    //  0xc1 is never valid: no pair's shape, the general walk's to judge
+    char *copy = malloc (sb->size);
+    memcpy (copy, sb->data, sb->size);
+    copy[last] = (char) 0xc1;
+    ck_assert_int_eq (weir__scan (copy, sb->size, &size, &where), WEIR__SCAN_INVALID);
+    ck_assert_uint_eq (where, last);
     free (copy);
+}
+
+//  A sparse example's map of indexes (fixint, uint8, uint16) to float64s,
+//  which the scan takes a pair at a time; two short of max-elements, the
+//  last index is the first past it
+START_TEST (test_scan_sparse_pairs)
+{
+    msgpack_sbuffer sb;
+    size_t last;
+    s_pack_pairs (&sb, 3, &last);
+    ck_assert_uint_eq (last, sb.size - 9);
+    s_check_pairs (&sb, last);
+    size_t size = 0, where = 0;
+    ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, 3 + 600 - 2, &size, &where),
+                      WEIR__SCAN_TOO_LARGE);
+    ck_assert_uint_eq (where, last - 3);
     msgpack_sbuffer_destroy (&sb);
 }
 END_TEST
 
 //  The pairs of other common shapes the walk takes in its run: float32
-//  values, counts (fixints and uint8s), and uint8 indexes, with the
-//  element limit where it falls as in the general walk
+//  values, counts (fixints and uint8s), float64s and float32s in turn;
+//  and a truncated record is truncated, whatever its last pair
 START_TEST (test_scan_sparse_pair_kinds)
 {
     for (int kind = 0; kind < 3; kind++) {
         msgpack_sbuffer sb;
-        msgpack_sbuffer_init (&sb);
-        msgpack_packer pk;
-        msgpack_packer_init (&pk, &sb, msgpack_sbuffer_write);
-        msgpack_pack_array (&pk, 2);
-        msgpack_pack_int (&pk, 1);
-        msgpack_pack_map (&pk, 300);
-        size_t last = 0;  //  where the last value starts
-        for (int i = 0; i < 300; i++) {
-            msgpack_pack_uint16 (&pk, (uint16_t) (i * 3));
-            last = sb.size;
-            if (kind == 0)
-                msgpack_pack_float (&pk, (float) i / 7);
-            else if (kind == 1)
-                msgpack_pack_uint8 (&pk, (uint8_t) (i * 37));  //  fixints and uint8s mixed
-            else if (i % 2)
-                msgpack_pack_double (&pk, i);
-            else
-                msgpack_pack_float (&pk, (float) i);
-        }
-        size_t size = 0, where = 0;
-        ck_assert_int_eq (weir__scan (sb.data, sb.size, &size, &where), WEIR__SCAN_OK);
-        ck_assert_uint_eq (size, sb.size);
-        s_check_prefixes (sb.data, sb.size);
-        uint64_t objects = 3 + 600;
-        ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects, &size, &where), WEIR__SCAN_OK);
-        ck_assert_int_eq (weir__scan_limited (sb.data, sb.size, objects - 1, &size, &where),
-                          WEIR__SCAN_TOO_LARGE);
-        ck_assert_uint_eq (where, last);
-        //  A byte of no pair's shape in the last value is the general
-        //  walk's to judge: 0xc1 is never valid
-        char *copy = malloc (sb.size);
-        memcpy (copy, sb.data, sb.size);
-        copy[last] = (char) 0xc1;
-        ck_assert_int_eq (weir__scan (copy, sb.size, &size, &where), WEIR__SCAN_INVALID);
-        ck_assert_uint_eq (where, last);
-        //  And a truncated record is truncated, whatever its last pair
+        size_t last, size, where;
+        s_pack_pairs (&sb, kind, &last);
+        s_check_pairs (&sb, last);
         ck_assert_int_eq (weir__scan (sb.data, sb.size - 1, &size, &where), WEIR__SCAN_INCOMPLETE);
-        free (copy);
         msgpack_sbuffer_destroy (&sb);
     }
 }

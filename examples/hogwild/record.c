@@ -21,16 +21,21 @@ static inline uint64_t s_be64 (const uint8_t *p)
            | (uint64_t) p[4] << 24 | (uint64_t) p[5] << 16 | (uint64_t) p[6] << 8 | (uint64_t) p[7];
 }
 
-//  A float64 at Q
-static inline int s_float64 (const uint8_t *q, float *value)
+//  The float of the float64 and of the float32 whose type byte is at Q
+static inline float s_float64 (const uint8_t *q)
 {
-    if (q[0] != 0xcb)
-        return 0;
     uint64_t u = s_be64 (q + 1);
     double d;
     memcpy (&d, &u, sizeof d);
-    *value = (float) d;
-    return 1;
+    return (float) d;
+}
+
+static inline float s_float32 (const uint8_t *q)
+{
+    uint32_t u = (uint32_t) q[1] << 24 | (uint32_t) q[2] << 16 | (uint32_t) q[3] << 8 | q[4];
+    float f;
+    memcpy (&f, &u, sizeof f);
+    return f;
 }
 
 //  A non-negative integer at *P (before END): 1, its value in *V and *P
@@ -63,15 +68,12 @@ static inline int s_number (const uint8_t **p, const uint8_t *end, float *v)
         return 0;
     uint8_t c = *q;
     if (c == 0xcb && end - q >= 9) {
-        s_float64 (q, v);
+        *v = s_float64 (q);
         *p = q + 9;
         return 1;
     }
     if (c == 0xca && end - q >= 5) {
-        uint32_t u = (uint32_t) s_be (q + 1, 4);
-        float f;
-        memcpy (&f, &u, sizeof f);
-        *v = f;
+        *v = s_float32 (q);
         *p = q + 5;
         return 1;
     }
@@ -187,12 +189,11 @@ static inline int s_pair (const uint8_t **p, uint64_t *index, float *value)
     else
         return 0;
     if (q[0] == 0xcb) {
-        s_float64 (q, value);
+        *value = s_float64 (q);
         q += 9;
     }
     else if (q[0] == 0xca) {
-        uint32_t u = (uint32_t) q[1] << 24 | (uint32_t) q[2] << 16 | (uint32_t) q[3] << 8 | q[4];
-        memcpy (value, &u, sizeof u);
+        *value = s_float32 (q);
         q += 5;
     }
     else if (q[0] < 0x80) {

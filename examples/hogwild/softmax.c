@@ -471,6 +471,13 @@ static int s_is_number (const msgpack_object *o, double *v)
     }
 }
 
+//  What a record's features are multiplied by: scale=, or else 1/255 for
+//  bytes and 1 for numbers
+static float s_scale (const s_state *self, int bytes)
+{
+    return self->scale_given ? self->scale : bytes ? 1.0f / 255.0f : 1.0f;
+}
+
 //  A record's features, decoded into T's buffers.
 typedef struct {
     enum { S_BYTES, S_DENSE, S_SPARSE } kind;
@@ -482,14 +489,13 @@ typedef struct {
 static int s_features_of (weir_stage *st, s_thread *t, const msgpack_object *f, s_features *out)
 {
     s_state *self = t->state;
-    out->scale = self->scale_given ? self->scale : 1.0f;
+    out->scale = s_scale (self, f->type == MSGPACK_OBJECT_BIN);
     double v;
     switch (f->type) {
     case MSGPACK_OBJECT_BIN:
         out->kind = S_BYTES;
         out->bytes = (const uint8_t *) f->via.bin.ptr;
         out->n = f->via.bin.size;
-        out->scale = self->scale_given ? self->scale : 1.0f / 255.0f;
         return 0;
     case MSGPACK_OBJECT_ARRAY:
         out->kind = S_DENSE;
@@ -660,11 +666,10 @@ static int s_process_bytes (weir_stage *st, void *tstate, const char *data, size
     record_head h;
     if (!record_head_parse (data, len, &h) || (!h.labeled && !self->eval))
         return s_process_decoded (st, t, data, len);
-    s_features f = {.n = h.n, .scale = self->scale_given ? self->scale : 1.0f};
+    s_features f = {.n = h.n, .scale = s_scale (self, h.form == RECORD_BYTES)};
     if (h.form == RECORD_BYTES) {
         f.kind = S_BYTES;
         f.bytes = h.bytes;
-        f.scale = self->scale_given ? self->scale : 1.0f / 255.0f;
     }
     else {
         if (s_room (st, t, h.n))
