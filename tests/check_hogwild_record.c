@@ -2,12 +2,14 @@
     bytes (examples/hogwild/record.h): the numbers are those the msgpack
     objects give, every other form is left to the objects, and no prefix
     of a record is read past its end.  */
+#include <math.h>
 #include <msgpack.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "examples/hogwild/record.h"
 #include "testutil.h"
+#include "tests/sparsebins.h"
 
 //  A number as softmax makes it of a decoded msgpack object
 static float s_object_number (const msgpack_object *o)
@@ -38,6 +40,13 @@ static void s_check_prefixes (const char *data, size_t len)
             else if (h.form == RECORD_NUMBERS) {
                 ck_assert_uint_le (h.n, 64);
                 ck_assert_int_eq (record_numbers (&h, values), 0);
+            }
+            else if (h.form == RECORD_SPARSE) {
+                //  Both bins whole inside: reading them cannot over-read
+                ck_assert_uint_le (h.n, 64);
+                ck_assert (h.bytes + 4 * h.n <= (const uint8_t *) copy + cut);
+                ck_assert (h.items + 4 * h.n <= (const uint8_t *) copy + cut);
+                record_sparse (h.bytes, h.items, h.n, indexes, values);
             }
             else
                 ck_assert (h.bytes + h.n <= (const uint8_t *) copy + cut);
@@ -279,6 +288,65 @@ START_TEST (test_bin_and_nil_label)
 }
 END_TEST
 
+//  [label, [indexes, values]] of N features as two bins of little-endian
+//  words into SB
+static void s_pack_sparse (msgpack_sbuffer *sb, uint64_t label, const uint32_t *index, const float *value,
+                           size_t n)
+{
+    msgpack_sbuffer_init (sb);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, sb, msgpack_sbuffer_write);
+    msgpack_pack_array (&pk, 2);
+    msgpack_pack_uint64 (&pk, label);
+    sparsebins_pack (&pk, index, value, n);
+}
+
+//  [indexes, values]: the words' values to the bit, whatever the host's
+//  byte order, in bins 8 and 16
+START_TEST (test_sparse_bins)
+{
+    uint32_t index[200];
+    float value[200];
+    const float odd[] = {-0.0f, 1e-45f, NAN, 3.4028235e38f, -INFINITY, 0.1f};
+    for (size_t i = 0; i < 200; i++) {
+        index[i] = i == 1 ? 4294967295u : (uint32_t) (i * 70001);
+        value[i] = i < 6 ? odd[i] : (float) i / 3;
+    }
+    for (size_t n = 0; n <= 200; n += 50) {
+        msgpack_sbuffer sb;
+        s_pack_sparse (&sb, 9, index, value, n ? n : 5);
+        size_t want = n ? n : 5;
+        record_head h;
+        ck_assert_int_eq (record_head_parse (sb.data, sb.size, &h), 1);
+        ck_assert_int_eq (h.form, RECORD_SPARSE);
+        ck_assert_uint_eq (h.label, 9);
+        ck_assert_uint_eq (h.n, want);
+        uint64_t indexes[200];
+        float values[200];
+        record_sparse (h.bytes, h.items, h.n, indexes, values);
+        for (size_t i = 0; i < want; i++) {
+            ck_assert_uint_eq (indexes[i], index[i]);
+            ck_assert_msg (!memcmp (&values[i], &value[i], sizeof value[i]), "value %zu: %a, not %a", i,
+                           (double) values[i], (double) value[i]);
+        }
+        if (want <= 50)
+            s_check_prefixes (sb.data, sb.size);
+        msgpack_sbuffer_destroy (&sb);
+    }
+    //  No features: two empty bins
+    const uint8_t empty[] = {0x92, 0x03, 0x92, 0xc4, 0, 0xc4, 0};
+    record_head h;
+    ck_assert_int_eq (record_head_parse (empty, sizeof empty, &h), 1);
+    ck_assert_int_eq (h.form, RECORD_SPARSE);
+    ck_assert_uint_eq (h.n, 0);
+    size_t n;
+    ck_assert_int_eq (record_sparse_count (8, 8, &n), 1);
+    ck_assert_uint_eq (n, 2);
+    ck_assert_int_eq (record_sparse_count (8, 4, &n), 0);
+    ck_assert_int_eq (record_sparse_count (6, 6, &n), 0);
+}
+END_TEST
+
 //  Every other form is left to the objects, which name what is wrong
 START_TEST (test_other_forms)
 {
@@ -301,6 +369,10 @@ START_TEST (test_other_forms)
          {0x92, 0x01, 0xdc, 0x00, 0x03, 0x01, 0x02},
          7},
         {"no features", {0x92, 0x01}, 2},
+        {"[indexes, values] of 0 and 4 bytes", {0x92, 0x01, 0x92, 0xc4, 0, 0xc4, 4, 0, 0, 0, 0}, 11},
+        {"[indexes, values] of 3 bytes each", {0x92, 0x01, 0x92, 0xc4, 3, 1, 0, 0, 0xc4, 3, 0, 0, 0}, 13},
+        {"[indexes, a number]", {0x92, 0x01, 0x92, 0xc4, 0, 0x01}, 6},
+        {"[indexes, values] whose values are cut", {0x92, 0x01, 0x92, 0xc4, 4, 1, 0, 0, 0, 0xc4, 4, 0}, 12},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         record_head h;
@@ -340,6 +412,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_numbers_as_objects);
     tcase_add_test (tc, test_bin_and_nil_label);
     tcase_add_test (tc, test_other_forms);
+    tcase_add_test (tc, test_sparse_bins);
     suite_add_tcase (s, tc);
     return s;
 }

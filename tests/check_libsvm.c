@@ -9,6 +9,7 @@
 #include "readers/reader.h"
 #include "readers/shards.h"
 #include "tests/libsvmutil.h"
+#include "tests/sparsebins.h"
 
 /*  A sink that keeps every record, pausing after BUDGET records when set
     (as the engine does at the end of an epoch).  */
@@ -61,16 +62,19 @@ static void s_collector_drain (s_collector *c)
     }
 }
 
-//  Open the reader on PATH with one more property (or NULL), read every
-//  shard in order; the first error code.
+//  Open the reader on PATH with more properties (EXTRA: NULL, or
+//  key=value separated by spaces), read every shard in order; the first
+//  error code.
 static int s_read_file (const char *path, const char *extra, s_collector *c, weir__shards *shards,
                         weir__err *err)
 {
     weir__props props;
     weir__props_init (&props);
     weir__props_add (&props, "path", path, -1, -1);
-    if (extra)
-        ck_assert_int_eq (weir__props_add_text (&props, extra, err), 0);
+    char more[256];
+    snprintf (more, sizeof more, "%s", extra ? extra : "");
+    for (char *save = NULL, *kv = strtok_r (more, " ", &save); kv; kv = strtok_r (NULL, " ", &save))
+        ck_assert_int_eq (weir__props_add_text (&props, kv, err), 0);
     weir__shards_init (shards);
     void *state = NULL;
     int rc = weir__reader_libsvm.open (&props, &state, shards, err);
@@ -259,6 +263,143 @@ START_TEST (test_reader_malformed_lines)
     ck_assert_msg (strstr (err.msg, "line 2 (byte 6): line longer than max-line=12 bytes"), "%s", err.msg);
     weir__shards_release (&shards);
     s_collector_release (&c);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+//  features=bins: the records' bytes, exactly: [label, [indexes, values]]
+//  with little-endian uint32 indices and float32 values rounded to
+//  nearest; what they cannot hold is an error naming the line and byte
+START_TEST (test_reader_bins)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200];
+    snprintf (path, sizeof path, "%s/in.txt", dir);
+    const char text[] = "+1 1:0.5 3:-2 10:0.1\n"
+                        "-1\n"
+                        "2.5 4294967295:1e-30 4294967294:0\n";  //  out of order: an error, as for maps
+    testutil_write (path, text, sizeof text - 1);
+    s_collector c;
+    s_collector_init (&c, 64);
+    weir__shards shards;
+    weir__err err;
+    weir__err_init (&err);
+    ck_assert_int_eq (s_read_file (path, "features=bins", &c, &shards, &err), WEIR_ECORRUPT);
+    ck_assert_msg (strstr (err.msg, "line 3 (byte 45): index 4294967294 comes after index 4294967295"), "%s",
+                   err.msg);
+    weir__shards_release (&shards);
+    s_collector_release (&c);
+
+    const char good[] = "+1 1:0.5 3:-2 10:0.1\n"
+                        "-1\n"
+                        "2.5 7:3.4028234e38 4294967295:1e-30\n";
+    testutil_write (path, good, sizeof good - 1);
+    s_collector_init (&c, 2);
+    ck_assert_int_eq (s_read_file (path, "features=bins", &c, &shards, &err), 0);
+    ck_assert_uint_eq (c.records, 3);
+    msgpack_sbuffer want;
+    msgpack_sbuffer_init (&want);
+    msgpack_packer pk;
+    msgpack_packer_init (&pk, &want, msgpack_sbuffer_write);
+    msgpack_pack_array (&pk, 2);
+    msgpack_pack_int (&pk, 1);
+    sparsebins_pack (&pk, (const uint32_t[]){1, 3, 10}, (const float[]){0.5f, -2.0f, 0.1f}, 3);
+    msgpack_pack_array (&pk, 2);
+    msgpack_pack_int (&pk, -1);
+    sparsebins_pack (&pk, NULL, NULL, 0);
+    msgpack_pack_array (&pk, 2);
+    msgpack_pack_double (&pk, 2.5);
+    sparsebins_pack (&pk, (const uint32_t[]){7, 4294967295u}, (const float[]){3.4028234e38f, 1e-30f}, 2);
+    ck_assert_uint_eq (c.len, want.size);
+    ck_assert (memcmp (c.all, want.data, want.size) == 0);
+    msgpack_sbuffer_destroy (&want);
+    weir__shards_release (&shards);
+    s_collector_release (&c);
+
+    struct {
+        const char *line, *message;
+    } cases[] = {
+        {"1 4294967296:1", "line 2 (byte 8): index 4294967296 is too large for features=bins"},
+        {"1 1:1 9223372036854775807:1", "line 2 (byte 12): index 9223372036854775807 is too large"},
+        {"1 3:1e39", "line 2 (byte 10): value '1e39' of index 3 is beyond a float32's range"},
+        {"1 3:-3.5e38", "line 2 (byte 10): value '-3.5e38' of index 3 is beyond a float32's range"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[128];
+        int n = snprintf (line, sizeof line, "0 1:1\n%s\n", cases[i].line);
+        testutil_write (path, line, (size_t) n);
+        s_collector_init (&c, 64);
+        ck_assert_int_eq (s_read_file (path, "features=bins", &c, &shards, &err), WEIR_ECORRUPT);
+        ck_assert_msg (strstr (err.msg, cases[i].message), "case %zu: '%s' lacks '%s'", i, err.msg,
+                       cases[i].message);
+        weir__shards_release (&shards);
+        s_collector_release (&c);
+        //  The same lines are fine as maps
+        s_collector_init (&c, 64);
+        ck_assert_int_eq (s_read_file (path, NULL, &c, &shards, &err), 0);
+        ck_assert_uint_eq (c.records, 2);
+        weir__shards_release (&shards);
+        s_collector_release (&c);
+    }
+    s_collector_init (&c, 64);
+    ck_assert_int_eq (s_read_file (path, "features=bits", &c, &shards, &err), WEIR_EPROPERTY);
+    ck_assert_str_eq (err.msg, "libsvm: features=bits is neither map nor bins");
+    s_collector_release (&c);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+//  Features as bins, through the writer and back: random float32 values
+//  (subnormals and extremes among them) and indices up to 2^32 - 1 come
+//  back to the bit, across shards
+START_TEST (test_round_trip_bins)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200];
+    snprintf (path, sizeof path, "%s/a.txt", dir);
+    weir__err err;
+    weir__err_init (&err);
+    int rc;
+    void *w = libsvmutil_writer_open (path, NULL, 1, NULL, &err, &rc);
+    ck_assert_int_eq (rc, 0);
+    weir__batch b;
+    weir__batch_init (&b, 64);
+    uint64_t seed = 777;
+    enum { EXAMPLES = 2000 };
+    for (int e = 0; e < EXAMPLES; e++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        size_t n = (size_t) ((seed >> 20) % 9);
+        uint32_t index[8];
+        float value[8];
+        uint64_t at = 0;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            at += 1 + (seed >> 36);  //  up to 2^28 apart: some reach 2^31
+            uint32_t bits = (uint32_t) (seed >> 17);
+            memcpy (&value[i], &bits, 4);
+            if (!isfinite (value[i]))
+                value[i] = (float) (seed >> 40);
+            index[i] = i == 7 ? 4294967295u : (uint32_t) at;
+        }
+        msgpack_pack_array (&b.pk, 2);
+        msgpack_pack_int (&b.pk, e % 10);
+        sparsebins_pack (&b.pk, index, value, n);
+        b.count++;
+    }
+    ck_assert_int_eq (libsvmutil_write (w, &b, &err), 0);
+    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+    s_collector c;
+    s_collector_init (&c, 100);
+    weir__shards shards;
+    rc = s_read_file (path, "split=10000 features=bins", &c, &shards, &err);
+    ck_assert_msg (rc == 0, "%s", err.msg);
+    ck_assert_uint_eq (c.records, EXAMPLES);
+    size_t payload = weir__batch_payload (&b);
+    ck_assert_uint_eq (c.len, payload);
+    ck_assert (memcmp (c.all, b.data + WEIR__BATCH_HEADER, payload) == 0);
+    weir__shards_release (&shards);
+    s_collector_release (&c);
+    weir__batch_release (&b);
     testutil_rmdir (dir);
 }
 END_TEST
@@ -479,6 +620,8 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_reader_line_numbers_across_shards);
     tcase_add_test (tc, test_reader_pause_and_continue);
     tcase_add_test (tc, test_round_trip);
+    tcase_add_test (tc, test_reader_bins);
+    tcase_add_test (tc, test_round_trip_bins);
     suite_add_tcase (s, tc);
     return s;
 }

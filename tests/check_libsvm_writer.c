@@ -1,10 +1,11 @@
 /*  tests/check_libsvm_writer.c - the libsvm writer, driven directly: the
-    three forms of features and scale=, every record it cannot write and
+    four forms of features and scale=, every record it cannot write and
     its message, and a resumed writer cutting back to what was committed.
     The round trip through the reader is in tests/check_libsvm.c.  */
 #include <math.h>
 
 #include "tests/libsvmutil.h"
+#include "tests/sparsebins.h"
 
 START_TEST (test_writer_forms)
 {
@@ -102,6 +103,96 @@ START_TEST (test_writer_forms)
     libsvmutil_writer_open (NULL, NULL, 1, NULL, &err, &rc);
     ck_assert_int_eq (rc, WEIR_EPROPERTY);
     ck_assert_str_eq (err.msg, "libsvm: property 'path' is required");
+    weir__batch_release (&b);
+    testutil_rmdir (dir);
+}
+END_TEST
+
+//  [LABEL, [indexes, values]] of N features, as the libsvm reader gives
+//  them with features=bins
+static void s_pack_bins (msgpack_packer *pk, int label, const uint32_t *index, const float *value, size_t n)
+{
+    msgpack_pack_array (pk, 2);
+    msgpack_pack_int (pk, label);
+    sparsebins_pack (pk, index, value, n);
+}
+
+//  Features [indexes, values]: written like a map, in index order, values
+//  as float32; and every pair of bins that is not one, named
+START_TEST (test_writer_bins)
+{
+    char *dir = testutil_mkdtemp ();
+    char path[4200];
+    snprintf (path, sizeof path, "%s/out.txt", dir);
+    weir__err err;
+    weir__err_init (&err);
+    int rc;
+    void *w = libsvmutil_writer_open (path, NULL, 1, NULL, &err, &rc);
+    ck_assert_int_eq (rc, 0);
+    weir__batch b;
+    weir__batch_init (&b, 64);
+    s_pack_bins (&b.pk, 4, (const uint32_t[]){10, 3, 4294967295u}, (const float[]){0.1f, -2.5f, 0}, 3);
+    s_pack_bins (&b.pk, 1, NULL, NULL, 0);
+    s_pack_bins (&b.pk, 2, (const uint32_t[]){1, 2}, (const float[]){1e-30f, 3.4028235e38f}, 2);
+    b.count = 3;
+    ck_assert_int_eq (libsvmutil_write (w, &b, &err), 0);
+    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+    size_t len;
+    char *got = testutil_read (path, &len);
+    ck_assert_str_eq (got, "4 3:-2.5 10:0.1 4294967295:0\n1\n2 1:1e-30 2:3.4028235e+38\n");
+    free (got);
+
+    const char *messages[] = {
+        "the features [indexes, values] are a bin and a string, not two bins",
+        "the features [indexes, values] have bins of 4 and 8 bytes, not as many uint32 indices as float32 "
+        "values",
+        "the features [indexes, values] have bins of 3 and 3 bytes",
+        "index 0 (element 1 of the features' indexes) is not a positive index",
+        "index 5 appears twice in the features",
+        "the value of index 2 is a float, not a finite number",
+    };
+    for (size_t k = 0; k < sizeof messages / sizeof messages[0]; k++) {
+        w = libsvmutil_writer_open (path, NULL, 1, NULL, &err, &rc);
+        ck_assert_int_eq (rc, 0);
+        weir__batch_clear (&b);
+        msgpack_packer *pk = &b.pk;
+        s_pack_bins (pk, 1, (const uint32_t[]){1}, (const float[]){1}, 1);
+        switch (k) {
+        case 0:
+            msgpack_pack_array (pk, 2);
+            msgpack_pack_int (pk, 1);
+            msgpack_pack_array (pk, 2);
+            sparsebins_pack_words (pk, (const uint32_t[]){1}, 1);
+            msgpack_pack_str_with_body (pk, "x", 1);
+            break;
+        case 1: {
+            msgpack_pack_array (pk, 2);
+            msgpack_pack_int (pk, 1);
+            msgpack_pack_array (pk, 2);
+            sparsebins_pack_words (pk, (const uint32_t[]){1}, 1);
+            sparsebins_pack_words (pk, (const uint32_t[]){0, 0}, 2);
+            break;
+        }
+        case 2:
+            msgpack_pack_array (pk, 2);
+            msgpack_pack_int (pk, 1);
+            msgpack_pack_array (pk, 2);
+            msgpack_pack_bin_with_body (pk, "abc", 3);
+            msgpack_pack_bin_with_body (pk, "abc", 3);
+            break;
+        case 3: s_pack_bins (pk, 1, (const uint32_t[]){2, 0}, (const float[]){1, 1}, 2); break;
+        case 4: s_pack_bins (pk, 1, (const uint32_t[]){5, 1, 5}, (const float[]){1, 1, 1}, 3); break;
+        case 5: s_pack_bins (pk, 1, (const uint32_t[]){1, 2}, (const float[]){1, NAN}, 2); break;
+        }
+        b.count = 2;
+        ck_assert_int_eq (libsvmutil_write (w, &b, &err), WEIR_ECORRUPT);
+        ck_assert_msg (strstr (err.msg, messages[k]), "case %zu: '%s', wanted '%s'", k, err.msg, messages[k]);
+        ck_assert_msg (strstr (err.msg, "record 2 of a batch of 2"), "case %zu: '%s'", k, err.msg);
+        ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+        got = testutil_read (path, &len);
+        ck_assert_str_eq (got, "1 1:1\n");
+        free (got);
+    }
     weir__batch_release (&b);
     testutil_rmdir (dir);
 }
@@ -272,6 +363,7 @@ Suite *check_suite (void)
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_writer_forms);
     tcase_add_test (tc, test_writer_errors);
+    tcase_add_test (tc, test_writer_bins);
     tcase_add_test (tc, test_writer_resume_truncates);
     suite_add_tcase (s, tc);
     return s;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The softmax plugin on a slice of Fashion-MNIST: it learns from every
-# record form (bin, array, map, and libsvm text through the libsvm reader),
+# record form (bin, array, map, and libsvm text through the libsvm reader,
+# as maps and as bins),
 # evaluates, and a job killed with SIGKILL and resumed ends with weights
 # bit-identical to an uninterrupted run (one thread), having continued, not
 # restarted.  The full 0.84 run is bench/hogwild_bench.
@@ -66,6 +67,34 @@ done
 acc=$(metric "$T/eval.json" eval_accuracy)
 awk -v a="$acc" 'BEGIN { exit !(a > 0.7) }' && ok || fail "libsvm: accuracy '$acc'"
 
+# features=bins: the same examples as [indexes, values], uint32 and
+# float32 bins.  The model takes float32, so they train the model the
+# maps train, to the bit: read as bytes, decoded (key=[0]), or stored and
+# read back; and a held-out set of bins scores as one of maps
+"$WEIR" run -q "libsvm path=$T/train.svm features=bins ! msgpack path=$T/train.bins" || fail "write bins"
+"$WEIR" run -q "libsvm path=$T/test.svm features=bins ! msgpack path=$T/test.bins" || fail "write bins"
+"$WEIR" run -q "libsvm path=$T/test.svm ! msgpack path=$T/test.maps" || fail "write maps"
+for via in maps bins bins-objects stored; do
+    case $via in
+    maps) src="libsvm path=$T/train.svm" val=$T/test.maps key= ;;
+    bins) src="libsvm path=$T/train.svm features=bins" val=$T/test.bins key= ;;
+    bins-objects) src="libsvm path=$T/train.svm features=bins" val=$T/test.bins key="key=[0]" ;;
+    stored) src="msgpack path=$T/train.bins" val=$T/test.bins key= ;;
+    esac
+    "$WEIR" run -q --stats "$T/$via.json" --checkpoint "$T/ck.$via" \
+        "$src passes=2 ! softmax classes=10 dim=785 indexing=direct validate=$val $key ! null" || fail "train ($via)"
+    "$WEIR" checkpoints "$T/ck.$via" --epoch 2 --blob softmax > "$T/model.$via"
+    metric "$T/$via.json" val_accuracy > "$T/val.$via"
+done
+for via in bins bins-objects stored; do
+    cmp -s "$T/model.maps" "$T/model.$via" && ok || fail "$via: trained another model than the maps"
+    [ -s "$T/val.$via" ] && cmp -s "$T/val.maps" "$T/val.$via" && ok \
+        || fail "$via: validation accuracy $(cat "$T/val.$via"), the maps' $(cat "$T/val.maps")"
+done
+"$WEIR" run -q "msgpack path=$T/train.bins ! libsvm path=$T/back.svm" \
+    && "$WEIR" run -q "libsvm path=$T/back.svm features=bins ! msgpack path=$T/back.bins" \
+    && cmp -s "$T/train.bins" "$T/back.bins" && ok || fail "bins through libsvm text and back"
+
 # The progress line of a training job: epoch, examples/s, softmax's queue
 # (fuse=0: fused with its reader, as fuse=auto does on a machine of one
 # CPU, it would have none), the running loss
@@ -81,8 +110,12 @@ expect_exit 1 "classes=3, but the model in blob 'softmax' has 10 classes" -- \
     "$WEIR" run --load-blobs "$T/ck.bin" "msgpack path=$T/test.bin ! softmax classes=3 ! null"
 expect_exit 1 "a record must be \\[label, features\\]" -- "$WEIR" run "range count=10 ! softmax classes=2 ! null"
 printf '\222\001\243abc' > "$T/bad.mp"
-expect_exit 1 "features must be a bin, an array of numbers or a map" -- \
+expect_exit 1 "features must be a bin, an array of numbers, a map \\{index: number\\} or \\[indexes, values\\] \\(two bins\\), not a msgpack str " -- \
     "$WEIR" run "msgpack path=$T/bad.mp ! softmax classes=2 ! null"
+# [1, [bin 4, bin 8]] at byte 0: indexes and values of different counts
+printf '\222\001\222\304\004\001\000\000\000\304\010\000\000\200\077\000\000\200\077' > "$T/bins.mp"
+expect_exit 1 "features \\[indexes, values\\] must hold as many little-endian uint32 indexes as float32 values, 4 bytes each, but their bins have 4 and 8 bytes \\(epoch 1; the record at byte 0 of '$T/bins.mp'\\)" -- \
+    "$WEIR" run "msgpack path=$T/bins.mp ! softmax classes=2 ! null"
 # Bad input names the file and the record: the line of a libsvm file, the
 # byte of a msgpack one, a label past classes and an index that has no
 # row with indexing=direct (hashing folds every index into the rows)

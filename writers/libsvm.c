@@ -14,7 +14,10 @@
       INT64_MAX, what the libsvm reader takes back), written in ascending
       order whatever the map's order; every entry is written, an explicit
       zero included, so that what the libsvm reader read is written back
-      byte for byte.
+      byte for byte;
+    - [indexes, values], two bins of as many little-endian uint32 indices
+      (positive) as float32 values: sparse, as the libsvm reader gives
+      them with features=bins, written like a map (values as float32).
 
     Values are written like labels.  Nothing else is a record: not an
     array of two, a label or value that is no number or not finite, a bad
@@ -58,6 +61,8 @@ typedef struct {
     weir__records decoder;
     s_pair *pairs;  //  a map's entries, to sort
     size_t cap;
+    msgpack_object *floats;  //  the values of [indexes, values], as objects
+    size_t floats_cap;
     s_cached *cache;
 } s_thread;
 
@@ -86,6 +91,7 @@ static void s_free (void *own)
     for (unsigned t = 0; self->threads && t < self->count; t++) {
         weir__records_release (&self->threads[t].decoder);
         free (self->threads[t].pairs);
+        free (self->threads[t].floats);
         free (self->threads[t].cache);
     }
     free (self->threads);
@@ -236,16 +242,93 @@ static int s_by_index (const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+//  Room for N pairs in T
+static int s_pairs_room (s_thread *t, size_t n)
+{
+    if (n <= t->cap)
+        return 0;
+    s_pair *pairs = realloc (t->pairs, n * sizeof *pairs);
+    if (!pairs)
+        return -1;
+    t->pairs = pairs;
+    t->cap = n;
+    return 0;
+}
+
+//  The N pairs of T, in ascending order of index (SORTED: they are)
+static int s_pairs_write (s_thread *t, weir__buf *b, size_t n, int sorted, char *problem, size_t size)
+{
+    //  Maps built from the libsvm reader, or in index order, are common
+    if (!sorted)
+        qsort (t->pairs, n, sizeof *t->pairs, s_by_index);
+    for (size_t i = 0; i < n; i++) {
+        if (i && t->pairs[i].index == t->pairs[i - 1].index)
+            return s_bad (problem, size, "index %llu appears twice in the features",
+                          (unsigned long long) t->pairs[i].index);
+        int rc = s_index (b, t->pairs[i].index);
+        if (!rc)
+            rc = s_number (t, b, t->pairs[i].value);
+        if (rc == S_BAD)
+            return s_bad (problem, size, "the value of index %llu is %s, not a finite number",
+                          (unsigned long long) t->pairs[i].index, s_kind (t->pairs[i].value));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+//  Features [indexes, values] (O, an array of two whose first is a bin):
+//  little-endian uint32 indices and float32 values, as the libsvm reader
+//  gives them with features=bins
+static int s_bins (s_thread *t, weir__buf *b, const msgpack_object *o, char *problem, size_t size)
+{
+    const msgpack_object *index = &o->via.array.ptr[0], *value = &o->via.array.ptr[1];
+    if (value->type != MSGPACK_OBJECT_BIN)
+        return s_bad (problem, size, "the features [indexes, values] are a bin and %s, not two bins",
+                      s_kind (value));
+    uint32_t len = index->via.bin.size;
+    if (len % 4 || value->via.bin.size != len)
+        return s_bad (problem, size,
+                      "the features [indexes, values] have bins of %u and %u bytes, not as many uint32 "
+                      "indices as float32 values",
+                      (unsigned) len, (unsigned) value->via.bin.size);
+    size_t n = len / 4;
+    if (s_pairs_room (t, n))
+        return -1;
+    if (n > t->floats_cap) {
+        msgpack_object *floats = realloc (t->floats, n * sizeof *floats);
+        if (!floats)
+            return -1;
+        t->floats = floats;
+        t->floats_cap = n;
+    }
+    const unsigned char *x = (const unsigned char *) index->via.bin.ptr;
+    const unsigned char *v = (const unsigned char *) value->via.bin.ptr;
+    int sorted = 1;
+    for (size_t i = 0; i < n; i++, x += 4, v += 4) {
+        uint32_t at = (uint32_t) x[0] | (uint32_t) x[1] << 8 | (uint32_t) x[2] << 16 | (uint32_t) x[3] << 24;
+        uint32_t bits =
+            (uint32_t) v[0] | (uint32_t) v[1] << 8 | (uint32_t) v[2] << 16 | (uint32_t) v[3] << 24;
+        if (at == 0)
+            return s_bad (problem, size,
+                          "index 0 (element %zu of the features' indexes) is not a positive index", i);
+        float f;
+        memcpy (&f, &bits, sizeof f);
+        t->floats[i].type = MSGPACK_OBJECT_FLOAT32;
+        t->floats[i].via.f64 = f;
+        t->pairs[i].index = at;
+        t->pairs[i].value = &t->floats[i];
+        if (i && at <= t->pairs[i - 1].index)
+            sorted = 0;
+    }
+    return s_pairs_write (t, b, n, sorted, problem, size);
+}
+
 static int s_map (s_thread *t, weir__buf *b, const msgpack_object *o, char *problem, size_t size)
 {
     uint32_t n = o->via.map.size;
-    if (n > t->cap) {
-        s_pair *pairs = realloc (t->pairs, n * sizeof *pairs);
-        if (!pairs)
-            return -1;
-        t->pairs = pairs;
-        t->cap = n;
-    }
+    if (s_pairs_room (t, n))
+        return -1;
     int sorted = 1;
     for (uint32_t i = 0; i < n; i++) {
         const msgpack_object_kv *kv = &o->via.map.ptr[i];
@@ -267,23 +350,7 @@ static int s_map (s_thread *t, weir__buf *b, const msgpack_object *o, char *prob
         if (i && t->pairs[i].index <= t->pairs[i - 1].index)
             sorted = 0;
     }
-    //  Maps built from the libsvm reader, or in index order, are common
-    if (!sorted)
-        qsort (t->pairs, n, sizeof *t->pairs, s_by_index);
-    for (uint32_t i = 0; i < n; i++) {
-        if (i && t->pairs[i].index == t->pairs[i - 1].index)
-            return s_bad (problem, size, "index %llu appears twice in the features",
-                          (unsigned long long) t->pairs[i].index);
-        int rc = s_index (b, t->pairs[i].index);
-        if (!rc)
-            rc = s_number (t, b, t->pairs[i].value);
-        if (rc == S_BAD)
-            return s_bad (problem, size, "the value of index %llu is %s, not a finite number",
-                          (unsigned long long) t->pairs[i].index, s_kind (t->pairs[i].value));
-        if (rc)
-            return rc;
-    }
-    return 0;
+    return s_pairs_write (t, b, n, sorted, problem, size);
 }
 
 //  Append the line of record O: 0, S_BAD with PROBLEM filled, or -1.
@@ -315,6 +382,11 @@ static int s_line (s_libsvm *self, s_thread *t, weir__buf *b, const msgpack_obje
         break;
     }
     case MSGPACK_OBJECT_ARRAY:
+        if (features->via.array.size == 2 && features->via.array.ptr[0].type == MSGPACK_OBJECT_BIN) {
+            if ((rc = s_bins (t, b, features, problem, size)))
+                return rc;
+            break;
+        }
         for (uint32_t i = 0; i < features->via.array.size; i++) {
             const msgpack_object *v = &features->via.array.ptr[i];
             if (s_is_zero (v))

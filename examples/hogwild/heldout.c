@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record.h"
+
 enum { S_BYTES, S_DENSE, S_SPARSE };
 
 typedef struct {
@@ -124,6 +126,24 @@ static int s_take (heldout *self, const msgpack_object *rec, size_t k, size_t of
         self->nbytes += e->n;
         break;
     case MSGPACK_OBJECT_ARRAY:
+        if (f->via.array.size == 2 && f->via.array.ptr[0].type == MSGPACK_OBJECT_BIN) {
+            const msgpack_object *index = &f->via.array.ptr[0], *value = &f->via.array.ptr[1];
+            if (value->type != MSGPACK_OBJECT_BIN
+                || !record_sparse_count (index->via.bin.size, value->via.bin.size, &e->n))
+                return s_fail (error, errlen,
+                               "validate='%s': record %zu (byte %zu): features [indexes, values] must be two "
+                               "bins of as many little-endian uint32 indexes as float32 values",
+                               path, k, offset);
+            e->kind = S_SPARSE;
+            e->at = self->nvalues;
+            if (s_room_values (self, e->n))
+                return s_fail (error, errlen, "validate='%s': out of memory", path);
+            record_sparse ((const uint8_t *) index->via.bin.ptr, (const uint8_t *) value->via.bin.ptr, e->n,
+                           self->indexes + e->at, self->values + e->at);
+            self->nvalues += e->n;
+            break;
+        }
+        //  fall through
     case MSGPACK_OBJECT_MAP: {
         int dense = f->type == MSGPACK_OBJECT_ARRAY;
         e->kind = dense ? S_DENSE : S_SPARSE;
@@ -150,8 +170,8 @@ static int s_take (heldout *self, const msgpack_object *rec, size_t k, size_t of
     default:
         return s_fail (
             error, errlen,
-            "validate='%s': record %zu (byte %zu): the features are not a bin, an array of numbers "
-            "or a map {index: number}",
+            "validate='%s': record %zu (byte %zu): the features are not a bin, an array of numbers, "
+            "a map {index: number} or [indexes, values]",
             path, k, offset);
     }
     self->count++;

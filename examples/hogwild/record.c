@@ -101,6 +101,40 @@ static inline int s_number (const uint8_t **p, const uint8_t *end, float *v)
     return 1;
 }
 
+//  The bin at *P (before END): 1, its bytes in *AT and *LEN, *P past it;
+//  0 when it is no bin or cut short
+static int s_bin (const uint8_t **p, const uint8_t *end, const uint8_t **at, size_t *len)
+{
+    const uint8_t *q = *p;
+    if (q >= end || *q < 0xc4 || *q > 0xc6)
+        return 0;
+    int n = 1 << (*q - 0xc4);
+    if (end - q < 1 + n)
+        return 0;
+    *len = (size_t) s_be (q + 1, n);
+    q += 1 + n;
+    if ((size_t) (end - q) < *len)
+        return 0;
+    *at = q;
+    *p = q + *len;
+    return 1;
+}
+
+//  The two bins [indexes, values] at P (before END) into HEAD
+static int s_sparse_head (const uint8_t *p, const uint8_t *end, record_head *head)
+{
+    const uint8_t *index_bytes, *value_bytes;
+    size_t index_len, value_len;
+    if (!s_bin (&p, end, &index_bytes, &index_len) || !s_bin (&p, end, &value_bytes, &value_len)
+        || !record_sparse_count (index_len, value_len, &head->n))
+        return 0;
+    head->form = RECORD_SPARSE;
+    head->bytes = index_bytes;
+    head->items = value_bytes;
+    head->end = end;
+    return 1;
+}
+
 int record_head_parse (const void *data, size_t len, record_head *head)
 {
     const uint8_t *p = data, *end = p + len;
@@ -130,6 +164,8 @@ int record_head_parse (const void *data, size_t len, record_head *head)
         head->bytes = p;
         return 1;
     }
+    if (c == 0x92 && end - p > 1 && p[1] >= 0xc4 && p[1] <= 0xc6)
+        return s_sparse_head (p + 1, end, head);
     size_t wide = 0;  //  bytes of a 16 or 32 count
     if (c >= 0x80 && c <= 0x9f)
         head->n = c & 0x0f;
@@ -219,4 +255,36 @@ int record_pairs (const record_head *head, uint64_t *indexes, float *values)
               || (s_uint (&p, end, &indexes[i]) && s_number (&p, end, &values[i]))))
             return 0;
     return 1;
+}
+
+int record_sparse_count (size_t indexes_len, size_t values_len, size_t *n)
+{
+    if (indexes_len % 4 || indexes_len != values_len)
+        return 0;
+    *n = indexes_len / 4;
+    return 1;
+}
+
+void record_sparse (const uint8_t *index_bytes, const uint8_t *value_bytes, size_t n, uint64_t *indexes,
+                    float *values)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    //  The host's own order: the values are copied as they are, and each
+    //  index is one load (a loop of bytes assembled by shifts took a
+    //  fifth of a job's time at -O2, where GCC 12 neither merges nor
+    //  vectorises it)
+    memcpy (values, value_bytes, n * sizeof *values);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x;
+        memcpy (&x, index_bytes + 4 * i, sizeof x);
+        indexes[i] = x;
+    }
+#else
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *x = index_bytes + 4 * i, *v = value_bytes + 4 * i;
+        indexes[i] = (uint32_t) x[0] | (uint32_t) x[1] << 8 | (uint32_t) x[2] << 16 | (uint32_t) x[3] << 24;
+        uint32_t u = (uint32_t) v[0] | (uint32_t) v[1] << 8 | (uint32_t) v[2] << 16 | (uint32_t) v[3] << 24;
+        memcpy (&values[i], &u, sizeof u);
+    }
+#endif
 }

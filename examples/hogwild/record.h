@@ -1,14 +1,15 @@
 /*  examples/hogwild/record.h - a training record's msgpack bytes read
     without decoding them into objects.
 
-    softmax's records are [label, features], and three forms of features
+    softmax's records are [label, features], and four forms of features
     carry nearly all data: a bin of bytes (idx2msgpack's), an array of
-    numbers (the json reader's) and a map {index: number} (the libsvm
-    reader's).  A Fashion-MNIST image as a
-    map is 390 pairs: decoded by the engine, 781 msgpack objects of 24
-    bytes each, written and then read back into arrays: a third of a
-    sparse job's time in a profile.  This reads the bytes straight into the
-    arrays the model takes.
+    numbers (the json reader's), a map {index: number} (the libsvm
+    reader's) and [indexes, values], two bins of little-endian uint32
+    and float32 (the libsvm reader's with features=bins).  A
+    Fashion-MNIST image as a map is 390 pairs: decoded by the engine, 781
+    msgpack objects of 24 bytes each, written and then read back into
+    arrays: a third of a sparse job's time in a profile.  This reads the
+    bytes straight into the arrays the model takes.
 
     It takes only the encodings listed below and says "another form" for
     everything else, so that its caller decodes such a record as objects
@@ -27,6 +28,7 @@ typedef enum {
     RECORD_BYTES,   /*  a bin: N bytes at BYTES  */
     RECORD_NUMBERS, /*  an array of N numbers at ITEMS  */
     RECORD_PAIRS,   /*  a map of N pairs {index: number} at ITEMS  */
+    RECORD_SPARSE,  /*  [indexes, values]: N uint32 at BYTES, N float32 at ITEMS  */
 } record_form;
 
 typedef struct {
@@ -41,7 +43,8 @@ typedef struct {
 /*  1 and *HEAD when the LEN bytes at DATA start an array of two: a label
     that is nil or a non-negative integer (a positive fixint or a uint
     8 to 64), then a bin (8, 16 or 32), an array or a map (fix, 16 or
-    32).  0 for any other form or encoding.  */
+    32), or a fixarray of two bins that record_sparse_count takes.  0 for
+    any other form or encoding.  */
 int record_head_parse (const void *data, size_t len, record_head *head);
 
 /*  The HEAD->n numbers of a RECORD_NUMBERS HEAD into VALUES (room for
@@ -53,5 +56,16 @@ int record_numbers (const record_head *head, float *values);
     (room for n each): 1, or 0 when a key is no positive fixint or uint,
     a value no fixint, int, uint or float, or the bytes end first.  */
 int record_pairs (const record_head *head, uint64_t *indexes, float *values);
+
+/*  Whether bins of INDEXES_LEN and VALUES_LEN bytes are the [indexes,
+    values] of a sparse record: as many little-endian uint32 indexes as
+    float32 values.  1 and their count in *N, or 0.  */
+int record_sparse_count (size_t indexes_len, size_t values_len, size_t *n);
+
+/*  The N little-endian uint32 at INDEX_BYTES and float32 at VALUE_BYTES
+    of a sparse record's two bins into INDEXES and VALUES (room for N
+    each).  A loop the compiler vectorises: no per-pair branch.  */
+void record_sparse (const uint8_t *index_bytes, const uint8_t *value_bytes, size_t n, uint64_t *indexes,
+                    float *values);
 
 #endif

@@ -59,8 +59,9 @@
         cc -shared -fPIC $(pkg-config --cflags weir) softmax.c heldout.c model.c worker.c predict.c \
            -o softmax.so  */
 #include <errno.h>
-#include <stddef.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -486,6 +487,28 @@ typedef struct {
     float scale;
 } s_features;
 
+//  Features [indexes, values] (F, an array of two whose first is a bin):
+//  a sparse record's uint32 indexes and float32 values in two bins
+static int s_sparse_bins (weir_stage *st, s_thread *t, const msgpack_object *f, s_features *out)
+{
+    const msgpack_object *index = &f->via.array.ptr[0], *value = &f->via.array.ptr[1];
+    if (value->type != MSGPACK_OBJECT_BIN)
+        return weir_fail (st, "features [indexes, values] must be two bins, but the values are a msgpack %s",
+                          weir_type_name (value));
+    if (!record_sparse_count (index->via.bin.size, value->via.bin.size, &out->n))
+        return weir_fail (st,
+                          "features [indexes, values] must hold as many little-endian uint32 indexes as "
+                          "float32 values, 4 bytes each, but their bins have %" PRIu32 " and %" PRIu32
+                          " bytes",
+                          index->via.bin.size, value->via.bin.size);
+    out->kind = S_SPARSE;
+    if (s_room (st, t, out->n))
+        return -1;
+    record_sparse ((const uint8_t *) index->via.bin.ptr, (const uint8_t *) value->via.bin.ptr, out->n,
+                   t->indexes, t->values);
+    return 0;
+}
+
 static int s_features_of (weir_stage *st, s_thread *t, const msgpack_object *f, s_features *out)
 {
     s_state *self = t->state;
@@ -498,6 +521,8 @@ static int s_features_of (weir_stage *st, s_thread *t, const msgpack_object *f, 
         out->n = f->via.bin.size;
         return 0;
     case MSGPACK_OBJECT_ARRAY:
+        if (f->via.array.size == 2 && f->via.array.ptr[0].type == MSGPACK_OBJECT_BIN)
+            return s_sparse_bins (st, t, f, out);
         out->kind = S_DENSE;
         out->n = f->via.array.size;
         if (s_room (st, t, out->n))
@@ -528,9 +553,9 @@ static int s_features_of (weir_stage *st, s_thread *t, const msgpack_object *f, 
         return 0;
     default:
         return weir_fail (st,
-                          "features must be a bin, an array of numbers or a map {index: number}, not msgpack "
-                          "type %d",
-                          (int) f->type);
+                          "features must be a bin, an array of numbers, a map {index: number} or [indexes, "
+                          "values] (two bins), not a msgpack %s",
+                          weir_type_name (f));
     }
 }
 
@@ -674,9 +699,11 @@ static int s_process_bytes (weir_stage *st, void *tstate, const char *data, size
     else {
         if (s_room (st, t, h.n))
             return -1;
-        f.kind = h.form == RECORD_PAIRS ? S_SPARSE : S_DENSE;
-        if (!(h.form == RECORD_PAIRS ? record_pairs (&h, t->indexes, t->values)
-                                     : record_numbers (&h, t->values)))
+        f.kind = h.form == RECORD_NUMBERS ? S_DENSE : S_SPARSE;
+        if (h.form == RECORD_SPARSE)
+            record_sparse (h.bytes, h.items, h.n, t->indexes, t->values);
+        else if (!(h.form == RECORD_PAIRS ? record_pairs (&h, t->indexes, t->values)
+                                          : record_numbers (&h, t->values)))
             return s_process_decoded (st, t, data, len);
     }
     msgpack_object label = {.type = MSGPACK_OBJECT_NIL};
