@@ -800,6 +800,48 @@ __attribute__ ((target ("avx512f,popcnt"))) static bool s_scan_avx512 (const uin
     *got = g + rest;
     return ok && fine == 0xffff;
 }
+
+//  The nonzero features (values times SCALE) into X, zeroed, eight at a
+//  time, when the indices ascend strictly, as libsvm files' and the
+//  readers' do: then no two features share a row, and a store is the sum
+//  the scalar loop makes (0 + v is v, and a zero is not stored, so a row
+//  stays +0).  The scalar loop took four cycles a feature, a quarter of a
+//  sparse example's time.  False, with X partly written, at the first
+//  index that does not ascend
+__attribute__ ((target ("avx512f"))) static bool s_scatter_avx512 (float *x, const uint64_t *index,
+                                                                   const float *value, size_t n, float scale)
+{
+    __m512 k = _mm512_set1_ps (scale), zero = _mm512_setzero_ps ();
+    __m512i carry = _mm512_setzero_si512 ();  //  lane 7: the index before the block
+    __mmask8 first = 1;                       //  the first feature has none before it
+    size_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m512 v = _mm512_mul_ps (_mm512_loadu_ps (value + j), k);
+        __mmask16 nonzero = _mm512_cmp_ps_mask (v, zero, _CMP_NEQ_UQ);
+        __m512i i0 = _mm512_loadu_si512 (index + j), i1 = _mm512_loadu_si512 (index + j + 8);
+        //  Each lane against the one before it: [carry[7], i0[0..6]]
+        __mmask8 up0 = _mm512_cmpgt_epu64_mask (i0, _mm512_alignr_epi64 (i0, carry, 7)) | first;
+        __mmask8 up1 = _mm512_cmpgt_epu64_mask (i1, _mm512_alignr_epi64 (i1, i0, 7));
+        if ((up0 & up1) != 0xff)
+            return false;
+        first = 0;
+        carry = i1;
+        __m256 lo = _mm512_castps512_ps256 (v);
+        __m256 hi = _mm256_castpd_ps (_mm512_extractf64x4_pd (_mm512_castps_pd (v), 1));
+        _mm512_mask_i64scatter_ps (x, (__mmask8) nonzero, i0, lo, 4);
+        _mm512_mask_i64scatter_ps (x, (__mmask8) (nonzero >> 8), i1, hi, 4);
+    }
+    uint64_t last = j ? index[j - 1] : 0;
+    for (; j < n; j++) {
+        if (j && index[j] <= last)
+            return false;
+        last = index[j];
+        float v = value[j] * scale;
+        if (v != 0)
+            x[index[j]] = v;
+    }
+    return true;
+}
 #endif
 
 //  Under indexing=direct: whether the example (N features) is a valid one
@@ -826,6 +868,14 @@ static bool s_direct_dense (model_worker *self, const uint64_t *index, const flo
         return false;
     float *x = self->tile + self->tiled * self->stride;
     memset (x, 0, (size_t) top * sizeof *x);
+#if MODEL__X86_DISPATCH
+    if (__builtin_cpu_supports ("avx512f") && s_scatter_avx512 (x, index, value, n, scale)) {
+        *len = (size_t) top;
+        return true;
+    }
+    //  Indices that do not ascend: the rows they wrote, zeroed again
+    memset (x, 0, (size_t) top * sizeof *x);
+#endif
     for (size_t k = 0; k < n; k++) {
         float v = value[k] * scale;
         if (v != 0)
