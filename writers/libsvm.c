@@ -4,7 +4,8 @@
 
     The label is a number: an integer is written as its digits, a float as
     the shortest text that reads back as the same value (lib/decimal.h;
-    a float32 as the shortest that reads back as the same float32).  The
+    a float32 as the first of %.6g to %.9g that reads back as the same
+    float32).  The
     features are one of:
 
     - a bin: dense bytes, byte i as index i+1 with the value byte *
@@ -463,5 +464,6 @@ static int s_open (weir__props *props, unsigned threads, const char *resume, uns
 
 const weir__writer_class weir__writer_libsvm = WEIR__FILEWRITER_WRITER (
     "libsvm",
-    "[label, features] records as libsvm text: features a bin or an array (dense) or a map {index: value}",
+    "[label, features] records as libsvm text: features a bin or an array (dense), a map {index: value} or "
+    "[indexes, values] (sparse)",
     s_props, s_open);
