@@ -7,8 +7,9 @@
 
     Records are [label, features]: label an integer 0 .. classes-1 (nil or
     missing is allowed in eval mode), features a bin (dense bytes), an
-    array of numbers (dense) or a map {index: number} (sparse, as the
-    libsvm reader gives).  The learning itself is model.h's (model.c,
+    array of numbers (dense), a map {index: number} (sparse, as the
+    libsvm reader gives) or [indexes, values], two bins of little-endian
+    uint32 and float32 (sparse, libsvm features=bins).  The learning itself is model.h's (model.c,
     worker.c, predict.c): this file reads properties and records and keeps
     the model in the workspace.  It reads the records' bytes itself
     (process_bytes; record.h), the common forms straight into the arrays
