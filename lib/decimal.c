@@ -335,7 +335,7 @@ size_t weir__decimal_format_float (char *out, float v)
     int n = 0;
     for (int precision = 6; precision <= 9; precision++) {
         n = snprintf (out, WEIR__DECIMAL_MAX, "%.*g", precision, (double) v);
-        if (precision == 9 || strtof (out, NULL) == v)
+        if (precision == 9 || (strtof (out, NULL) == v && (float) strtod (out, NULL) == v))
             break;
     }
     s_leave (old);

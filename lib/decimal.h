@@ -60,7 +60,11 @@ int weir__decimal_parse_int (const char *p, size_t n, int64_t *out);
 size_t weir__decimal_format (char *out, double v);
 
 /*  The same for a float: the shortest of %.6g .. %.9g that reads back as
-    the same float, so 0.1f is written 0.1 and not 0.100000001490116.  */
+    the same float, so 0.1f is written 0.1 and not 0.100000001490116;
+    read back both straight to a float (strtof) and to a double then
+    rounded to a float, as the libsvm reader reads a value for
+    features=bins (a text near a float's midpoint could round twice to
+    the other side; %.9g never is).  */
 size_t weir__decimal_format_float (char *out, float v);
 
 /*  Write the decimal digits of V, after a '-' when NEGATIVE (printf's

@@ -11,7 +11,8 @@
 
     With features=bins the features are [indexes, values] instead: two
     bins, the indices as little-endian uint32 and the values as
-    little-endian float32, rounded to nearest.  Why: a map spends a type
+    little-endian float32 (each value read as a double, then rounded to
+    the nearest float32, as (float) does to the maps' doubles).  Why: a map spends a type
     byte or two on every index and value, and whoever reads it (the
     engine finding the record's end, a processor reading it) takes a step
     per pair; two bins are two steps, and their arrays are copied as they

@@ -779,14 +779,15 @@ static void s_train (model_blob *m, const model_config *cfg, int sparse, unsigne
         s_train_toy (m, cfg, e, e + 101, sparse);
 }
 
-//  A run stopped at an epoch end and resumed from a copy of the memory
-//  ends with the same bits as an uninterrupted one
-//  Examples of 17 to 80 features, long enough for the vector loops of
+//  Examples of 17 to 72 features, long enough for the vector loops of
 //  the scatter into the tile (indexing=direct, dense enough): in index
 //  order, in reverse (which the scalar loop takes), and as dense rows,
 //  they train one model to the bit; zeros, -0 among them, are not stored
 //  (an example with a -0 trains the model the one with +0 trains); and
-//  an index repeated far apart adds up, whichever loop it meets first
+//  an index repeated far apart adds up, whichever loop it meets first.
+//  The vector loops run only on a CPU with AVX-512 (this test, and
+//  mutants 178 to 181, exercise them there; elsewhere the scalar loop
+//  takes every example and the models agree all the same)
 START_TEST (test_sparse_scatter)
 {
     model_config cfg;
@@ -809,7 +810,7 @@ START_TEST (test_sparse_scatter)
         size_t want = 17 + (size_t) (seed >> 58);
         for (size_t j = 0; j < 96 && n < want; j++) {
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            if ((seed >> 60) < 8)
+            if ((seed >> 60) < 4)
                 continue;
             idx[n] = j;
             //  One feature in eight is a zero, half of them -0
@@ -872,6 +873,8 @@ START_TEST (test_sparse_scatter)
 }
 END_TEST
 
+//  A run stopped at an epoch end and resumed from a copy of the memory
+//  ends with the same bits as an uninterrupted one
 START_TEST (test_resume_exact)
 {
     for (int sparse = 0; sparse <= 1; sparse++) {

@@ -339,6 +339,8 @@ START_TEST (test_sparse_bins)
     ck_assert_int_eq (record_head_parse (empty, sizeof empty, &h), 1);
     ck_assert_int_eq (h.form, RECORD_SPARSE);
     ck_assert_uint_eq (h.n, 0);
+    //  Before any room is made its arrays are NULL: nothing is copied
+    record_sparse (h.bytes, h.items, h.n, NULL, NULL);
     size_t n;
     ck_assert_int_eq (record_sparse_count (8, 8, &n), 1);
     ck_assert_uint_eq (n, 2);

@@ -268,8 +268,8 @@ START_TEST (test_reader_malformed_lines)
 END_TEST
 
 //  features=bins: the records' bytes, exactly: [label, [indexes, values]]
-//  with little-endian uint32 indices and float32 values rounded to
-//  nearest; what they cannot hold is an error naming the line and byte
+//  with little-endian uint32 indices and float32 values (the double
+//  rounded); what they cannot hold is an error naming the line and byte
 START_TEST (test_reader_bins)
 {
     char *dir = testutil_mkdtemp ();

@@ -146,8 +146,9 @@ START_TEST (test_writer_bins)
         "the features [indexes, values] are a bin and a string, not two bins",
         "the features [indexes, values] have bins of 4 and 8 bytes, not as many uint32 indices as float32 "
         "values",
-        "the features [indexes, values] have bins of 3 and 3 bytes",
-        "index 0 (element 1 of the features' indexes) is not a positive index",
+        "the features [indexes, values] have bins of 3 bytes, not a whole number of 4-byte indices and "
+        "values",
+        "index 0 (element 2 of the features' indexes) is not a positive index",
         "index 5 appears twice in the features",
         "the value of index 2 is a float, not a finite number",
     };

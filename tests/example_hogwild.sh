@@ -91,6 +91,12 @@ for via in bins bins-objects stored; do
     [ -s "$T/val.$via" ] && cmp -s "$T/val.maps" "$T/val.$via" && ok \
         || fail "$via: validation accuracy $(cat "$T/val.$via"), the maps' $(cat "$T/val.maps")"
 done
+# A record without features first: the thread has made no room yet
+printf '1\n0 3:1 5:2\n1 2:1\n' > "$T/empty.svm"
+"$WEIR" run -q "libsvm path=$T/empty.svm features=bins ! msgpack path=$T/empty.bins" \
+    && "$WEIR" run -q "libsvm path=$T/empty.svm features=bins passes=2 ! softmax classes=2 dim=8 indexing=direct validate=$T/empty.bins ! null" \
+    && "$WEIR" run -q "msgpack path=$T/empty.bins ! softmax classes=2 dim=8 key=[0] ! null" \
+    && ok || fail "bins records without features"
 "$WEIR" run -q "msgpack path=$T/train.bins ! libsvm path=$T/back.svm" \
     && "$WEIR" run -q "libsvm path=$T/back.svm features=bins ! msgpack path=$T/back.bins" \
     && cmp -s "$T/train.bins" "$T/back.bins" && ok || fail "bins through libsvm text and back"

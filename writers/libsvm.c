@@ -288,11 +288,16 @@ static int s_bins (s_thread *t, weir__buf *b, const msgpack_object *o, char *pro
         return s_bad (problem, size, "the features [indexes, values] are a bin and %s, not two bins",
                       s_kind (value));
     uint32_t len = index->via.bin.size;
-    if (len % 4 || value->via.bin.size != len)
+    if (value->via.bin.size != len)
         return s_bad (problem, size,
                       "the features [indexes, values] have bins of %u and %u bytes, not as many uint32 "
                       "indices as float32 values",
                       (unsigned) len, (unsigned) value->via.bin.size);
+    if (len % 4)
+        return s_bad (problem, size,
+                      "the features [indexes, values] have bins of %u bytes, not a whole number of 4-byte "
+                      "indices and values",
+                      (unsigned) len);
     size_t n = len / 4;
     if (s_pairs_room (t, n))
         return -1;
@@ -312,7 +317,7 @@ static int s_bins (s_thread *t, weir__buf *b, const msgpack_object *o, char *pro
             (uint32_t) v[0] | (uint32_t) v[1] << 8 | (uint32_t) v[2] << 16 | (uint32_t) v[3] << 24;
         if (at == 0)
             return s_bad (problem, size,
-                          "index 0 (element %zu of the features' indexes) is not a positive index", i);
+                          "index 0 (element %zu of the features' indexes) is not a positive index", i + 1);
         float f;
         memcpy (&f, &bits, sizeof f);
         t->floats[i].type = MSGPACK_OBJECT_FLOAT32;

@@ -268,6 +268,10 @@ int record_sparse_count (size_t indexes_len, size_t values_len, size_t *n)
 void record_sparse (const uint8_t *index_bytes, const uint8_t *value_bytes, size_t n, uint64_t *indexes,
                     float *values)
 {
+    //  A record without features may come before any room was made: the
+    //  arrays may be NULL, which memcpy may not be given even for 0 bytes
+    if (n == 0)
+        return;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     //  The host's own order: the values are copied as they are, and each
     //  index is one load (a loop of bytes assembled by shifts took a

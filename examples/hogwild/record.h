@@ -64,7 +64,8 @@ int record_sparse_count (size_t indexes_len, size_t values_len, size_t *n);
 
 /*  The N little-endian uint32 at INDEX_BYTES and float32 at VALUE_BYTES
     of a sparse record's two bins into INDEXES and VALUES (room for N
-    each).  A loop the compiler vectorises: no per-pair branch.  */
+    each; NULL when N is 0).  No per-pair branch: on a little-endian host
+    the values are copied as they stand.  */
 void record_sparse (const uint8_t *index_bytes, const uint8_t *value_bytes, size_t n, uint64_t *indexes,
                     float *values);
 

@@ -57,8 +57,8 @@
     is what is evaluated), and 'eval_labeled', how many they were.
 
     Build:
-        cc -shared -fPIC $(pkg-config --cflags weir) softmax.c heldout.c model.c worker.c predict.c \
-           -o softmax.so  */
+        cc -shared -fPIC $(pkg-config --cflags weir) softmax.c heldout.c record.c model.c worker.c \
+           predict.c -o softmax.so  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

@@ -1,7 +1,8 @@
 /*  tests/fuzz/fuzz_readers.c - the file readers on any file.
 
-    The input becomes a file read by lines, libsvm, msgpack and json, each once
-    failing on the first bad record and once skipping bad records; msgpack
+    The input becomes a file read by lines, libsvm (its features as maps
+    and as bins), msgpack and json, each once failing on the first bad
+    record and once skipping bad records; msgpack
     cut into shards of 16 bytes, and a gzip or zstd input read decompressed
     (without skip: sniff=off reads it as it is).  A
     reader must end with its records or an error that names a byte inside
@@ -32,7 +33,8 @@ static int s_reject (weir__sink *sink, const weir__bad *bad)
     return 0;
 }
 
-static void s_read_all (const weir__reader_class *reader, const char *path, const char *extra, int skip)
+static void s_read_all (const weir__reader_class *reader, const char *path, const char *extra, int skip,
+                        int bins)
 {
     weir__props props;
     weir__props_init (&props);
@@ -41,6 +43,8 @@ static void s_read_all (const weir__reader_class *reader, const char *path, cons
     weir__props_add (&props, "path", path, -1, -1);
     if (extra)
         weir__props_add (&props, "max-line", extra, -1, -1);
+    if (bins)
+        weir__props_add (&props, "features", "bins", -1, -1);
     //  msgpack cuts a file larger than split= at the boundaries a scan
     //  finds: tiny shards, so that the scan of the plan is fuzzed too
     if (reader == &weir__reader_msgpack)
@@ -90,10 +94,11 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t len)
     char path[64];
     snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
     for (int skip = 0; skip < 2; skip++) {
-        s_read_all (&weir__reader_lines, path, "64", skip);
-        s_read_all (&weir__reader_libsvm, path, NULL, skip);
-        s_read_all (&weir__reader_msgpack, path, NULL, skip);
-        s_read_all (&weir__reader_json, path, "64", skip);
+        s_read_all (&weir__reader_lines, path, "64", skip, 0);
+        s_read_all (&weir__reader_libsvm, path, NULL, skip, 0);
+        s_read_all (&weir__reader_libsvm, path, NULL, skip, 1);
+        s_read_all (&weir__reader_msgpack, path, NULL, skip, 0);
+        s_read_all (&weir__reader_json, path, "64", skip, 0);
     }
     close (fd);
     return 0;
