@@ -9,9 +9,9 @@
     missing is allowed in eval mode), features a bin (dense bytes), an
     array of numbers (dense), a map {index: number} (sparse, as the
     libsvm reader gives) or [indexes, values], two bins of little-endian
-    uint32 and float32 (sparse, libsvm features=bins).  The learning itself is model.h's (model.c,
-    worker.c, predict.c): this file reads properties and records and keeps
-    the model in the workspace.  It reads the records' bytes itself
+    uint32 and float32 (sparse, libsvm features=bins).  The learning
+    itself is model.h's (model.c, worker.c, predict.c): this file reads
+    properties and records and keeps the model in the workspace.  It reads the records' bytes itself
     (process_bytes; record.h), the common forms straight into the arrays
     the model takes, and leaves any other to the decoded objects, whose
     path says what is wrong with a bad record.
@@ -62,9 +62,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
