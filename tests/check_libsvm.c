@@ -357,11 +357,6 @@ START_TEST (test_round_trip_bins)
     char *dir = testutil_mkdtemp ();
     char path[4200];
     snprintf (path, sizeof path, "%s/a.txt", dir);
-    weir__err err;
-    weir__err_init (&err);
-    int rc;
-    void *w = libsvmutil_writer_open (path, NULL, 1, NULL, &err, &rc);
-    ck_assert_int_eq (rc, 0);
     weir__batch b;
     weir__batch_init (&b, 64);
     uint64_t seed = 777;
@@ -386,12 +381,13 @@ START_TEST (test_round_trip_bins)
         sparsebins_pack (&b.pk, index, value, n);
         b.count++;
     }
-    ck_assert_int_eq (libsvmutil_write (w, &b, &err), 0);
-    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+    libsvmutil_write_file (path, NULL, &b);
     s_collector c;
     s_collector_init (&c, 100);
     weir__shards shards;
-    rc = s_read_file (path, "split=10000 features=bins", &c, &shards, &err);
+    weir__err err;
+    weir__err_init (&err);
+    int rc = s_read_file (path, "split=10000 features=bins", &c, &shards, &err);
     ck_assert_msg (rc == 0, "%s", err.msg);
     ck_assert_uint_eq (c.records, EXAMPLES);
     size_t payload = weir__batch_payload (&b);
@@ -541,11 +537,6 @@ START_TEST (test_round_trip)
     char path[4200], path2[4200];
     snprintf (path, sizeof path, "%s/a.txt", dir);
     snprintf (path2, sizeof path2, "%s/b.txt", dir);
-    weir__err err;
-    weir__err_init (&err);
-    int rc;
-    void *w = libsvmutil_writer_open (path, NULL, 1, NULL, &err, &rc);
-    ck_assert_int_eq (rc, 0);
     weir__batch b;
     weir__batch_init (&b, 64);
     uint64_t seed = 12345;
@@ -575,9 +566,10 @@ START_TEST (test_round_trip)
         }
         b.count++;
     }
-    ck_assert_int_eq (libsvmutil_write (w, &b, &err), 0);
-    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+    libsvmutil_write_file (path, NULL, &b);
 
+    weir__err err;
+    weir__err_init (&err);
     s_collector c;
     s_collector_init (&c, 100);
     weir__shards shards;
@@ -593,7 +585,8 @@ START_TEST (test_round_trip)
     }
     weir__records_release (&it);
 
-    w = libsvmutil_writer_open (path2, NULL, 1, NULL, &err, &rc);
+    int rc;
+    void *w = libsvmutil_writer_open (path2, NULL, 1, NULL, &err, &rc);
     ck_assert_int_eq (rc, 0);
     ck_assert_int_eq (weir__writer_libsvm.write (w, 0, c.all, c.len, (uint32_t) c.records, &err), 0);
     ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);

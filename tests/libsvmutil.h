@@ -31,4 +31,32 @@ static inline int libsvmutil_write (void *w, const weir__batch *b, weir__err *er
                                       err);
 }
 
+/*  Write the records of B into PATH with a writer of one thread (and
+    scale=SCALE unless NULL), every step of which must succeed.  */
+static inline void libsvmutil_write_file (const char *path, const char *scale, const weir__batch *b)
+{
+    weir__err err;
+    weir__err_init (&err);
+    int rc;
+    void *w = libsvmutil_writer_open (path, scale, 1, NULL, &err, &rc);
+    ck_assert_msg (rc == 0, "%s", err.msg);
+    ck_assert_msg (libsvmutil_write (w, b, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq (weir__writer_libsvm.close (w, &err), 0);
+}
+
+/*  Write the records of B into PATH, where the writer must refuse one:
+    its message in *ERR; the writer is closed, keeping the lines of the
+    records before it.  */
+static inline void libsvmutil_write_refused (const char *path, const weir__batch *b, weir__err *err)
+{
+    int rc;
+    weir__err_init (err);
+    void *w = libsvmutil_writer_open (path, NULL, 1, NULL, err, &rc);
+    ck_assert_msg (rc == 0, "%s", err->msg);
+    ck_assert_int_eq (libsvmutil_write (w, b, err), WEIR_ECORRUPT);
+    weir__err closing;
+    weir__err_init (&closing);
+    ck_assert_int_eq (weir__writer_libsvm.close (w, &closing), 0);
+}
+
 #endif

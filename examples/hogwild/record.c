@@ -153,15 +153,9 @@ int record_head_parse (const void *data, size_t len, record_head *head)
         return 0;
     uint8_t c = *p;
     if (c >= 0xc4 && c <= 0xc6) {
-        int n = 1 << (c - 0xc4);
-        if (end - p < 1 + n)
-            return 0;
-        head->n = (size_t) s_be (p + 1, n);
-        p += 1 + n;
-        if ((size_t) (end - p) < head->n)
+        if (!s_bin (&p, end, &head->bytes, &head->n))
             return 0;
         head->form = RECORD_BYTES;
-        head->bytes = p;
         return 1;
     }
     if (c == 0x92 && end - p > 1 && p[1] >= 0xc4 && p[1] <= 0xc6)
