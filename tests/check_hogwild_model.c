@@ -873,6 +873,131 @@ START_TEST (test_sparse_scatter)
 }
 END_TEST
 
+//  N indices and values as a record keeps them (little-endian uint32 and
+//  float32) at BYTES + 1, so that no load is aligned; *INDEX and *VALUE
+//  point at them
+static void s_le32_example (const uint64_t *idx, const float *val, size_t n, uint8_t *bytes,
+                            const uint8_t **index, const uint8_t **value)
+{
+    uint8_t *ib = bytes + 1, *vb = bytes + 1 + 4 * n;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t bits;
+        memcpy (&bits, &val[k], sizeof bits);
+        for (int b = 0; b < 4; b++) {
+            ib[4 * k + (size_t) b] = (uint8_t) (idx[k] >> (8 * b));
+            vb[4 * k + (size_t) b] = (uint8_t) (bits >> (8 * b));
+        }
+    }
+    *index = ib;
+    *value = vb;
+}
+
+//  model_worker_add_sparse_le32 learns, from bytes at any alignment, the
+//  bits model_worker_add_sparse learns from the same numbers, and refuses
+//  what it refuses: under both indexings, examples of 0 to 80 features in
+//  index order (the vector loops on a CPU with AVX-512), reversed, with a
+//  row repeated (both fall back to the general way), at every length
+//  around the vector's sixteen
+START_TEST (test_sparse_le32)
+{
+    for (int hashed = 0; hashed <= 1; hashed++) {
+        model_config cfg;
+        model_config_defaults (&cfg, 4, 96);
+        cfg.indexing = hashed ? MODEL_INDEX_HASH : MODEL_INDEX_DIRECT;
+        cfg.minibatch = 4;
+        size_t size;
+        model_blob *m[2];
+        model_worker *w[2];
+        for (int k = 0; k < 2; k++) {
+            m[k] = s_model (&cfg, &size);
+            w[k] = model_worker_new (&cfg);
+        }
+        uint64_t seed = 7 + (uint64_t) hashed;
+        for (unsigned e = 0; e < 800; e++) {
+            uint64_t idx[96];
+            float val[96];
+            uint8_t bytes[1 + 8 * 96];
+            size_t n = 0;
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            size_t want = e < 81 ? e : (size_t) (seed >> 57) % 81;
+            int order = (int) (seed >> 40) % 4;  //  0, 1: ascending; 2: reversed; 3: a row twice
+            for (size_t j = 0; j < 96 && n < want; j++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                if (want < 80 && (seed >> 60) < 3)
+                    continue;
+                idx[n] = j;
+                val[n] = (seed >> 57) % 8 == 0 ? ((seed >> 40) & 1 ? -0.0f : 0.0f)
+                                               : (float) ((seed >> 33) % 255) - 100;
+                n++;
+            }
+            if (order == 2)
+                for (size_t i = 0; i < n / 2; i++) {
+                    uint64_t ti = idx[i];
+                    float tv = val[i];
+                    idx[i] = idx[n - 1 - i];
+                    val[i] = val[n - 1 - i];
+                    idx[n - 1 - i] = ti;
+                    val[n - 1 - i] = tv;
+                }
+            if (order == 3 && n > 1)
+                idx[(seed >> 20) % (n - 1) + 1] = idx[(seed >> 30) % n];
+            const uint8_t *ib, *vb;
+            s_le32_example (idx, val, n, bytes, &ib, &vb);
+            unsigned label = (unsigned) (seed >> 62);
+            ck_assert_int_eq (model_worker_add_sparse (w[0], m[0], label, idx, val, n, 1.0f / 255), 0);
+            ck_assert_int_eq (model_worker_add_sparse_le32 (w[1], m[1], label, ib, vb, n, 1.0f / 255), 0);
+        }
+        ck_assert_int_eq (model_worker_add_sparse_le32 (w[1], m[1], 2, NULL, NULL, 0, 1), 0);
+        ck_assert_int_eq (model_worker_add_sparse (w[0], m[0], 2, NULL, NULL, 0, 1), 0);
+
+        //  What one refuses the other refuses, and the models stay equal:
+        //  an index past the rows (direct; the largest uint32 must not
+        //  wrap to row 0, and counts with a zero value too, also as the
+        //  last of a block of sixteen, in order), a NaN among
+        //  the first sixteen, an infinity past them, a label past the
+        //  classes, a scale that is not finite; the largest uint32 is a
+        //  row like any under hash
+        uint64_t idx[20];
+        float val[20];
+        uint8_t bytes[1 + 8 * 20];
+        for (int c = 0; c < 8; c++) {
+            for (size_t k = 0; k < 20; k++) {
+                idx[k] = k * 4;
+                val[k] = (float) k + 1;
+            }
+            size_t n = 20;
+            unsigned label = 1;
+            float scale = 1;
+            int want = 0;
+            switch (c) {
+            case 0: idx[19] = 96, want = hashed ? 0 : MODEL_EINDEX; break;
+            case 1: idx[19] = 4294967295u, want = hashed ? 0 : MODEL_EINDEX; break;
+            case 2: idx[3] = 4294967295u, val[3] = 0, want = hashed ? 0 : MODEL_EINDEX; break;
+            case 3: n = 16, idx[15] = 4294967295u, val[15] = 0, want = hashed ? 0 : MODEL_EINDEX; break;
+            case 4: val[5] = NAN, want = MODEL_EVALUE; break;
+            case 5: val[17] = INFINITY, want = MODEL_EVALUE; break;
+            case 6: label = 4, want = MODEL_ELABEL; break;
+            case 7: scale = INFINITY, want = MODEL_EVALUE; break;
+            }
+            const uint8_t *ib, *vb;
+            s_le32_example (idx, val, n, bytes, &ib, &vb);
+            ck_assert_int_eq (model_worker_add_sparse (w[0], m[0], label, idx, val, n, scale), want);
+            ck_assert_int_eq (model_worker_add_sparse_le32 (w[1], m[1], label, ib, vb, n, scale), want);
+        }
+        for (int k = 0; k < 2; k++)
+            model_worker_flush (w[k]);
+        ck_assert_mem_eq (m[0], m[1], size);
+        model_blob *fresh = s_model (&cfg, &size);
+        ck_assert_mem_ne (m[0], fresh, size);
+        free (fresh);
+        for (int k = 0; k < 2; k++) {
+            model_worker_destroy (&w[k]);
+            free (m[k]);
+        }
+    }
+}
+END_TEST
+
 //  A run stopped at an epoch end and resumed from a copy of the memory
 //  ends with the same bits as an uninterrupted one
 START_TEST (test_resume_exact)
@@ -1111,6 +1236,7 @@ Suite *check_suite (void)
     tcase_add_test (tc, test_mixed);
     tcase_add_test (tc, test_densify);
     tcase_add_test (tc, test_sparse_scatter);
+    tcase_add_test (tc, test_sparse_le32);
     tcase_add_test (tc, test_resume_exact);
     tcase_add_test (tc, test_two_threads);
     suite_add_tcase (s, tc);

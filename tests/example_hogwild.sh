@@ -91,6 +91,21 @@ for via in bins bins-objects stored; do
     [ -s "$T/val.$via" ] && cmp -s "$T/val.maps" "$T/val.$via" && ok \
         || fail "$via: validation accuracy $(cat "$T/val.$via"), the maps' $(cat "$T/val.maps")"
 done
+# Scored (mode=eval), bins as bytes, decoded and maps agree
+for via in maps bins bins-objects; do
+    case $via in
+    maps) src="msgpack path=$T/test.maps" key= ;;
+    bins) src="msgpack path=$T/test.bins" key= ;;
+    bins-objects) src="msgpack path=$T/test.bins" key="key=[0]" ;;
+    esac
+    "$WEIR" run -q --stats "$T/eval.$via.json" --load-blobs "$T/ck.maps" "$src ! softmax mode=eval $key ! null" \
+        || fail "eval ($via)"
+    metric "$T/eval.$via.json" eval_accuracy > "$T/eval.$via"
+done
+for via in bins bins-objects; do
+    [ -s "$T/eval.$via" ] && cmp -s "$T/eval.maps" "$T/eval.$via" && ok \
+        || fail "$via: eval accuracy $(cat "$T/eval.$via"), the maps' $(cat "$T/eval.maps")"
+done
 # A record without features first: the thread has made no room yet
 printf '1\n0 3:1 5:2\n1 2:1\n' > "$T/empty.svm"
 "$WEIR" run -q "libsvm path=$T/empty.svm features=bins ! msgpack path=$T/empty.bins" \
@@ -131,6 +146,9 @@ expect_exit 1 "a label must be an integer from 0 to 9 \(epoch 1; the record at l
 printf '1 1:0.5 3:1\n0 99:1 100:1\n' > "$T/index.svm"
 expect_exit 1 "a record of label 0: index 100, but the model has 100 rows \(indexing=direct .*the record at line 2 of '$T/index.svm' \(byte 12\)" -- \
     "$WEIR" run "libsvm path=$T/index.svm ! softmax classes=10 dim=100 indexing=direct ! null"
+# The same as bins, which training reads where they lie: the index named
+expect_exit 1 "a record of label 0: index 100, but the model has 100 rows \(indexing=direct .*the record at line 2 of '$T/index.svm' \(byte 12\)" -- \
+    "$WEIR" run "libsvm path=$T/index.svm features=bins ! softmax classes=10 dim=100 indexing=direct ! null"
 # Evaluated, a feature the model has no row for weighs nothing, as in
 # liblinear's predict
 head -1 "$T/index.svm" > "$T/fits.svm"

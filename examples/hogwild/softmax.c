@@ -480,10 +480,12 @@ static float s_scale (const s_state *self, int bytes)
     return self->scale_given ? self->scale : bytes ? 1.0f / 255.0f : 1.0f;
 }
 
-//  A record's features, decoded into T's buffers.
+//  A record's features: decoded into T's buffers, or (S_BYTES, S_BINS)
+//  where they lie in the record
 typedef struct {
-    enum { S_BYTES, S_DENSE, S_SPARSE } kind;
-    const uint8_t *bytes;
+    enum { S_BYTES, S_DENSE, S_SPARSE, S_BINS } kind;
+    const uint8_t *bytes;  //  S_BYTES, or S_BINS' indexes
+    const uint8_t *items;  //  S_BINS' values
     size_t n;
     float scale;
 } s_features;
@@ -578,7 +580,7 @@ static model_blob *s_model (weir_stage *st, s_state *self, const s_features *f)
     if (given)
         m = s_adopt (st, self, given, size) ? NULL : given;
     else if (!m)
-        m = s_make (st, self, f->kind == S_SPARSE ? S_SPARSE_DIM : f->n);
+        m = s_make (st, self, f->kind == S_SPARSE || f->kind == S_BINS ? S_SPARSE_DIM : f->n);
     pthread_mutex_unlock (&self->lock);
     return m;
 }
@@ -588,6 +590,11 @@ static int s_refused (weir_stage *st, s_thread *t, const model_blob *m, const ch
                       int rc)
 {
     //  The index that has no row, by name
+    if (rc == MODEL_EINDEX && f->kind == S_BINS) {
+        if (s_room (st, t, f->n))
+            return -1;
+        record_sparse (f->bytes, f->items, f->n, t->indexes, t->values);
+    }
     for (size_t i = 0; rc == MODEL_EINDEX && i < f->n; i++)
         if (t->indexes[i] >= m->dim)
             return weir_fail (st,
@@ -607,6 +614,8 @@ static int s_train (weir_stage *st, s_thread *t, model_blob *m, unsigned label, 
         rc = model_worker_add_dense_u8 (t->worker, m, label, f->bytes, f->n, f->scale);
     else if (f->kind == S_DENSE)
         rc = model_worker_add_dense_f32 (t->worker, m, label, t->values, f->n, f->scale);
+    else if (f->kind == S_BINS)
+        rc = model_worker_add_sparse_le32 (t->worker, m, label, f->bytes, f->items, f->n, f->scale);
     else
         rc = model_worker_add_sparse (t->worker, m, label, t->indexes, t->values, f->n, f->scale);
     if (rc) {
@@ -684,7 +693,8 @@ static int s_process_decoded (weir_stage *st, s_thread *t, const char *data, siz
 }
 
 //  The engine's record bytes: the forms nearly all data has, read
-//  straight into T's arrays (record.h); any other, decoded
+//  straight into T's arrays (record.h), or for bytes and, in training,
+//  bins taken where they lie; any other, decoded
 static int s_process_bytes (weir_stage *st, void *tstate, const char *data, size_t len)
 {
     s_thread *t = tstate;
@@ -696,6 +706,12 @@ static int s_process_bytes (weir_stage *st, void *tstate, const char *data, size
     if (h.form == RECORD_BYTES) {
         f.kind = S_BYTES;
         f.bytes = h.bytes;
+    }
+    else if (h.form == RECORD_SPARSE && !self->eval) {
+        //  Trained on where they lie (model_worker_add_sparse_le32)
+        f.kind = S_BINS;
+        f.bytes = h.bytes;
+        f.items = h.items;
     }
     else {
         if (s_room (st, t, h.n))

@@ -123,6 +123,11 @@ struct model_worker {
     uint32_t *eslot;
     float *evalue;
     size_t cap_example;
+    //  A little-endian example's indices and values widened, when it
+    //  takes the general way (model_worker_add_sparse_le32)
+    uint64_t *windex;
+    float *wvalue;
+    size_t cap_wide;
 
     model_stats stats;
 };
@@ -181,6 +186,8 @@ void model_worker_destroy (model_worker **self_p)
     free (self->stamp);
     free (self->eslot);
     free (self->evalue);
+    free (self->windex);
+    free (self->wvalue);
     free (self);
     *self_p = NULL;
 }
@@ -939,4 +946,150 @@ int model_worker_add_sparse (model_worker *self, model_blob *m, unsigned label, 
     if (++self->pending == self->cfg.minibatch)
         s_apply (self);
     return 0;
+}
+
+//  ---------------------------------------------------------------------
+//  Sparse examples as records store them
+
+//  The little-endian uint32 at P
+static inline uint32_t s_le32 (const uint8_t *p)
+{
+    return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+#if MODEL__X86_DISPATCH
+//  s_scan of N little-endian features, sixteen at a time: x86 is
+//  little-endian, so a vector load of the bytes is the numbers.  *HIGH
+//  and the nonzero features' highest index are taken as uint32 (an index
+//  of 2^32-1 plus one would wrap), *TOP made from the latter
+__attribute__ ((target ("avx512f,popcnt"))) static bool s_scan_le32_avx512 (const uint8_t *index,
+                                                                            const uint8_t *value, size_t n,
+                                                                            float scale, uint64_t *high,
+                                                                            uint64_t *top, size_t *got)
+{
+    __m512 k = _mm512_set1_ps (scale), big = _mm512_set1_ps (FLT_MAX), zero = _mm512_setzero_ps ();
+    __m512i h = _mm512_setzero_si512 (), t = _mm512_setzero_si512 ();
+    size_t j = 0, g = 0;
+    __mmask16 fine = 0xffff;
+    for (; j + 16 <= n; j += 16) {
+        __m512 v = _mm512_mul_ps (_mm512_loadu_ps (value + 4 * j), k);
+        fine &= _mm512_cmp_ps_mask (_mm512_abs_ps (v), big, _CMP_LE_OQ);
+        __mmask16 nonzero = _mm512_cmp_ps_mask (v, zero, _CMP_NEQ_UQ);
+        g += (size_t) __builtin_popcount (nonzero);
+        __m512i i = _mm512_loadu_si512 (index + 4 * j);
+        h = _mm512_max_epu32 (h, i);
+        t = _mm512_mask_max_epu32 (t, nonzero, t, i);
+    }
+    uint64_t hh = _mm512_reduce_max_epu32 (h);
+    uint64_t tt = g ? (uint64_t) _mm512_reduce_max_epu32 (t) + 1 : 0;
+    bool ok = fine == 0xffff;
+    for (; j < n; j++) {
+        uint64_t i = s_le32 (index + 4 * j);
+        float v;
+        memcpy (&v, value + 4 * j, sizeof v);
+        v *= scale;
+        ok &= fabsf (v) <= FLT_MAX;
+        g += v != 0;
+        hh = i > hh ? i : hh;
+        tt = v != 0 && i + 1 > tt ? i + 1 : tt;
+    }
+    *high = hh;
+    *top = tt;
+    *got = g;
+    return ok;
+}
+
+//  s_scatter_avx512 of N little-endian features, sixteen at a time.  The
+//  indices are signed in a 32-bit scatter: the caller has them below the
+//  tile's 2^22 floats
+__attribute__ ((target ("avx512f"))) static bool
+s_scatter_le32_avx512 (float *x, const uint8_t *index, const uint8_t *value, size_t n, float scale)
+{
+    __m512 k = _mm512_set1_ps (scale), zero = _mm512_setzero_ps ();
+    __m512i carry = _mm512_setzero_si512 ();  //  lane 15: the index before the block
+    __mmask16 first = 1;
+    size_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m512 v = _mm512_mul_ps (_mm512_loadu_ps (value + 4 * j), k);
+        __mmask16 nonzero = _mm512_cmp_ps_mask (v, zero, _CMP_NEQ_UQ);
+        __m512i i = _mm512_loadu_si512 (index + 4 * j);
+        //  Each lane against the one before it: [carry[15], i[0..14]]
+        __mmask16 up = _mm512_cmpgt_epu32_mask (i, _mm512_alignr_epi32 (i, carry, 15)) | first;
+        if (up != 0xffff)
+            return false;
+        first = 0;
+        carry = i;
+        _mm512_mask_i32scatter_ps (x, nonzero, i, v, 4);
+    }
+    uint32_t last = j ? s_le32 (index + 4 * (j - 1)) : 0;
+    for (; j < n; j++) {
+        uint32_t i = s_le32 (index + 4 * j);
+        if (j && i <= last)
+            return false;
+        last = i;
+        float v;
+        memcpy (&v, value + 4 * j, sizeof v);
+        v *= scale;
+        if (v != 0)
+            x[i] = v;
+    }
+    return true;
+}
+
+//  s_direct_dense straight from the bytes, on a CPU with AVX-512; false
+//  (the tile as it was) for every example it does not learn this way
+static bool s_direct_dense_le32 (model_worker *self, const uint8_t *index, const uint8_t *value, size_t n,
+                                 float scale, size_t *len)
+{
+    uint64_t high, top;
+    size_t got;
+    if (!s_scan_le32_avx512 (index, value, n, scale, &high, &top, &got) || (n && high >= self->cfg.dim)
+        || !s_dense_enough (self, got, (size_t) top) || s_dense_buffers (self))
+        return false;
+    float *x = self->tile + self->tiled * self->stride;
+    memset (x, 0, (size_t) top * sizeof *x);
+    if (s_scatter_le32_avx512 (x, index, value, n, scale)) {
+        *len = (size_t) top;
+        return true;
+    }
+    memset (x, 0, (size_t) top * sizeof *x);
+    return false;
+}
+#endif
+
+int model_worker_add_sparse_le32 (model_worker *self, model_blob *m, unsigned label, const void *index,
+                                  const void *value, size_t n, float scale)
+{
+    assert (self && ((index && value) || n == 0));
+    const uint8_t *ib = index, *vb = value;
+#if MODEL__X86_DISPATCH
+    size_t top;
+    s_check_model (self, m);
+    if (label < self->cfg.classes && fabsf (scale) <= FLT_MAX && m->indexing == MODEL_INDEX_DIRECT
+        && __builtin_cpu_supports ("avx512f") && s_direct_dense_le32 (self, ib, vb, n, scale, &top)) {
+        s_begin (self, m, S_DENSE);
+        s_learn_dense (self, label, top);
+        return 0;
+    }
+#endif
+    if (n > self->cap_wide) {
+        uint64_t *wi = malloc (n * sizeof *wi);
+        float *wv = malloc (n * sizeof *wv);
+        if (!wi || !wv) {
+            free (wi);
+            free (wv);
+            return MODEL_ENOMEM;
+        }
+        free (self->windex);
+        free (self->wvalue);
+        self->windex = wi;
+        self->wvalue = wv;
+        self->cap_wide = n;
+    }
+    for (size_t k = 0; k < n; k++) {
+        uint32_t bits = s_le32 (vb + 4 * k);
+        self->windex[k] = s_le32 (ib + 4 * k);
+        memcpy (&self->wvalue[k], &bits, sizeof bits);
+    }
+    return model_worker_add_sparse (self, m, label, self->windex, self->wvalue, n, scale);
 }
