@@ -895,9 +895,12 @@ static void s_le32_example (const uint64_t *idx, const float *val, size_t n, uin
 //  model_worker_add_sparse_le32 learns, from bytes at any alignment, the
 //  bits model_worker_add_sparse learns from the same numbers, and refuses
 //  what it refuses: under both indexings, examples of 0 to 80 features in
-//  index order (the vector loops on a CPU with AVX-512), reversed, with a
-//  row repeated (both fall back to the general way), at every length
-//  around the vector's sixteen
+//  index order (the vector loops), reversed, with a row repeated (both
+//  fall back to the general way), at every length around the vector's
+//  sixteen; with L2, so that an example's length counts too.  A row
+//  repeated adds up wherever the vector loop meets it.  The vector loops
+//  run only on a CPU with AVX-512 (mutants 193 to 198 need one to be
+//  caught); elsewhere every example takes the general way
 START_TEST (test_sparse_le32)
 {
     for (int hashed = 0; hashed <= 1; hashed++) {
@@ -905,6 +908,7 @@ START_TEST (test_sparse_le32)
         model_config_defaults (&cfg, 4, 96);
         cfg.indexing = hashed ? MODEL_INDEX_HASH : MODEL_INDEX_DIRECT;
         cfg.minibatch = 4;
+        cfg.l2 = 1e-3f;
         size_t size;
         model_blob *m[2];
         model_worker *w[2];
@@ -994,6 +998,48 @@ START_TEST (test_sparse_le32)
             model_worker_destroy (&w[k]);
             free (m[k]);
         }
+    }
+
+    //  Row 3 twice (2, then 3 further on), read from bytes, is row 3 once
+    //  with 5: the second as feature 31 or 17 of 32 (in the second block
+    //  of sixteen), 16 (its first lane, against the first block's last)
+    //  or 20 of 21 (in the tail)
+    model_config cfg;
+    model_config_defaults (&cfg, 4, 96);
+    cfg.indexing = MODEL_INDEX_DIRECT;
+    const size_t rows[4] = {31, 31, 31, 20}, at[4] = {31, 17, 16, 20};
+    for (int c = 0; c < 4; c++) {
+        uint64_t once[32], twice[32];
+        float once_val[32], twice_val[32];
+        uint8_t bytes[1 + 8 * 32];
+        for (size_t i = 0; i < rows[c]; i++) {
+            once[i] = i;
+            once_val[i] = i == 3 ? 5.0f : (float) (i + 1);
+        }
+        for (size_t i = 0, j = 0; i <= rows[c]; i++) {
+            if (i == at[c]) {
+                twice[i] = 3;
+                twice_val[i] = 3;
+                continue;
+            }
+            twice[i] = j;
+            twice_val[i] = j == 3 ? 2.0f : (float) (j + 1);
+            j++;
+        }
+        const uint8_t *ib, *vb;
+        s_le32_example (twice, twice_val, rows[c] + 1, bytes, &ib, &vb);
+        size_t size;
+        model_blob *a = s_model (&cfg, &size), *b = s_model (&cfg, &size);
+        model_worker *wa = model_worker_new (&cfg), *wb = model_worker_new (&cfg);
+        ck_assert_int_eq (model_worker_add_sparse_le32 (wa, a, 1, ib, vb, rows[c] + 1, 1), 0);
+        ck_assert_int_eq (model_worker_add_sparse (wb, b, 1, once, once_val, rows[c], 1), 0);
+        model_worker_flush (wa);
+        model_worker_flush (wb);
+        ck_assert_mem_eq (a, b, size);
+        model_worker_destroy (&wa);
+        model_worker_destroy (&wb);
+        free (a);
+        free (b);
     }
 }
 END_TEST

@@ -46,7 +46,7 @@ static void s_check_prefixes (const char *data, size_t len)
                 ck_assert_uint_le (h.n, 64);
                 ck_assert (h.bytes + 4 * h.n <= (const uint8_t *) copy + cut);
                 ck_assert (h.items + 4 * h.n <= (const uint8_t *) copy + cut);
-                record_sparse (h.bytes, h.items, h.n, indexes, values);
+                model_sparse_le32 (h.bytes, h.items, h.n, indexes, values);
             }
             else
                 ck_assert (h.bytes + h.n <= (const uint8_t *) copy + cut);
@@ -323,7 +323,7 @@ START_TEST (test_sparse_bins)
         ck_assert_uint_eq (h.n, want);
         uint64_t indexes[200];
         float values[200];
-        record_sparse (h.bytes, h.items, h.n, indexes, values);
+        model_sparse_le32 (h.bytes, h.items, h.n, indexes, values);
         for (size_t i = 0; i < want; i++) {
             ck_assert_uint_eq (indexes[i], index[i]);
             ck_assert_msg (!memcmp (&values[i], &value[i], sizeof value[i]), "value %zu: %a, not %a", i,
@@ -340,7 +340,7 @@ START_TEST (test_sparse_bins)
     ck_assert_int_eq (h.form, RECORD_SPARSE);
     ck_assert_uint_eq (h.n, 0);
     //  Before any room is made its arrays are NULL: nothing is copied
-    record_sparse (h.bytes, h.items, h.n, NULL, NULL);
+    model_sparse_le32 (h.bytes, h.items, h.n, NULL, NULL);
     size_t n;
     ck_assert_int_eq (record_sparse_count (8, 8, &n), 1);
     ck_assert_uint_eq (n, 2);

@@ -139,8 +139,8 @@ static int s_take (heldout *self, const msgpack_object *rec, size_t k, size_t of
             if (s_room_values (self, e->n))
                 return s_fail (error, errlen, "validate='%s': out of memory", path);
             if (e->n)
-                record_sparse ((const uint8_t *) index->via.bin.ptr, (const uint8_t *) value->via.bin.ptr,
-                               e->n, self->indexes + e->at, self->values + e->at);
+                model_sparse_le32 (index->via.bin.ptr, value->via.bin.ptr, e->n, self->indexes + e->at,
+                                   self->values + e->at);
             self->nvalues += e->n;
             break;
         }

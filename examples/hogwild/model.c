@@ -1,6 +1,7 @@
 /*  examples/hogwild/model.c - the model's configuration and its memory:
     the settings and their check, the learning-rate schedule, the layout
-    of the model memory and the mapping of sparse indices to rows.
+    of the model memory, the mapping of sparse indices to rows and the
+    reading of sparse records' little-endian numbers.
     Training is worker.c, prediction predict.c.  */
 #include "model.h"
 
@@ -142,4 +143,32 @@ int model_check (const void *mem, size_t size, const model_config *cfg)
         || m->row != model_row_floats (cfg->classes) || size != model_bytes (cfg->classes, cfg->dim))
         return MODEL_EBLOB;
     return 0;
+}
+
+void model_sparse_le32 (const void *index, const void *value, size_t n, uint64_t *indexes, float *values)
+{
+    const uint8_t *index_bytes = index, *value_bytes = value;
+    //  A record without features may come before any room was made: the
+    //  arrays may be NULL, which memcpy may not be given even for 0 bytes
+    if (n == 0)
+        return;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    //  The host's own order: the values are copied as they are, and each
+    //  index is one load (a loop of bytes assembled by shifts took a
+    //  fifth of a job's time at -O2, where GCC 12 neither merges nor
+    //  vectorises it)
+    memcpy (values, value_bytes, n * sizeof *values);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x;
+        memcpy (&x, index_bytes + 4 * i, sizeof x);
+        indexes[i] = x;
+    }
+#else
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *x = index_bytes + 4 * i, *v = value_bytes + 4 * i;
+        indexes[i] = (uint32_t) x[0] | (uint32_t) x[1] << 8 | (uint32_t) x[2] << 16 | (uint32_t) x[3] << 24;
+        uint32_t u = (uint32_t) v[0] | (uint32_t) v[1] << 8 | (uint32_t) v[2] << 16 | (uint32_t) v[3] << 24;
+        memcpy (&values[i], &u, sizeof u);
+    }
+#endif
 }

@@ -294,6 +294,14 @@ int model_worker_add_dense_f64 (model_worker *self, model_blob *m, unsigned labe
 int model_worker_add_sparse (model_worker *self, model_blob *m, unsigned label, const uint64_t *index,
                              const float *value, size_t n, float scale);
 
+/*  The N indices and values of a sparse example as records keep them
+    (little-endian uint32 at INDEX and IEEE float32 at VALUE, 4 bytes
+    each, at any alignment: softmax's [indexes, values] bins) into
+    INDEXES and VALUES (room for N each; NULL when N is 0).  No branch per
+    feature: on a little-endian host the values are copied as they
+    stand.  */
+void model_sparse_le32 (const void *index, const void *value, size_t n, uint64_t *indexes, float *values);
+
 /*  model_worker_add_sparse of the N indices and values as a record keeps
     them: little-endian uint32 at INDEX and IEEE float32 at VALUE, 4 bytes
     each, at any alignment (softmax's [indexes, values] bins, read where
@@ -302,8 +310,11 @@ int model_worker_add_sparse (model_worker *self, model_blob *m, unsigned label, 
     MODEL_INDEX_DIRECT, on a CPU with AVX-512, a dense enough example is
     checked and scattered into the tile straight from the bytes, sixteen
     at a time: no copy of the values, no widening of the indices (those
-    took a tenth of a Fashion-MNIST job's time).  Any other example is
-    widened into the worker's arrays first.  */
+    took a tenth of a Fashion-MNIST job's time).  Any other example
+    (hashed, not dense enough, out of index order, refused) is read into
+    the worker's arrays by model_sparse_le32 and goes
+    model_worker_add_sparse's way; one out of order is first scanned and
+    partly scattered.  */
 int model_worker_add_sparse_le32 (model_worker *self, model_blob *m, unsigned label, const void *index,
                                   const void *value, size_t n, float scale);
 

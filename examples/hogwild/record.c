@@ -258,31 +258,3 @@ int record_sparse_count (size_t indexes_len, size_t values_len, size_t *n)
     *n = indexes_len / 4;
     return 1;
 }
-
-void record_sparse (const uint8_t *index_bytes, const uint8_t *value_bytes, size_t n, uint64_t *indexes,
-                    float *values)
-{
-    //  A record without features may come before any room was made: the
-    //  arrays may be NULL, which memcpy may not be given even for 0 bytes
-    if (n == 0)
-        return;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    //  The host's own order: the values are copied as they are, and each
-    //  index is one load (a loop of bytes assembled by shifts took a
-    //  fifth of a job's time at -O2, where GCC 12 neither merges nor
-    //  vectorises it)
-    memcpy (values, value_bytes, n * sizeof *values);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t x;
-        memcpy (&x, index_bytes + 4 * i, sizeof x);
-        indexes[i] = x;
-    }
-#else
-    for (size_t i = 0; i < n; i++) {
-        const uint8_t *x = index_bytes + 4 * i, *v = value_bytes + 4 * i;
-        indexes[i] = (uint32_t) x[0] | (uint32_t) x[1] << 8 | (uint32_t) x[2] << 16 | (uint32_t) x[3] << 24;
-        uint32_t u = (uint32_t) v[0] | (uint32_t) v[1] << 8 | (uint32_t) v[2] << 16 | (uint32_t) v[3] << 24;
-        memcpy (&values[i], &u, sizeof u);
-    }
-#endif
-}

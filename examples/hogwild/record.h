@@ -62,11 +62,7 @@ int record_pairs (const record_head *head, uint64_t *indexes, float *values);
     float32 values.  1 and their count in *N, or 0.  */
 int record_sparse_count (size_t indexes_len, size_t values_len, size_t *n);
 
-/*  The N little-endian uint32 at INDEX_BYTES and float32 at VALUE_BYTES
-    of a sparse record's two bins into INDEXES and VALUES (room for N
-    each; NULL when N is 0).  No per-pair branch: on a little-endian host
-    the values are copied as they stand.  */
-void record_sparse (const uint8_t *index_bytes, const uint8_t *value_bytes, size_t n, uint64_t *indexes,
-                    float *values);
+/*  Their numbers are read by model_sparse_le32 (model.h), or trained on
+    where they lie (model_worker_add_sparse_le32).  */
 
 #endif

@@ -59,6 +59,7 @@
     Build:
         cc -shared -fPIC $(pkg-config --cflags weir) softmax.c heldout.c record.c model.c worker.c \
            predict.c -o softmax.so  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -507,8 +508,7 @@ static int s_sparse_bins (weir_stage *st, s_thread *t, const msgpack_object *f, 
     out->kind = S_SPARSE;
     if (s_room (st, t, out->n))
         return -1;
-    record_sparse ((const uint8_t *) index->via.bin.ptr, (const uint8_t *) value->via.bin.ptr, out->n,
-                   t->indexes, t->values);
+    model_sparse_le32 (index->via.bin.ptr, value->via.bin.ptr, out->n, t->indexes, t->values);
     return 0;
 }
 
@@ -593,7 +593,7 @@ static int s_refused (weir_stage *st, s_thread *t, const model_blob *m, const ch
     if (rc == MODEL_EINDEX && f->kind == S_BINS) {
         if (s_room (st, t, f->n))
             return -1;
-        record_sparse (f->bytes, f->items, f->n, t->indexes, t->values);
+        model_sparse_le32 (f->bytes, f->items, f->n, t->indexes, t->values);
     }
     for (size_t i = 0; rc == MODEL_EINDEX && i < f->n; i++)
         if (t->indexes[i] >= m->dim)
@@ -633,6 +633,7 @@ static int s_predict (weir_stage *st, s_thread *t, model_blob *m, const msgpack_
 {
     s_state *self = t->state;
     int predicted;
+    assert (f->kind != S_BINS);  //  eval reads bins into T's arrays (s_process_bytes)
     if (f->kind == S_BYTES)
         predicted = model_predict_dense_u8 (m, f->bytes, f->n, f->scale, NULL);
     else if (f->kind == S_DENSE)
@@ -718,7 +719,7 @@ static int s_process_bytes (weir_stage *st, void *tstate, const char *data, size
             return -1;
         f.kind = h.form == RECORD_NUMBERS ? S_DENSE : S_SPARSE;
         if (h.form == RECORD_SPARSE)
-            record_sparse (h.bytes, h.items, h.n, t->indexes, t->values);
+            model_sparse_le32 (h.bytes, h.items, h.n, t->indexes, t->values);
         else if (!(h.form == RECORD_PAIRS ? record_pairs (&h, t->indexes, t->values)
                                           : record_numbers (&h, t->values)))
             return s_process_decoded (st, t, data, len);

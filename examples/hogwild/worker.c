@@ -80,6 +80,7 @@ enum { S_IDLE, S_DENSE, S_SPARSE };
 //  ... and when the dense buffers' address space is at most this many
 //  floats a copy (2^18 rows of 16 classes: 16 MiB)
 #define S_DENSE_FLOATS ((size_t) 1 << 22)
+_Static_assert(S_DENSE_FLOATS <= INT32_MAX, "a dense example's rows are signed 32-bit scatter indices");
 
 struct model_worker {
     model_config cfg;
@@ -777,6 +778,8 @@ __attribute__ ((target ("avx512f,popcnt"))) static bool s_scan_avx512 (const uin
                                                                        float scale, uint64_t *high,
                                                                        uint64_t *top, size_t *got)
 {
+    if (n == 0)  //  INDEX and VALUE may be NULL, and NULL + 0 undefined
+        return s_scan (index, value, 0, scale, high, top, got);
     __m512 k = _mm512_set1_ps (scale), big = _mm512_set1_ps (FLT_MAX), zero = _mm512_setzero_ps ();
     __m512i h0 = _mm512_setzero_si512 (), h1 = _mm512_setzero_si512 ();
     __m512i t0 = _mm512_setzero_si512 (), t1 = _mm512_setzero_si512 (), one = _mm512_set1_epi64 (1);
@@ -951,13 +954,16 @@ int model_worker_add_sparse (model_worker *self, model_blob *m, unsigned label, 
 //  ---------------------------------------------------------------------
 //  Sparse examples as records store them
 
-//  The little-endian uint32 at P
+#if MODEL__X86_DISPATCH
+//  The uint32 at P, at any alignment: x86 is little-endian, as records'
+//  numbers are
 static inline uint32_t s_le32 (const uint8_t *p)
 {
-    return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+    uint32_t x;
+    memcpy (&x, p, sizeof x);
+    return x;
 }
 
-#if MODEL__X86_DISPATCH
 //  s_scan of N little-endian features, sixteen at a time: x86 is
 //  little-endian, so a vector load of the bytes is the numbers.  *HIGH
 //  and the nonzero features' highest index are taken as uint32 (an index
@@ -1000,8 +1006,9 @@ __attribute__ ((target ("avx512f,popcnt"))) static bool s_scan_le32_avx512 (cons
 }
 
 //  s_scatter_avx512 of N little-endian features, sixteen at a time.  The
-//  indices are signed in a 32-bit scatter: the caller has them below the
-//  tile's 2^22 floats
+//  indices are signed in a 32-bit scatter: the caller has them below dim,
+//  which a model that may learn dense examples keeps within
+//  S_DENSE_FLOATS (s_dense_enough)
 __attribute__ ((target ("avx512f"))) static bool
 s_scatter_le32_avx512 (float *x, const uint8_t *index, const uint8_t *value, size_t n, float scale)
 {
@@ -1036,13 +1043,17 @@ s_scatter_le32_avx512 (float *x, const uint8_t *index, const uint8_t *value, siz
     return true;
 }
 
-//  s_direct_dense straight from the bytes, on a CPU with AVX-512; false
-//  (the tile as it was) for every example it does not learn this way
+//  s_direct_dense straight from the bytes, on a CPU with AVX-512; false,
+//  the tile's next slot zeroed, for every example it does not learn this
+//  way (the general way then finds out again what that example is)
 static bool s_direct_dense_le32 (model_worker *self, const uint8_t *index, const uint8_t *value, size_t n,
                                  float scale, size_t *len)
 {
     uint64_t high, top;
     size_t got;
+    //  A model too large for the tile: no example is learned as dense
+    if ((size_t) self->cfg.dim * self->lanes > S_DENSE_FLOATS)
+        return false;
     if (!s_scan_le32_avx512 (index, value, n, scale, &high, &top, &got) || (n && high >= self->cfg.dim)
         || !s_dense_enough (self, got, (size_t) top) || s_dense_buffers (self))
         return false;
@@ -1061,20 +1072,28 @@ int model_worker_add_sparse_le32 (model_worker *self, model_blob *m, unsigned la
                                   const void *value, size_t n, float scale)
 {
     assert (self && ((index && value) || n == 0));
-    const uint8_t *ib = index, *vb = value;
+    s_check_model (self, m);
+    //  Refused before anything is allocated, as model_worker_add_sparse
+    //  refuses them
+    if (label >= self->cfg.classes)
+        return MODEL_ELABEL;
+    if (!(fabsf (scale) <= FLT_MAX))
+        return MODEL_EVALUE;
 #if MODEL__X86_DISPATCH
     size_t top;
-    s_check_model (self, m);
-    if (label < self->cfg.classes && fabsf (scale) <= FLT_MAX && m->indexing == MODEL_INDEX_DIRECT
-        && __builtin_cpu_supports ("avx512f") && s_direct_dense_le32 (self, ib, vb, n, scale, &top)) {
+    if (m->indexing == MODEL_INDEX_DIRECT && __builtin_cpu_supports ("avx512f")
+        && s_direct_dense_le32 (self, index, value, n, scale, &top)) {
         s_begin (self, m, S_DENSE);
         s_learn_dense (self, label, top);
         return 0;
     }
 #endif
     if (n > self->cap_wide) {
-        uint64_t *wi = malloc (n * sizeof *wi);
-        float *wv = malloc (n * sizeof *wv);
+        size_t cap = self->cap_wide ? self->cap_wide : 1024;
+        while (cap < n)
+            cap *= 2;
+        uint64_t *wi = malloc (cap * sizeof *wi);
+        float *wv = malloc (cap * sizeof *wv);
         if (!wi || !wv) {
             free (wi);
             free (wv);
@@ -1084,12 +1103,8 @@ int model_worker_add_sparse_le32 (model_worker *self, model_blob *m, unsigned la
         free (self->wvalue);
         self->windex = wi;
         self->wvalue = wv;
-        self->cap_wide = n;
+        self->cap_wide = cap;
     }
-    for (size_t k = 0; k < n; k++) {
-        uint32_t bits = s_le32 (vb + 4 * k);
-        self->windex[k] = s_le32 (ib + 4 * k);
-        memcpy (&self->wvalue[k], &bits, sizeof bits);
-    }
+    model_sparse_le32 (index, value, n, self->windex, self->wvalue);
     return model_worker_add_sparse (self, m, label, self->windex, self->wvalue, n, scale);
 }
