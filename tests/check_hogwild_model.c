@@ -779,6 +779,70 @@ static void s_train (model_blob *m, const model_config *cfg, int sparse, unsigne
         s_train_toy (m, cfg, e, e + 101, sparse);
 }
 
+//  N indices and values as a record keeps them (little-endian uint32 and
+//  float32) at BYTES + 1, so that no load is aligned; *INDEX and *VALUE
+//  point at them
+static void s_le32_example (const uint64_t *idx, const float *val, size_t n, uint8_t *bytes,
+                            const uint8_t **index, const uint8_t **value)
+{
+    uint8_t *ib = bytes + 1, *vb = bytes + 1 + 4 * n;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t bits;
+        memcpy (&bits, &val[k], sizeof bits);
+        for (int b = 0; b < 4; b++) {
+            ib[4 * k + (size_t) b] = (uint8_t) (idx[k] >> (8 * b));
+            vb[4 * k + (size_t) b] = (uint8_t) (bits >> (8 * b));
+        }
+    }
+    *index = ib;
+    *value = vb;
+}
+
+//  Rows 0 to ROWS - 1, row 3 among them worth 5, learned once as that
+//  (with model_worker_add_sparse) and once with row 3 twice, 2 in its
+//  place and 3 as feature AT of ROWS + 1 (with model_worker_add_sparse,
+//  or with LE32 model_worker_add_sparse_le32): repeated rows add up, so
+//  the two models must be one
+static void s_check_row_twice (const model_config *cfg, size_t rows, size_t at, int le32)
+{
+    uint64_t once[32], twice[33];
+    float once_val[32], twice_val[33];
+    uint8_t bytes[1 + 8 * 33];
+    ck_assert_uint_le (rows, 32);
+    for (size_t i = 0; i < rows; i++) {
+        once[i] = i;
+        once_val[i] = i == 3 ? 5.0f : (float) (i + 1);
+    }
+    for (size_t i = 0, j = 0; i <= rows; i++) {
+        if (i == at) {
+            twice[i] = 3;
+            twice_val[i] = 3;
+            continue;
+        }
+        twice[i] = j;
+        twice_val[i] = j == 3 ? 2.0f : (float) (j + 1);
+        j++;
+    }
+    size_t size;
+    model_blob *a = s_model (cfg, &size), *b = s_model (cfg, &size);
+    model_worker *wa = model_worker_new (cfg), *wb = model_worker_new (cfg);
+    if (le32) {
+        const uint8_t *ib, *vb;
+        s_le32_example (twice, twice_val, rows + 1, bytes, &ib, &vb);
+        ck_assert_int_eq (model_worker_add_sparse_le32 (wa, a, 1, ib, vb, rows + 1, 1), 0);
+    }
+    else
+        ck_assert_int_eq (model_worker_add_sparse (wa, a, 1, twice, twice_val, rows + 1, 1), 0);
+    ck_assert_int_eq (model_worker_add_sparse (wb, b, 1, once, once_val, rows, 1), 0);
+    model_worker_flush (wa);
+    model_worker_flush (wb);
+    ck_assert_mem_eq (a, b, size);
+    model_worker_destroy (&wa);
+    model_worker_destroy (&wb);
+    free (a);
+    free (b);
+}
+
 //  Examples of 17 to 72 features, long enough for the vector loops of
 //  the scatter into the tile (indexing=direct, dense enough): in index
 //  order, in reverse (which the scalar loop takes), and as dense rows,
@@ -837,60 +901,14 @@ START_TEST (test_sparse_scatter)
     //  found in the vector loop (feature 31, 18 or 16 of 32, after a
     //  block of 16 stored) or in the scalar tail (feature 20 of 21)
     const size_t rows[4] = {31, 31, 31, 20}, at[4] = {31, 18, 16, 20};
-    for (int c = 0; c < 4; c++) {
-        uint64_t once[32], twice[32];
-        float once_val[32], twice_val[32];
-        for (size_t i = 0; i < rows[c]; i++) {
-            once[i] = i;
-            once_val[i] = i == 3 ? 5.0f : (float) (i + 1);
-        }
-        for (size_t i = 0, j = 0; i <= rows[c]; i++) {
-            if (i == at[c]) {
-                twice[i] = 3;
-                twice_val[i] = 3;
-                continue;
-            }
-            twice[i] = j;
-            twice_val[i] = j == 3 ? 2.0f : (float) (j + 1);
-            j++;
-        }
-        model_blob *a = s_model (&cfg, &size), *b = s_model (&cfg, &size);
-        model_worker *wa = model_worker_new (&cfg), *wb = model_worker_new (&cfg);
-        ck_assert_int_eq (model_worker_add_sparse (wa, a, 1, twice, twice_val, rows[c] + 1, 1), 0);
-        ck_assert_int_eq (model_worker_add_sparse (wb, b, 1, once, once_val, rows[c], 1), 0);
-        model_worker_flush (wa);
-        model_worker_flush (wb);
-        ck_assert_mem_eq (a, b, size);
-        model_worker_destroy (&wa);
-        model_worker_destroy (&wb);
-        free (a);
-        free (b);
-    }
+    for (int c = 0; c < 4; c++)
+        s_check_row_twice (&cfg, rows[c], at[c], 0);
     for (int k = 0; k < 3; k++) {
         model_worker_destroy (&w[k]);
         free (m[k]);
     }
 }
 END_TEST
-
-//  N indices and values as a record keeps them (little-endian uint32 and
-//  float32) at BYTES + 1, so that no load is aligned; *INDEX and *VALUE
-//  point at them
-static void s_le32_example (const uint64_t *idx, const float *val, size_t n, uint8_t *bytes,
-                            const uint8_t **index, const uint8_t **value)
-{
-    uint8_t *ib = bytes + 1, *vb = bytes + 1 + 4 * n;
-    for (size_t k = 0; k < n; k++) {
-        uint32_t bits;
-        memcpy (&bits, &val[k], sizeof bits);
-        for (int b = 0; b < 4; b++) {
-            ib[4 * k + (size_t) b] = (uint8_t) (idx[k] >> (8 * b));
-            vb[4 * k + (size_t) b] = (uint8_t) (bits >> (8 * b));
-        }
-    }
-    *index = ib;
-    *value = vb;
-}
 
 //  model_worker_add_sparse_le32 learns, from bytes at any alignment, the
 //  bits model_worker_add_sparse learns from the same numbers, and refuses
@@ -1008,39 +1026,8 @@ START_TEST (test_sparse_le32)
     model_config_defaults (&cfg, 4, 96);
     cfg.indexing = MODEL_INDEX_DIRECT;
     const size_t rows[4] = {31, 31, 31, 20}, at[4] = {31, 17, 16, 20};
-    for (int c = 0; c < 4; c++) {
-        uint64_t once[32], twice[32];
-        float once_val[32], twice_val[32];
-        uint8_t bytes[1 + 8 * 32];
-        for (size_t i = 0; i < rows[c]; i++) {
-            once[i] = i;
-            once_val[i] = i == 3 ? 5.0f : (float) (i + 1);
-        }
-        for (size_t i = 0, j = 0; i <= rows[c]; i++) {
-            if (i == at[c]) {
-                twice[i] = 3;
-                twice_val[i] = 3;
-                continue;
-            }
-            twice[i] = j;
-            twice_val[i] = j == 3 ? 2.0f : (float) (j + 1);
-            j++;
-        }
-        const uint8_t *ib, *vb;
-        s_le32_example (twice, twice_val, rows[c] + 1, bytes, &ib, &vb);
-        size_t size;
-        model_blob *a = s_model (&cfg, &size), *b = s_model (&cfg, &size);
-        model_worker *wa = model_worker_new (&cfg), *wb = model_worker_new (&cfg);
-        ck_assert_int_eq (model_worker_add_sparse_le32 (wa, a, 1, ib, vb, rows[c] + 1, 1), 0);
-        ck_assert_int_eq (model_worker_add_sparse (wb, b, 1, once, once_val, rows[c], 1), 0);
-        model_worker_flush (wa);
-        model_worker_flush (wb);
-        ck_assert_mem_eq (a, b, size);
-        model_worker_destroy (&wa);
-        model_worker_destroy (&wb);
-        free (a);
-        free (b);
-    }
+    for (int c = 0; c < 4; c++)
+        s_check_row_twice (&cfg, rows[c], at[c], 1);
 }
 END_TEST
 
