@@ -16,8 +16,8 @@
     map spends a type byte or two on every index and value, and whoever
     reads it (the engine finding the record's end, a processor reading
     it) takes a step per pair; two bins are two steps, and their arrays
-    are copied as they are.  A Fashion-MNIST image is 4,555 bytes as a map and 3,132 as bins,
-    and softmax learns it in about two thirds of the time.  An index
+    are read as they are.  A Fashion-MNIST image is 4,555 bytes as a map
+    and 3,132 as bins, and softmax learns it in about half the time.  An index
     above 4294967295, or a value beyond float32's range, is an error
     naming the line and byte.
 

@@ -5,8 +5,7 @@
     The label is a number: an integer is written as its digits, a float as
     the shortest text that reads back as the same value (lib/decimal.h;
     a float32 as the first of %.6g to %.9g that reads back as the same
-    float32).  The
-    features are one of:
+    float32).  The features are one of:
 
     - a bin: dense bytes, byte i as index i+1 with the value byte *
       scale=, zeros skipped;

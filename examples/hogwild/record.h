@@ -59,10 +59,9 @@ int record_pairs (const record_head *head, uint64_t *indexes, float *values);
 
 /*  Whether bins of INDEXES_LEN and VALUES_LEN bytes are the [indexes,
     values] of a sparse record: as many little-endian uint32 indexes as
-    float32 values.  1 and their count in *N, or 0.  */
+    float32 values.  1 and their count in *N, or 0.  Their numbers are
+    read by model_sparse_le32 (model.h), or trained on where they lie
+    (model_worker_add_sparse_le32).  */
 int record_sparse_count (size_t indexes_len, size_t values_len, size_t *n);
-
-/*  Their numbers are read by model_sparse_le32 (model.h), or trained on
-    where they lie (model_worker_add_sparse_le32).  */
 
 #endif

@@ -11,10 +11,11 @@
     libsvm reader gives) or [indexes, values], two bins of little-endian
     uint32 and float32 (sparse, libsvm features=bins).  The learning
     itself is model.h's (model.c, worker.c, predict.c): this file reads
-    properties and records and keeps the model in the workspace.  It reads the records' bytes itself
-    (process_bytes; record.h), the common forms straight into the arrays
-    the model takes, and leaves any other to the decoded objects, whose
-    path says what is wrong with a bad record.
+    properties and records and keeps the model in the workspace.  It
+    reads the records' bytes itself (process_bytes; record.h), the
+    common forms straight into the arrays the model takes (bins, in
+    training, where they lie), and leaves any other to the decoded
+    objects, whose path says what is wrong with a bad record.
 
     Everything training depends on lives in the blob (blob=, default
     "softmax"): the shape, the weights, the biases and the step counter

@@ -121,14 +121,14 @@ struct model_worker {
     uint32_t *slot, *rows, *mrows, *stamp;
     float *ssnap, *sbase, *sgrad;
     size_t touched, cap_touched, mtouched;
+    //  The example being added: its rows and values as converted, and
+    //  (model_worker_add_sparse_le32's, when it takes the general way)
+    //  its indices and values as read from the record's bytes
     uint32_t *eslot;
     float *evalue;
-    size_t cap_example;
-    //  A little-endian example's indices and values widened, when it
-    //  takes the general way (model_worker_add_sparse_le32)
     uint64_t *windex;
     float *wvalue;
-    size_t cap_wide;
+    size_t cap_example;
 
     model_stats stats;
 };
@@ -598,16 +598,23 @@ static int s_example_buffers (model_worker *self, size_t n)
         return 0;
     size_t cap = n < 1024 ? 1024 : n;
     uint32_t *eslot = malloc (cap * sizeof *eslot);
-    float *evalue = malloc (cap * sizeof *evalue);
-    if (!eslot || !evalue) {
+    float *evalue = malloc (cap * sizeof *evalue), *wvalue = malloc (cap * sizeof *wvalue);
+    uint64_t *windex = malloc (cap * sizeof *windex);
+    if (!eslot || !evalue || !windex || !wvalue) {
         free (eslot);
         free (evalue);
+        free (windex);
+        free (wvalue);
         return MODEL_ENOMEM;
     }
     free (self->eslot);
     free (self->evalue);
+    free (self->windex);
+    free (self->wvalue);
     self->eslot = eslot;
     self->evalue = evalue;
+    self->windex = windex;
+    self->wvalue = wvalue;
     self->cap_example = cap;
     return 0;
 }
@@ -916,22 +923,30 @@ static MODEL__CLONES void s_sparse_example (model_worker *self, unsigned label, 
         model__kernel_axpy_row (self->sgrad + (size_t) self->eslot[k] * lanes, self->evalue[k], score, lanes);
 }
 
+//  What a sparse example is checked for before its features: 0,
+//  MODEL_ELABEL or MODEL_EVALUE (SCALE not finite)
+static int s_sparse_refused (const model_worker *self, const model_blob *m, unsigned label, float scale)
+{
+    s_check_model (self, m);
+    if (label >= self->cfg.classes)
+        return MODEL_ELABEL;
+    return fabsf (scale) <= FLT_MAX ? 0 : MODEL_EVALUE;
+}
+
 int model_worker_add_sparse (model_worker *self, model_blob *m, unsigned label, const uint64_t *index,
                              const float *value, size_t n, float scale)
 {
     assert (self && ((index && value) || n == 0));
-    s_check_model (self, m);
-    if (label >= self->cfg.classes)
-        return MODEL_ELABEL;
-    if (!(fabsf (scale) <= FLT_MAX))
-        return MODEL_EVALUE;
+    int rc = s_sparse_refused (self, m, label, scale);
+    if (rc)
+        return rc;
     size_t got, top;
     if (m->indexing == MODEL_INDEX_DIRECT && s_direct_dense (self, index, value, n, scale, &top)) {
         s_begin (self, m, S_DENSE);
         s_learn_dense (self, label, top);
         return 0;
     }
-    int rc = s_example_buffers (self, n);
+    rc = s_example_buffers (self, n);
     if (!rc)
         rc = s_sparse_convert (self, m, index, value, n, scale, &got, &top);
     if (rc)
@@ -1072,13 +1087,10 @@ int model_worker_add_sparse_le32 (model_worker *self, model_blob *m, unsigned la
                                   const void *value, size_t n, float scale)
 {
     assert (self && ((index && value) || n == 0));
-    s_check_model (self, m);
-    //  Refused before anything is allocated, as model_worker_add_sparse
-    //  refuses them
-    if (label >= self->cfg.classes)
-        return MODEL_ELABEL;
-    if (!(fabsf (scale) <= FLT_MAX))
-        return MODEL_EVALUE;
+    //  Before anything is allocated, as model_worker_add_sparse
+    int rc = s_sparse_refused (self, m, label, scale);
+    if (rc)
+        return rc;
 #if MODEL__X86_DISPATCH
     size_t top;
     if (m->indexing == MODEL_INDEX_DIRECT && __builtin_cpu_supports ("avx512f")
@@ -1088,23 +1100,10 @@ int model_worker_add_sparse_le32 (model_worker *self, model_blob *m, unsigned la
         return 0;
     }
 #endif
-    if (n > self->cap_wide) {
-        size_t cap = self->cap_wide ? self->cap_wide : 1024;
-        while (cap < n)
-            cap *= 2;
-        uint64_t *wi = malloc (cap * sizeof *wi);
-        float *wv = malloc (cap * sizeof *wv);
-        if (!wi || !wv) {
-            free (wi);
-            free (wv);
-            return MODEL_ENOMEM;
-        }
-        free (self->windex);
-        free (self->wvalue);
-        self->windex = wi;
-        self->wvalue = wv;
-        self->cap_wide = cap;
-    }
+    //  Room made here, model_worker_add_sparse's own call finds it: the
+    //  arrays it is given are not moved under it
+    if (s_example_buffers (self, n))
+        return MODEL_ENOMEM;
     model_sparse_le32 (index, value, n, self->windex, self->wvalue);
     return model_worker_add_sparse (self, m, label, self->windex, self->wvalue, n, scale);
 }
